@@ -1,0 +1,78 @@
+"""What the offline phase learns about one file of the lake.
+
+A profile carries everything needed to (a) judge whether the file is relevant to a
+request and (b) generate code that loads it correctly, without opening the file again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+FileStatus = Literal["ok", "empty", "unreadable", "too_large", "skipped"]
+FileKind = Literal["table", "document", "array", "geo", "image", "structured", "binary", "unknown"]
+
+
+class ColumnProfile(BaseModel):
+    name: str
+    dtype: str = Field(description="pandas dtype as read from the sample, e.g. int64, float64, object")
+    examples: list[str] = Field(default_factory=list, description="a few distinct non-null values")
+    top_values: list[str] = Field(
+        default_factory=list, description="most frequent values of a categorical column (else empty)"
+    )
+    n_unique: int | None = None
+    null_fraction: float | None = None
+
+
+class TableProfile(BaseModel):
+    """One table inside a file: a CSV, a sheet, an HTML table, a layer, a JSON record list."""
+
+    name: str | None = Field(None, description="sheet, layer, table index or JSON key; None for single-table files")
+    header_row: int | None = Field(
+        None, description="0-based line/row index of the header; rows before it are preamble (skip them)"
+    )
+    delimiter: str | None = None
+    columns: list[ColumnProfile] = Field(default_factory=list)
+    n_rows: int | None = Field(None, description="data rows (exact, or an estimate when n_rows_exact is False)")
+    n_rows_exact: bool = True
+    sample_rows: list[dict[str, Any]] = Field(default_factory=list, description="top rows as records (<= 20)")
+    notes: list[str] = Field(
+        default_factory=list, description="preamble/title lines above the header and footnotes below the data"
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="reader options needed to load this table (e.g. skiprows, sep, sheet_name)"
+    )
+
+
+class ArrayProfile(BaseModel):
+    name: str
+    shape: list[int]
+    dtype: str
+    sample: list[Any] = Field(default_factory=list)
+
+
+class FileProfile(BaseModel):
+    path: str = Field(description="lake-relative POSIX path")
+    format: str = Field(description="detected format: csv, tsv, fwf, excel, json, jsonl, parquet, npz, npy, cdf, geo, html, pdf, text, markdown, image, binary, ...")
+    kind: FileKind = "unknown"
+    size_bytes: int = 0
+    mtime_ns: int = 0
+    status: FileStatus = "ok"
+    reason: str | None = Field(None, description="why the file is not usable data, when status != ok")
+    encoding: str | None = None
+    tables: list[TableProfile] = Field(default_factory=list)
+    arrays: list[ArrayProfile] = Field(default_factory=list)
+    text: str | None = Field(None, description="leading text for documents; structure summary for JSON")
+    attributes: dict[str, str] = Field(default_factory=dict, description="format metadata: CRS, CDF globals, page count ...")
+    summary: str = Field("", description="one line a person reads to know what the file is")
+    loader: str | None = Field(None, description="python code that loads the file correctly (from the profile)")
+    profiled_in_s: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for t in self.tables for c in t.columns]
