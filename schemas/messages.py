@@ -32,6 +32,12 @@ class FileMatch(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
     matched_terms: list[str] = Field(default_factory=list, description="request terms this file covers")
     role: Literal["data", "dictionary", "companion"] = "data"
+    companions: list[str] = Field(
+        default_factory=list, description="files to read with this one, e.g. its data dictionary"
+    )
+    group: str | None = Field(
+        None, description="family of interchangeable files (same folder and columns, or a dated series)"
+    )
 
 
 class FileAgentResponse(BaseModel):
@@ -48,6 +54,9 @@ class FileAgentResponse(BaseModel):
     necessary_steps: list[str] = Field(default_factory=list)
     confidence: float = Field(0.0, ge=0.0, le=1.0)
     matches: list[FileMatch] = Field(default_factory=list)
+    term_weights: dict[str, float] = Field(
+        default_factory=dict, description="the request's terms and their lake-wide weights (for ranking across agents)"
+    )
 
 
 class SearchAgentResponse(BaseModel):

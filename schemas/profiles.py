@@ -23,6 +23,8 @@ class ColumnProfile(BaseModel):
     )
     n_unique: int | None = None
     null_fraction: float | None = None
+    minimum: str | None = Field(None, description="smallest value seen, for numeric and date columns")
+    maximum: str | None = Field(None, description="largest value seen, for numeric and date columns")
 
 
 class TableProfile(BaseModel):
