@@ -1,0 +1,48 @@
+"""The host's LLM layer: OpenAI-compatible chat endpoints, settings, usage, JSON replies.
+
+    settings = LLMSettings.resolve(vars(args))      # None: no model, run offline
+    if settings:
+        async with ChatProvider(settings) as llm:
+            reply = await llm.complete([{"role": "user", "content": "..."}])
+            data = extract_json_object(reply.text)   # JSONReplyError -> re-ask the model
+"""
+
+from host.llm.errors import (
+    LLMAuthError,
+    LLMConfigError,
+    LLMContextLengthError,
+    LLMError,
+    LLMModelNotFoundError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMUnavailableError,
+)
+from host.llm.json_extraction import JSONReplyError, extract_json_object, parse_json_reply
+from host.llm.provider import ChatMessage, ChatProvider, Completion
+from host.llm.retry import RetryPolicy
+from host.llm.settings import LLMSettings, default_config_path
+from host.llm.usage import Usage, UsageLedger
+
+__all__ = [
+    "ChatMessage",
+    "ChatProvider",
+    "Completion",
+    "JSONReplyError",
+    "LLMAuthError",
+    "LLMConfigError",
+    "LLMContextLengthError",
+    "LLMError",
+    "LLMModelNotFoundError",
+    "LLMRateLimitError",
+    "LLMRequestError",
+    "LLMResponseError",
+    "LLMSettings",
+    "LLMUnavailableError",
+    "RetryPolicy",
+    "Usage",
+    "UsageLedger",
+    "default_config_path",
+    "extract_json_object",
+    "parse_json_reply",
+]

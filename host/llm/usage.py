@@ -1,0 +1,47 @@
+"""Token usage, per call and accumulated over a run (overall and per label)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Usage(BaseModel):
+    """Token counts as the endpoint reported them, plus how many calls and retries it took.
+
+    Endpoints that omit `usage` still count as calls, with zero tokens.
+    """
+
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    total_tokens: int = Field(0, ge=0)
+    calls: int = Field(0, ge=0, description="successful chat completions")
+    retries: int = Field(0, ge=0, description="failed attempts that were retried")
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            calls=self.calls + other.calls,
+            retries=self.retries + other.retries,
+        )
+
+
+class UsageLedger:
+    """Accumulates usage for one run, overall and by label ("main", "sampling:files-3", ...).
+
+    Only touched from the event loop's thread, so it needs no lock.
+    """
+
+    def __init__(self) -> None:
+        self.total = Usage()
+        self.by_label: dict[str, Usage] = {}
+
+    def record(self, label: str, usage: Usage) -> None:
+        self.total = self.total + usage
+        self.by_label[label] = self.by_label.get(label, Usage()) + usage
+
+    def reset(self) -> Usage:
+        """Start a new run; return what the finished one used."""
+        spent, self.total, self.by_label = self.total, Usage(), {}
+        return spent

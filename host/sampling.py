@@ -1,0 +1,85 @@
+"""Answer servers' `sampling/createMessage` requests with the host's configured model.
+
+File agents and the search agent have no model of their own: they borrow the host's
+through MCP sampling, and every token they spend lands in the host's usage ledger under
+the handler's label.
+
+    provider = ChatProvider(settings)
+    client = Client(transport, sampling_handler=SamplingHandler(provider, label="sampling:files-1"),
+                    mode="legacy")
+
+`mode="legacy"` matters: fastmcp 4 / MCP 2026-07-28 removed server-initiated requests
+(SEP-2322, sampling deprecated by SEP-2577). Under the default `mode="auto"` a fastmcp 4
+server negotiates the modern era and its `ctx.session.create_message(...)` fails with
+NoBackChannelError; the handshake era (2025-11-25) still carries sampling. With no model
+configured, pass no sampling handler at all: the client then does not advertise the
+sampling capability and servers can tell they must work offline.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import mcp_types
+
+from host.llm.provider import ChatMessage, ChatProvider
+
+logger = logging.getLogger(__name__)
+
+# OpenAI finish_reason -> MCP stopReason
+_STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse"}
+
+
+class SamplingHandler:
+    """A fastmcp `sampling_handler`: MCP sampling request in, one chat completion out.
+
+    Mapped: system prompt, text messages, temperature (settings' default when the server
+    sends none), max tokens (capped at the settings' max_tokens), stop sequences. The
+    server's model preferences are ignored: the host's user chose the model. Errors are
+    raised as sentences; fastmcp returns them to the server as an MCP error.
+    """
+
+    def __init__(self, provider: ChatProvider, *, label: str = "sampling") -> None:
+        self.provider = provider
+        self.label = label
+
+    async def __call__(
+        self,
+        messages: list[mcp_types.SamplingMessage],
+        params: mcp_types.CreateMessageRequestParams,
+        context: Any,
+    ) -> mcp_types.CreateMessageResult:
+        if params.tools:
+            raise ValueError("The Lakeboard host does not run tools during sampling; ask without tools.")
+        chat: list[ChatMessage] = []
+        if params.system_prompt:
+            chat.append(ChatMessage(role="system", content=params.system_prompt))
+        chat.extend(ChatMessage(role=m.role, content=_text_of(m.content)) for m in messages)
+        cap = self.provider.settings.max_tokens
+        completion = await self.provider.complete(
+            chat,
+            temperature=params.temperature,
+            max_tokens=min(params.max_tokens, cap) if params.max_tokens else cap,
+            stop=params.stop_sequences or None,
+            label=self.label,
+        )
+        return mcp_types.CreateMessageResult(
+            role="assistant",
+            content=mcp_types.TextContent(type="text", text=completion.text),
+            model=completion.model,
+            stop_reason=_STOP_REASONS.get(completion.finish_reason or "", completion.finish_reason),
+        )
+
+
+def _text_of(content: Any) -> str:
+    """The text of a sampling message; non-text content is refused with a clear sentence."""
+    parts = content if isinstance(content, list) else [content]
+    texts = []
+    for part in parts:
+        if isinstance(part, mcp_types.TextContent):
+            texts.append(part.text)
+        else:
+            kind = getattr(part, "type", type(part).__name__)
+            raise ValueError(f"The Lakeboard host samples text only; the request contained {kind} content.")
+    return "\n".join(texts)
