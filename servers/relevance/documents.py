@@ -1,0 +1,140 @@
+"""A file's profile as weighted fields of terms: what a request can be matched against.
+
+Field weights say how strongly a match in that field suggests the file holds what the
+request needs: the file's own name and its column names are the strongest evidence, a
+word buried in a PDF's first page the weakest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from schemas.profiles import ColumnProfile, FileProfile
+from servers.relevance.tokens import bigrams, stem, terms, words
+
+FIELD_WEIGHTS: dict[str, float] = {
+    "name": 1.0,
+    "columns": 0.9,
+    "title": 0.85,
+    "path": 0.75,
+    "dictionary": 0.7,
+    "values": 0.6,
+    "text": 0.5,
+}
+
+_MAX_VALUES_PER_COLUMN = 30
+_MAX_TEXT_CHARS = 4000
+
+
+@dataclass
+class FileDocument:
+    path: str
+    fields: dict[str, set[str]] = field(default_factory=dict)
+    phrases: set[tuple[str, str]] = field(default_factory=set)
+    # every stemmed word of column names and categorical values, stopwords kept, one
+    # string per name/value: where a quoted phrase from a request is looked up verbatim
+    verbatim: set[str] = field(default_factory=set)
+    name_terms: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+    usable: bool = True
+
+    def all_terms(self) -> set[str]:
+        return set().union(*self.fields.values()) if self.fields else set()
+
+    def strength(self, term: str) -> tuple[float, str | None]:
+        """The strongest field in which `term` occurs, and that field's weight."""
+        best, where = 0.0, None
+        for name, toks in self.fields.items():
+            w = FIELD_WEIGHTS[name]
+            if w > best and term in toks:
+                best, where = w, name
+        return best, where
+
+
+def _is_placeholder_column(name: str) -> bool:
+    return name.startswith("Unnamed:") or name.strip() == "" or name.isdigit()
+
+
+def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocument:
+    """Fields of terms for one profiled file (no I/O: everything comes from the profile)."""
+    p = PurePosixPath(profile.path)
+    stem_text = p.name[: -len(p.suffix)] if p.suffix else p.name
+    name_terms = terms(stem_text)
+    fields: dict[str, list[str]] = {"name": name_terms, "path": terms(" ".join(p.parts[:-1]))}
+    phrase_sources = [name_terms]
+
+    titles: list[str] = []
+    columns: list[str] = []
+    values: list[str] = []
+    for table in profile.tables:
+        if table.name:
+            titles.append(table.name)
+        titles.extend(table.notes)
+        for col in table.columns:
+            if not _is_placeholder_column(col.name):
+                columns.append(col.name)
+            picked = col.top_values[:_MAX_VALUES_PER_COLUMN]
+            if not picked and col.dtype in ("object", "str", "string", "category"):
+                picked = col.examples
+            values.extend(v for v in picked if not _looks_numeric(v))
+            values.extend(_years_spanned(col, table.sample_rows))
+    titles.extend(profile.attributes.values())
+    for a in profile.arrays:
+        columns.append(a.name)
+
+    fields["title"] = terms(" ".join(titles))
+    fields["columns"] = terms(" ; ".join(columns))
+    fields["values"] = terms(" ; ".join(values))
+    # Prose around tables (an HTML page's navigation, a workbook's notes sheet) is weak
+    # evidence next to the tables themselves.
+    fields["text"] = terms((profile.text or "")[: _MAX_TEXT_CHARS // (4 if profile.tables else 1)])
+    if dictionary_text:
+        fields["dictionary"] = terms(dictionary_text[:_MAX_TEXT_CHARS])
+    phrase_sources += [fields["title"], terms(" ".join(columns))]
+    for col in columns:
+        phrase_sources.append(terms(col))
+
+    phrases: set[tuple[str, str]] = set()
+    for seq in phrase_sources:
+        phrases |= bigrams(seq)
+    verbatim = {" ".join(stem(w) for w in words(v)) for v in columns + values}
+    return FileDocument(
+        path=profile.path,
+        verbatim=verbatim,
+        fields={k: set(v) for k, v in fields.items() if v},
+        phrases=phrases,
+        name_terms=name_terms,
+        columns=columns,
+        usable=profile.status == "ok",
+    )
+
+
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|2100)(?!\d)")
+_MAX_YEAR_SPAN = 300
+
+
+def _years_spanned(col: ColumnProfile, rows: list[dict]) -> list[str]:
+    """Every year a year-like or date column covers, so "in 2001" finds the table with 2001.
+
+    A question's years are often the only words that tell apart tables of the same
+    subject (one covers 2001-2024, another only the last five years).
+    """
+    seen = [col.minimum, col.maximum, *col.examples, *(str(r.get(col.name, "")) for r in rows)]
+    years = [int(m.group(1)) for v in seen if v for m in [_YEAR.search(str(v))] if m]
+    if len(years) < 2 and not (col.minimum and col.maximum):
+        return []
+    lo, hi = min(years, default=0), max(years, default=0)
+    if not years or hi - lo > _MAX_YEAR_SPAN:
+        return []
+    return [str(y) for y in range(lo, hi + 1)]
+
+
+def _looks_numeric(value: str) -> bool:
+    s = value.strip().replace(",", "").replace("$", "").replace("%", "")
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,104 @@
+"""Turning requests, paths, column names and values into comparable terms.
+
+Identifiers in a lake are written every which way (`nifcHumanCausedAcres`, `Total_Acres`,
+`total-acres.csv`); everything is split into words, lower-cased and stemmed so that a
+request's "acres burned" meets a column called `AcresBurned`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+# Function words, plus words that describe the *analysis* rather than the data: they say
+# nothing about which file holds the answer ("round to 4 decimal places").
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else even ever every
+    few for from further had has have having he her here hers him his how i if in into is it its itself
+    just let like may me might more most much must my neither no nor not now of off on once only or other
+    our ours out over own per same shall she should since so some such than that the their theirs them
+    then there these they this those though through thus to too under until up upon us very via was we
+    were what whatever when where whether which while who whom whose why will with within without would
+    yet you your yours
+    answer answers assume assuming average calculate calculated compute computed consider considering
+    decimal decimals determine digit digits exactly explanation find give given greatest highest
+    inclusive least less lowest many maximum mean median minimum needed number numbers only percent
+    percentage place places please proportion provide question ratio round rounded rounding
+    show smallest largest sum tell total value values yes true false whole
+    """.split()
+)
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of `text`, identifiers split (camelCase, snake_case, digits)."""
+    return [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", text))]
+
+
+def _content_words(text: str) -> list[str]:
+    return [
+        w
+        for w in words(text)
+        # years matter; other bare numbers are noise
+        if w not in STOPWORDS and len(w) >= 2 and not (w.isdigit() and len(w) != 4)
+    ]
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms of `text`, in order (duplicates kept)."""
+    return [stem(w) for w in _content_words(text)]
+
+
+def query_terms(text: str) -> dict[str, str]:
+    """Stemmed content terms of a request, each with the first word it came from."""
+    out: dict[str, str] = {}
+    for w in _content_words(text):
+        out.setdefault(stem(w), w)
+    return out
+
+
+_QUOTED = re.compile(r"[\"\u201c\u201d']([^\"\u201c\u201d']{2,80})[\"\u201c\u201d']")
+
+
+def quoted_phrases(text: str) -> list[list[str]]:
+    """Stemmed words (stopwords kept) of each quoted phrase: quotes name a column or value verbatim."""
+    out = []
+    for m in _QUOTED.finditer(text):
+        # an apostrophe inside a word ("don't") is not a quote
+        if m.start() > 0 and text[m.start() - 1].isalnum():
+            continue
+        ws = [stem(w) for w in words(m.group(1))]
+        if ws:
+            out.append(ws)
+    return out
+
+
+def specificity(word: str) -> float:
+    """How much a word can say about *which* data is meant, from its everyday frequency.
+
+    "one", "time" or "people" fit any file; "potassium" or "lightning" point at few. Uses
+    wordfreq's Zipf scale (about 7 for the commonest English words, 0 for unseen ones).
+    """
+    from wordfreq import zipf_frequency  # lazy: loads its word list on first use
+
+    if word.isdigit():
+        return 0.6
+    z = zipf_frequency(word, "en")
+    return min(1.0, max(0.15, (7.0 - z) / 3.5))
+
+
+def bigrams(seq: list[str]) -> set[tuple[str, str]]:
+    return set(zip(seq, seq[1:]))

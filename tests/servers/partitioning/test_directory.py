@@ -1,0 +1,49 @@
+from schemas.profiles import FileProfile
+from servers.partitioning import DirectoryStrategy, PartitionError, strategy_named
+from servers.partitioning.families import find_families, name_pattern
+
+
+def prof(path, cols=("a", "b")):
+    from tests.servers.relevance.conftest import table_profile
+
+    return table_profile(path, {c: ["x", "y"] for c in cols})
+
+
+def test_folders_become_clusters_and_tiny_folders_join_their_parent():
+    profiles = [prof("a/1.csv"), prof("a/2.csv"), prof("b/x.csv"), prof("b/y.csv"), prof("b/deep/only.csv")]
+    clusters = DirectoryStrategy().partition(profiles)
+    assert {c.name: sorted(c.files) for c in clusters} == {
+        "a": ["a/1.csv", "a/2.csv"], "b": ["b/deep/only.csv", "b/x.csv", "b/y.csv"]}
+    assert all(c.description and c.reason for c in clusters)
+
+
+def test_large_folders_split_without_breaking_families():
+    series = [prof(f"big/readings_2024-{m:02d}.csv") for m in range(1, 13)]
+    others = [prof(f"big/file{c}.csv", cols=(c, c + "z")) for c in "abcdefgh"]
+    clusters = DirectoryStrategy(max_files=10).partition(series + others)
+    holding = [c for c in clusters if "big/readings_2024-01.csv" in c.files]
+    assert len(holding) == 1 and all(s.path in holding[0].files for s in series)
+    assert sum(len(c.files) for c in clusters) == 20 and len({c.name for c in clusters}) == len(clusters)
+
+
+def test_cluster_count_can_be_asked_for():
+    profiles = [prof(f"d{i}/f{j}.csv", cols=(f"c{i}{j}", "k")) for i in range(5) for j in range(2)]
+    assert len(DirectoryStrategy(n_clusters=2).partition(profiles)) == 2
+
+
+def test_families():
+    assert name_pattern("x/readings_2024-01.csv") == "x/readings_#-#.csv"
+    fams = find_families([prof("s/AL.csv"), prof("s/AK.csv"), prof("s/AZ.csv"), prof("s/odd.csv", cols=("q", "r"))])
+    assert set(fams) == {"s/AL.csv", "s/AK.csv", "s/AZ.csv"}
+
+
+def test_unknown_strategy_and_llm_without_model_fail_clearly(monkeypatch):
+    for var in ("LAKEBOARD_LLM_MODEL", "OPENAI_MODEL", "LAKEBOARD_LLM_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    import pytest
+
+    with pytest.raises(PartitionError, match="unknown partition strategy"):
+        strategy_named("nope")
+    with pytest.raises(PartitionError, match="needs a model"):
+        strategy_named("llm").partition([prof("a.csv")])
+    assert isinstance(FileProfile(path="a", format="csv"), FileProfile)

@@ -1,0 +1,52 @@
+from schemas.clusters import LakeVocabulary
+from servers.relevance import LexicalEngine, vocabulary_of
+
+
+def test_best_file_covers_the_request(small_lake):
+    eng = LexicalEngine(small_lake)
+    top = eng.score("How many riders did the Red line have in 2024?")[0]
+    assert top.path == "transit/ridership.csv"
+    assert {"rider", "red", "line"} <= set(top.matched_terms)
+
+
+def test_categorical_values_are_matched(small_lake):
+    top = LexicalEngine(small_lake).score("total amount spent by the Parks department")[0]
+    assert top.path == "budget/city_budget_2023.csv"
+
+
+def test_unusable_files_are_never_returned(small_lake):
+    paths = [m.path for m in LexicalEngine(small_lake).score("broken parquet truncated")]
+    assert "broken.parquet" not in paths
+
+
+def test_year_ranges_distinguish_tables(small_lake):
+    eng = LexicalEngine(small_lake)
+    m = {x.path: x for x in eng.score("riders in 2010")}
+    assert "2010" in m["transit/ridership.csv"].matched_terms  # 2001..2024 covers 2010
+
+
+def test_dictionary_is_linked_and_marked(small_lake):
+    eng = LexicalEngine(small_lake)
+    assert eng.dictionaries == {"transit/ridership.csv": ["transit/ridership_dictionary.csv"]}
+    by_path = {m.path: m for m in eng.score("boardings per transit line")}
+    assert by_path["transit/ridership_dictionary.csv"].role == "dictionary"
+    assert by_path["transit/ridership.csv"].companions == ["transit/ridership_dictionary.csv"]
+
+
+def test_sibling_family_shares_a_group_and_the_folder_name(small_lake):
+    eng = LexicalEngine(small_lake)
+    ms = [m for m in eng.score("population by district") if m.path.startswith("people/")]
+    assert len(ms) == 3 and len({m.group for m in ms}) == 1 and ms[0].group
+
+
+def test_scores_are_on_the_lake_scale_whatever_the_partition(small_lake):
+    vocab = vocabulary_of(small_lake)
+    whole = {m.path: m.score for m in LexicalEngine(small_lake, vocab).score("Red line riders")}
+    part = {m.path: m.score for m in LexicalEngine(small_lake[2:4], vocab).score("Red line riders")}
+    assert part["transit/ridership.csv"] == whole["transit/ridership.csv"]
+    assert isinstance(vocab, LakeVocabulary) and vocab.n_files == len(small_lake)
+
+
+def test_request_with_no_known_words_scores_nothing_high(small_lake):
+    ms = LexicalEngine(small_lake).score("quantum chromodynamics on a lattice")
+    assert all(m.score < 0.2 for m in ms)

@@ -1,0 +1,28 @@
+from servers.relevance.tokens import query_terms, quoted_phrases, specificity, terms, words
+
+
+def test_identifiers_are_split_into_words():
+    assert words("nifcHumanCausedAcres total_acres-2024") == ["nifc", "human", "caused", "acres", "total", "acres", "2024"]
+
+
+def test_terms_drop_question_words_and_stem():
+    assert terms("What is the average number of fires per state? Round to 2 decimal places.") == ["fire", "state"]
+
+
+def test_years_are_kept_other_numbers_are_not():
+    assert terms("reports in 2024 rounded to 4 places with 100 acres") == ["report", "2024", "acr"]
+
+
+def test_query_terms_remember_the_word():
+    assert query_terms("Lightning fires")["lightn"] == "lightning"
+
+
+def test_quoted_phrases_keep_stopwords():
+    assert quoted_phrases("were 'Other' reports more than \"Prizes, Sweepstakes and Lotteries\"?") == [
+        ["other"], ["prize", "sweepstak", "and", "lotteri"]]
+    assert quoted_phrases("the lake's files don't matter") == []
+
+
+def test_specificity_ranks_everyday_words_below_rare_ones():
+    assert specificity("one") < specificity("fire") < specificity("potassium")
+    assert 0.0 < specificity("one") and specificity("zzqxunseen") == 1.0
