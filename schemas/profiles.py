@@ -52,6 +52,9 @@ class ArrayProfile(BaseModel):
     shape: list[int]
     dtype: str
     sample: list[Any] = Field(default_factory=list)
+    attributes: dict[str, str] = Field(
+        default_factory=dict, description="per-array metadata, e.g. units and description of a CDF variable"
+    )
 
 
 class FileProfile(BaseModel):
@@ -78,3 +81,14 @@ class FileProfile(BaseModel):
     @property
     def column_names(self) -> list[str]:
         return [c.name for t in self.tables for c in t.columns]
+
+
+class FileEntry(BaseModel):
+    """One line of a file agent's inventory (tool list_files)."""
+
+    path: str
+    format: str
+    kind: FileKind
+    status: FileStatus
+    size_bytes: int
+    summary: str

@@ -1,0 +1,36 @@
+"""Discovery with no model: post the request, rank the volunteers' files, keep the best.
+
+This is the offline main agent's `request_help` step: the blackboard broadcasts, every
+helper decides by itself, and the host only reads the response board.
+"""
+
+from __future__ import annotations
+
+from host.blackboard import Blackboard
+from host.ranking import select_files
+from schemas.discovery import DiscoveryResult
+from schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
+
+
+async def discover(board: Blackboard, request: str, *, reason: str = "") -> DiscoveryResult:
+    posting = await board.post(BlackboardRequest(request=request, reason=reason))
+    matches: list[FileMatch] = []
+    weights: dict[str, float] = {}
+    responses = []
+    for outcome in posting.responses:
+        resp = outcome.response
+        if isinstance(resp, FileAgentResponse) and resp.can_help:
+            matches.extend(resp.matches)
+            weights.update(resp.term_weights)
+        if outcome.response_raw:
+            responses.append(outcome.response_raw)
+    chosen = select_files(matches, weights)
+    return DiscoveryResult(
+        request=request,
+        files=[m.path for m in chosen],
+        matches=chosen,
+        responses=responses,
+        volunteers=[o.helper for o in posting.volunteers],
+        errors={o.helper: o.error.message for o in posting.errors if o.error},
+        broadcast_s=round(posting.elapsed_s, 4),
+    )

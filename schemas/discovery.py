@@ -1,0 +1,19 @@
+"""What `lakeboard discover` returns: the request, every response, and the chosen files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from schemas.messages import FileMatch
+
+
+class DiscoveryResult(BaseModel):
+    request: str
+    files: list[str] = Field(default_factory=list, description="lake-relative paths, most relevant first")
+    matches: list[FileMatch] = Field(default_factory=list, description="the chosen files with their evidence")
+    responses: list[dict[str, Any]] = Field(default_factory=list, description="volunteers' responses as received")
+    volunteers: list[str] = Field(default_factory=list)
+    errors: dict[str, str] = Field(default_factory=dict, description="helper -> what went wrong")
+    broadcast_s: float = 0.0

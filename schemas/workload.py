@@ -1,0 +1,19 @@
+"""Workloads in KramaBench's format: a JSON list of tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+class WorkloadTask(BaseModel):
+    id: str
+    query: str
+    answer: Any = None
+    answer_type: str | None = None
+    data_sources: list[str] | None = Field(None, description="ground-truth units: files, folders (dir/) or globs")
+    subtasks: list[Any] = Field(default_factory=list)
+
+
+Workload = TypeAdapter(list[WorkloadTask])

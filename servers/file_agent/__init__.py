@@ -1,0 +1,1 @@
+"""The file-agent MCP server: one per partition of the lake."""

@@ -1,0 +1,43 @@
+"""`python -m servers.file_agent --config configs/NAME/clusters.json --cluster CLUSTER`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from schemas.clusters import ClusterConfig
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m servers.file_agent", description=__doc__)
+    ap.add_argument("--config", required=True, type=Path, help="clusters.json written by `lakeboard index`")
+    ap.add_argument("--cluster", required=True, help="name of the cluster this agent serves")
+    ap.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--log-level", default="WARNING")
+    args = ap.parse_args(argv)
+    # stdout is the MCP channel over stdio: logs go to stderr only.
+    logging.basicConfig(level=args.log_level, stream=sys.stderr)
+
+    try:
+        config = ClusterConfig.model_validate_json(args.config.read_text())
+        from servers.file_agent.agent import FileAgent
+        from servers.file_agent.server import build_server
+
+        agent = FileAgent(config, args.cluster)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"file agent: cannot start: {exc}", file=sys.stderr)
+        return 2
+    server = build_server(agent)
+    if args.transport == "http":
+        server.run(transport="http", host=args.host, port=args.port, show_banner=False)
+    else:
+        server.run(transport="stdio", show_banner=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

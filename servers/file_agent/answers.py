@@ -1,0 +1,109 @@
+"""Writing a file agent's response from profiles: code, explanation, sample, steps.
+
+Everything comes from the profiles of the chosen files, so a response never reopens a
+file and the code it hands out is the code the profiler verified reads the file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from schemas.profiles import FileProfile
+
+_SAMPLE_ROWS = 5
+_SAMPLE_CHARS = 1500
+_IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][\w]*)", re.M)
+_STDLIB = {"json", "pathlib", "os", "io", "csv", "zipfile", "gzip", "re", "sys", "warnings"}
+
+
+def loading_code(profiles: list[FileProfile], root: Path) -> str:
+    from servers.profiling import loader_code
+
+    blocks = []
+    for p in profiles:
+        code = p.loader or loader_code(p, root)
+        blocks.append(f"# --- {p.path}: {p.summary}\n{code.strip()}")
+    return "\n\n".join(blocks)
+
+
+def libraries(code: str) -> list[str]:
+    return sorted({m for m in _IMPORT.findall(code) if m not in _STDLIB})
+
+
+def explanation(p: FileProfile, role: str = "data", describes: list[str] | None = None) -> str:
+    lines = [f"{p.path} ({p.format}, {p.size_bytes:,} bytes): {p.summary}"]
+    if role == "dictionary" and describes:
+        lines.append(f"  It is a data dictionary describing the columns of {', '.join(describes)}.")
+    for t in p.tables:
+        head = f"  table {t.name!r}" if t.name else "  table"
+        rows = f"{t.n_rows:,}{'' if t.n_rows_exact else ' (estimated)'} rows" if t.n_rows is not None else "rows unknown"
+        cols = ", ".join(f"{c.name} ({c.dtype})" for c in t.columns[:30])
+        more = f" ... and {len(t.columns) - 30} more" if len(t.columns) > 30 else ""
+        lines.append(f"{head}: {rows}; columns: {cols}{more}")
+        for note in t.notes[:4]:
+            lines.append(f"    note: {note}")
+    for a in p.arrays[:10]:
+        lines.append(f"  array {a.name}: shape {a.shape}, dtype {a.dtype}")
+    if p.attributes:
+        lines.append("  attributes: " + "; ".join(f"{k}={v}" for k, v in list(p.attributes.items())[:8]))
+    if p.text and not p.tables:
+        lines.append(f"  begins: {p.text[:300]!r}")
+    return "\n".join(lines)
+
+
+def sample(p: FileProfile) -> str:
+    """The first rows of each table (or the leading text), for a person to eyeball."""
+    parts = []
+    for t in p.tables[:3]:
+        if not t.sample_rows:
+            continue
+        cols = list(t.sample_rows[0].keys())
+        rows = [" | ".join(cols)] + [
+            " | ".join(str(r.get(c, ""))[:40] for c in cols) for r in t.sample_rows[:_SAMPLE_ROWS]
+        ]
+        parts.append((f"[{t.name}]\n" if t.name else "") + "\n".join(rows))
+    for a in p.arrays[:3]:
+        parts.append(f"{a.name}: {a.sample[:10]}")
+    if not parts and p.text:
+        parts.append(p.text[:600])
+    return f"== {p.path}\n" + ("\n".join(parts) if parts else "(no sample)")
+
+
+def samples(profiles: list[FileProfile]) -> str:
+    text = "\n\n".join(sample(p) for p in profiles)
+    return text if len(text) <= _SAMPLE_CHARS * max(1, len(profiles)) else text[: _SAMPLE_CHARS * len(profiles)] + "\n..."
+
+
+def necessary_steps(profiles: list[FileProfile]) -> list[str]:
+    """What a data scientist must do to use these files correctly, from their profiles."""
+    steps: list[str] = []
+    for p in profiles:
+        for t in p.tables:
+            where = f"{p.path}" + (f" [{t.name}]" if t.name else "")
+            if t.header_row:
+                steps.append(f"{where}: the header is on row {t.header_row} (0-based); skip the {t.header_row} lines above it.")
+            if t.delimiter and t.delimiter not in (",",):
+                steps.append(f"{where}: fields are separated by {t.delimiter!r}.")
+            opts = t.options or {}
+            if opts.get("thousands"):
+                steps.append(f"{where}: numbers use {opts['thousands']!r} as thousands separator; parse with thousands={opts['thousands']!r}.")
+            if opts.get("nrows") or opts.get("skipfooter"):
+                steps.append(f"{where}: notes follow the data; read only the data rows (see the loading code).")
+        if p.encoding and p.encoding.lower() not in ("utf-8", "ascii", "utf_8"):
+            steps.append(f"{p.path}: the text encoding is {p.encoding}.")
+        if len(p.tables) > 1 and p.format in ("excel", "xlsx", "xls"):
+            steps.append(f"{p.path}: the workbook has {len(p.tables)} sheets: {', '.join(str(t.name) for t in p.tables)}.")
+    steps.extend(_join_hints(profiles))
+    return steps
+
+
+def _join_hints(profiles: list[FileProfile]) -> list[str]:
+    hints = []
+    for i, a in enumerate(profiles):
+        for b in profiles[i + 1 :]:
+            shared = sorted({c.lower() for c in a.column_names} & {c.lower() for c in b.column_names})
+            shared = [c for c in shared if not c.startswith("unnamed")]
+            if shared:
+                hints.append(f"{a.path} and {b.path} share columns {', '.join(shared[:5])}: candidates to join on.")
+    return hints

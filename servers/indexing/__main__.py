@@ -1,0 +1,65 @@
+"""`python -m servers.indexing LAKE`: what `lakeboard index` runs (in its own process)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def _progress_printer():
+    tty = sys.stderr.isatty()
+    last = [0.0]
+
+    def show(done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        if done != total and now - last[0] < (0.1 if tty else 2.0):
+            return
+        last[0] = now
+        msg = f"profiling {done}/{total} files  {path[-60:]}"
+        if tty:
+            print("\r" + msg.ljust(100), end="" if done != total else "\n", file=sys.stderr, flush=True)
+        else:
+            print(msg, file=sys.stderr, flush=True)
+
+    return show
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="lakeboard index", description="Profile a lake, partition it and write configs.")
+    ap.add_argument("lake", type=Path)
+    ap.add_argument("--name", help="config name (default: the lake folder's name)")
+    ap.add_argument("--out", type=Path, default=Path("configs"), help="configs folder (default: ./configs)")
+    ap.add_argument("--strategy", choices=["directory", "embedding", "llm"], default="directory")
+    ap.add_argument("--clusters", type=int, help="number of clusters (default: chosen by the strategy)")
+    ap.add_argument("--docs", type=Path, help="documents folder for the search agent (default: LAKE/docs if any)")
+    ap.add_argument("--workers", type=int, help="profiling processes (default: number of cores)")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+
+    from servers.indexing import index_lake
+    from servers.partitioning import PartitionError
+
+    try:
+        res = index_lake(
+            args.lake, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
+            docs=args.docs, workers=args.workers, progress=None if args.quiet else _progress_printer(),
+        )
+    except (PartitionError, NotADirectoryError, ValueError, OSError) as exc:
+        print(f"lakeboard index: {exc}", file=sys.stderr)
+        return 2
+    print(f"indexed {res.n_files} files into {res.n_clusters} clusters in {res.seconds:.1f}s")
+    if res.errors:
+        print(f"{len(res.errors)} files are not usable as data (served with the reason):")
+        for path, why in list(res.errors.items())[:20]:
+            print(f"  {path}: {why}")
+        if len(res.errors) > 20:
+            print(f"  ... and {len(res.errors) - 20} more (see clusters.json)")
+    print(f"wrote {res.config_dir / 'clusters.json'}")
+    print(f"wrote {res.config_dir / 'servers.json'}  (mcpServers format: paste an entry into any MCP client)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

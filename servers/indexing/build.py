@@ -1,0 +1,73 @@
+"""The offline phase end to end: profiles -> vocabulary -> clusters -> server entries."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from schemas.clusters import ClusterConfig
+from servers.indexing.atomic import write_json_atomic, write_text_atomic
+from servers.indexing.server_entries import find_docs_folder, server_entries
+from servers.partitioning import strategy_named
+from servers.partitioning.base import slug
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IndexResult:
+    config_dir: Path
+    n_files: int
+    n_clusters: int
+    errors: dict[str, str]
+    seconds: float
+
+
+def index_lake(
+    lake: Path,
+    *,
+    name: str | None = None,
+    out: Path = Path("configs"),
+    strategy: str = "directory",
+    n_clusters: int | None = None,
+    docs: Path | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> IndexResult:
+    from servers.profiling import profile_lake
+    from servers.relevance import vocabulary_of
+
+    t0 = time.perf_counter()
+    lake = lake.expanduser().resolve()
+    if not lake.is_dir():
+        raise NotADirectoryError(f"the lake {str(lake)!r} is not a folder")
+    name = slug(name or lake.name)
+    config_dir = out.expanduser().resolve() / name
+    profile_dir = config_dir / "profiles"
+    profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress)
+    if not profiles:
+        raise ValueError(f"the lake {str(lake)!r} holds no files")
+    errors = {p.path: f"{p.status}: {p.reason}" for p in profiles if p.status != "ok"}
+
+    vocabulary_path = config_dir / "vocabulary.json"
+    write_text_atomic(vocabulary_path, vocabulary_of(profiles).model_dump_json())
+    clusters = strategy_named(strategy, n_clusters=n_clusters).partition(profiles)
+    config = ClusterConfig(
+        lake=str(lake),
+        name=name,
+        strategy=strategy,
+        profile_dir=str(profile_dir),
+        vocabulary=str(vocabulary_path),
+        clusters=clusters,
+        errors=errors,
+    )
+    config_path = config_dir / "clusters.json"
+    write_text_atomic(config_path, config.model_dump_json(indent=2))
+    docs = docs or find_docs_folder(lake)
+    write_json_atomic(config_dir / "servers.json", server_entries(config, config_path, config_dir / "workdir", docs))
+    (config_dir / "servers.d").mkdir(exist_ok=True)
+    (config_dir / "workdir").mkdir(exist_ok=True)
+    return IndexResult(config_dir, len(profiles), len(clusters), errors, time.perf_counter() - t0)
