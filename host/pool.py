@@ -1,0 +1,457 @@
+"""A pool of MCP sessions, one fastmcp Client per server, kept open across requests.
+
+Why one client per server rather than fastmcp's multi-server MCPConfig client: each
+server needs its own timeout, its own failure record and its own restart, and a
+helper that hangs or dies must not hold up calls to the others.
+
+    async with ClientPool(load_servers("configs/mylake")) as pool:
+        result = await pool.call("sales", "can_help", {"request": {...}}, timeout_s=5)
+
+A server found dead (its process exited, its connection dropped) is restarted in the
+background at once; the next call to it waits for the restart within its own timeout.
+A server that times out is probed; if it no longer answers at all it is restarted too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types
+from fastmcp import Client
+from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
+from mcp import MCPError
+
+from host.servers_config import HttpServerEntry, ServerEntry, ServersConfig, StdioServerEntry
+from host.trace import Trace
+from schemas.board import ErrorKind, ServerState, ServerStatus
+
+logger = logging.getLogger(__name__)
+
+_MAX_BACKOFF_S = 30.0
+_CLOSE_TIMEOUT_S = 5.0
+
+
+class PoolError(Exception):
+    """A call to one server failed; `kind` says how (see schemas.board.ErrorKind)."""
+
+    kind: ErrorKind = "protocol"
+
+    def __init__(self, server: str, tool: str | None, message: str) -> None:
+        super().__init__(message)
+        self.server = server
+        self.tool = tool
+
+
+class ServerTimeout(PoolError):
+    kind = "timeout"
+
+
+class ServerDied(PoolError):
+    kind = "died"
+
+
+class ServerUnavailable(PoolError):
+    kind = "unavailable"
+
+
+class ToolMissing(ServerUnavailable):
+    """The server is up but does not list the tool (checked before sending)."""
+
+
+class ToolFailed(PoolError):
+    kind = "tool_error"
+
+
+class ProtocolError(PoolError):
+    kind = "protocol"
+
+
+@dataclass
+class ToolResult:
+    """What a tool returned: structured content when it has an output schema, text always."""
+
+    server: str
+    tool: str
+    structured: dict[str, Any] | None
+    text: str
+    elapsed_s: float
+    raw: mcp_types.CallToolResult = field(repr=False)
+
+    def json(self) -> Any:
+        """Structured content, or the text parsed as JSON (for servers without output schemas)."""
+        if self.structured is not None:
+            return self.structured
+        try:
+            return json.loads(self.text)
+        except ValueError:
+            raise ValueError(f"{self.server}.{self.tool} returned text, not JSON: {self.text[:200]!r}") from None
+
+
+@dataclass
+class _Member:
+    name: str
+    entry: ServerEntry
+    client: Client | None = None
+    state: ServerState = "starting"
+    tools: list[str] = field(default_factory=list)
+    restarts: int = 0
+    failures: int = 0  # consecutive failed connects, for backoff
+    retry_at: float = 0.0  # monotonic time before which no reconnect is attempted
+    ever_connected: bool = False
+    last_error: str | None = None
+    connecting: asyncio.Task[None] | None = None
+
+    def status(self) -> ServerStatus:
+        return ServerStatus(
+            name=self.name,
+            transport=self.entry.transport,
+            state=self.state,
+            tools=list(self.tools),
+            restarts=self.restarts,
+            last_error=self.last_error,
+        )
+
+
+def _session_closed(client: Client) -> bool:
+    """Whether a connected client's session has already ended (server exited, stream dropped).
+
+    Reads fastmcp/mcp internals defensively: if they move, this answers False and the
+    failure surfaces on the call instead, which is still handled.
+    """
+    state = getattr(client, "_session_state", None)
+    task = getattr(state, "session_task", None)
+    if task is not None and task.done():
+        return True
+    session = getattr(state, "session", None)
+    if session is None:
+        return True
+    dispatcher = getattr(session, "_dispatcher", None)
+    return bool(getattr(dispatcher, "_closed", False))
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _result_text(result: mcp_types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, mcp_types.TextContent))
+
+
+class ClientPool:
+    """Open MCP sessions to every server of a lake; per-call timeouts, restart on death.
+
+    Args:
+        servers: the lake's servers (`load_servers(...)`) or a name -> entry mapping.
+        trace: where server lifecycle events go (server_started/failed/died/restarted).
+        connect_timeout_s: how long one server may take to start and answer initialize.
+        default_timeout_s: per-call timeout when neither the call nor the entry sets one.
+        start_concurrency: how many servers start at once (starting is CPU-bound).
+        health_timeout_s: after a call times out, the server must answer a tools/list
+            within this long or it is restarted.
+        log_dir: stdio servers' stderr goes to `log_dir/NAME.log` (default: inherit).
+    """
+
+    def __init__(
+        self,
+        servers: ServersConfig | Mapping[str, ServerEntry],
+        *,
+        trace: Trace | None = None,
+        connect_timeout_s: float = 60.0,
+        default_timeout_s: float = 60.0,
+        start_concurrency: int = 8,
+        health_timeout_s: float = 5.0,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        entries = servers.servers if isinstance(servers, ServersConfig) else dict(servers)
+        self._members = {name: _Member(name, entry) for name, entry in entries.items()}
+        self.trace = trace
+        self.connect_timeout_s = connect_timeout_s
+        self.default_timeout_s = default_timeout_s
+        self.health_timeout_s = health_timeout_s
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self._start_slots = asyncio.Semaphore(max(1, start_concurrency))
+        self._background: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    async def __aenter__(self) -> ClientPool:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> dict[str, ServerStatus]:
+        """Connect to every server concurrently. A server that fails is recorded, not raised.
+
+        Calling it again retries the servers that are not connected.
+        """
+        if self._closed:
+            raise RuntimeError("this pool is closed; make a new ClientPool")
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        tasks = [self._schedule_connect(m) for m in self._members.values() if m.state != "ready"]
+        if tasks:
+            await asyncio.wait(tasks)
+        return self.status()
+
+    async def close(self) -> None:
+        """Stop every server the pool started and drop every session."""
+        self._closed = True
+        for task in list(self._background):
+            task.cancel()
+        if self._background:
+            await asyncio.wait(list(self._background), timeout=_CLOSE_TIMEOUT_S)
+        members = list(self._members.values())
+        await asyncio.gather(*(self._drop_client(m) for m in members), return_exceptions=True)
+        for m in members:
+            m.state = "closed"
+
+    async def restart(self, name: str) -> ServerStatus:
+        """Reconnect one server now (restarting its process for stdio) and wait for it."""
+        member = self._member(name)
+        member.retry_at = 0.0
+        if member.connecting is None:
+            member.state = "restarting"
+            self._schedule_connect(member)
+        assert member.connecting is not None
+        await asyncio.shield(member.connecting)
+        return member.status()
+
+    # -- introspection ---------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        """Every server in the pool, in config order."""
+        return list(self._members)
+
+    @property
+    def helpers(self) -> list[str]:
+        """Servers that list a `can_help` tool (as of their last successful connect)."""
+        return [m.name for m in self._members.values() if "can_help" in m.tools]
+
+    @property
+    def unconnected(self) -> list[str]:
+        """Servers that never connected, so whether they are helpers is not known yet."""
+        return [m.name for m in self._members.values() if not m.ever_connected]
+
+    def tools(self, name: str) -> list[str]:
+        return list(self._member(name).tools)
+
+    def status(self, name: str | None = None) -> dict[str, ServerStatus]:
+        """Status of one server, or of all of them (name -> ServerStatus)."""
+        members = [self._member(name)] if name is not None else self._members.values()
+        return {m.name: m.status() for m in members}
+
+    def client(self, name: str) -> Client:
+        """The live fastmcp Client of a server, for what `call` does not cover (resources, prompts).
+
+        It is replaced when the server restarts: fetch it again rather than keeping it.
+        """
+        member = self._member(name)
+        if member.client is None or member.state != "ready":
+            raise ServerUnavailable(name, None, f"server {name!r} is {member.state}: {member.last_error or ''}".rstrip(": "))
+        return member.client
+
+    # -- calls -------------------------------------------------------------------------
+
+    async def call(
+        self,
+        name: str,
+        tool: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout_s: float | None = None,
+    ) -> ToolResult:
+        """Call one tool on one server, within `timeout_s` (including any restart wait).
+
+        Timeout: `timeout_s`, else the entry's `timeout` (ms), else `default_timeout_s`.
+        Raises a PoolError subclass: ServerTimeout, ServerDied, ServerUnavailable,
+        ToolFailed (the tool raised) or ProtocolError (JSON-RPC error, e.g. unknown tool).
+        """
+        member = self._member(name)
+        if timeout_s is None:
+            timeout_s = member.entry.timeout / 1000 if member.entry.timeout else self.default_timeout_s
+        started = time.monotonic()
+        deadline = started + timeout_s
+        client = await self._ready_client(member, tool, deadline)
+        if tool not in member.tools:
+            raise ToolMissing(name, tool, f"server {name!r} has no tool {tool!r}; it has: {', '.join(member.tools)}")
+
+        remaining = max(0.0, deadline - time.monotonic())
+        try:
+            with anyio.move_on_after(remaining) as scope:
+                raw = await client.call_tool_mcp(tool, dict(arguments or {}))
+        except MCPError as exc:
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                self._on_death(member, client, exc)
+                raise ServerDied(name, tool, f"server {name!r} died during {tool}: {_describe(exc)}") from exc
+            raise ProtocolError(name, tool, f"server {name!r} rejected {tool}: {exc}") from exc
+        except Exception as exc:  # transport failures: broken pipe, HTTP disconnect, refused
+            self._on_death(member, client, exc)
+            raise ServerDied(name, tool, f"server {name!r} failed during {tool}: {_describe(exc)}") from exc
+        if scope.cancelled_caught:
+            self._probe(member, client)
+            raise ServerTimeout(name, tool, f"server {name!r} did not answer {tool} within {timeout_s:g}s")
+
+        elapsed = time.monotonic() - started
+        text = _result_text(raw)
+        if raw.is_error:
+            raise ToolFailed(name, tool, text or f"{tool} on {name!r} failed without a message")
+        return ToolResult(name, tool, raw.structured_content, text, elapsed, raw)
+
+    async def _ready_client(self, member: _Member, tool: str, deadline: float) -> Client:
+        """The member's live client, reconnecting first if needed, by the deadline."""
+        if self._closed:
+            raise ServerUnavailable(member.name, tool, "the client pool is closed")
+        client = member.client
+        if member.state == "ready" and client is not None:
+            if not _session_closed(client):
+                return client
+            self._on_death(member, client, RuntimeError("its session had ended before the call"))
+
+        if member.connecting is None:
+            wait = member.retry_at - time.monotonic()
+            if wait > 0:
+                raise ServerUnavailable(
+                    member.name,
+                    tool,
+                    f"server {member.name!r} is down ({member.last_error}); next restart attempt in {wait:.0f}s",
+                )
+            self._schedule_connect(member)
+        assert member.connecting is not None
+        # Shielded: a caller that gives up must not cancel a restart others will need.
+        with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
+            await asyncio.shield(member.connecting)
+        if member.state == "ready" and member.client is not None:
+            return member.client
+        if member.connecting is not None:
+            raise ServerUnavailable(member.name, tool, f"server {member.name!r} was still restarting when {tool} timed out")
+        raise ServerUnavailable(member.name, tool, f"server {member.name!r} could not be started: {member.last_error}")
+
+    # -- connecting and restarting -------------------------------------------------------
+
+    def _member(self, name: str) -> _Member:
+        try:
+            return self._members[name]
+        except KeyError:
+            known = ", ".join(self._members) or "(none)"
+            raise KeyError(f"no server named {name!r} in the pool; known servers: {known}") from None
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    def _schedule_connect(self, member: _Member) -> asyncio.Task[None]:
+        if member.connecting is None:
+            member.connecting = self._spawn(self._connect(member))
+            member.connecting.add_done_callback(lambda _t, m=member: setattr(m, "connecting", None))
+        return member.connecting
+
+    def _transport(self, member: _Member) -> ClientTransport:
+        entry = member.entry
+        if isinstance(entry, StdioServerEntry):
+            return StdioTransport(
+                command=entry.command,
+                args=list(entry.args),
+                # mcp passes only a handful of variables by default; servers need the
+                # host's environment (PATH, virtualenv, API keys) plus their own.
+                env={**os.environ, **entry.env},
+                cwd=entry.cwd,
+                keep_alive=False,
+                log_file=self.log_dir / f"{member.name}.log" if self.log_dir is not None else None,
+            )
+        assert isinstance(entry, HttpServerEntry)
+        if entry.transport == "sse":
+            return SSETransport(entry.url, headers=dict(entry.headers))
+        return StreamableHttpTransport(entry.url, headers=dict(entry.headers))
+
+    async def _connect(self, member: _Member) -> None:
+        """(Re)connect one member. Records failures instead of raising them."""
+        await self._drop_client(member)
+        started = time.monotonic()
+        async with self._start_slots:
+            client: Client | None = None
+            try:
+                client = Client(self._transport(member), name=f"lakeboard-{member.name}", init_timeout=0)
+                with anyio.fail_after(self.connect_timeout_s):
+                    await client.__aenter__()
+                    tools = [t.name for t in await client.list_tools()]
+            except BaseException as exc:
+                if client is not None:
+                    await self._close_client(client)
+                if not isinstance(exc, Exception):
+                    raise  # cancelled (the pool is closing): nothing to record
+                member.failures += 1
+                member.retry_at = time.monotonic() + min(_MAX_BACKOFF_S, 0.5 * 2 ** (member.failures - 1))
+                member.state = "dead"
+                reason = (
+                    f"no answer within {self.connect_timeout_s:g}s" if isinstance(exc, TimeoutError) else _describe(exc)
+                )
+                member.last_error = f"could not connect: {reason}"
+                logger.warning("server %s: %s", member.name, member.last_error)
+                self._emit("server_failed", member.name, time.monotonic() - started, error=member.last_error)
+                return
+        member.client, member.tools, member.state = client, tools, "ready"
+        member.failures, member.retry_at = 0, 0.0
+        kind = "server_restarted" if member.ever_connected else "server_started"
+        if member.ever_connected:
+            member.restarts += 1
+        member.ever_connected = True
+        self._emit(kind, member.name, time.monotonic() - started, tools=tools, transport=member.entry.transport)
+
+    async def _drop_client(self, member: _Member) -> None:
+        client, member.client = member.client, None
+        if client is not None:
+            await self._close_client(client)
+
+    @staticmethod
+    async def _close_client(client: Client) -> None:
+        # Bounded and shielded: closing a dead or wedged server must neither hang the
+        # pool nor be cut short halfway (which would leak the subprocess).
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_TIMEOUT_S):
+            try:
+                await client.close()
+            except Exception as exc:
+                logger.debug("closing %s: %s", client.name, _describe(exc))
+
+    def _on_death(self, member: _Member, client: Client, exc: BaseException) -> None:
+        """Record that `client`'s server died and restart it in the background."""
+        if member.client is not client or member.state != "ready" or self._closed:
+            return  # already handled by a concurrent call
+        member.state = "restarting"
+        member.last_error = _describe(exc)
+        logger.warning("server %s died: %s; restarting", member.name, member.last_error)
+        self._emit("server_died", member.name, None, error=member.last_error)
+        self._schedule_connect(member)
+
+    def _probe(self, member: _Member, client: Client) -> None:
+        """After a timeout, check in the background that the server still answers at all."""
+
+        async def probe() -> None:
+            try:
+                with anyio.fail_after(self.health_timeout_s):
+                    await client.list_tools_mcp()
+            except Exception as exc:
+                why = "it did not answer a tools/list" if isinstance(exc, TimeoutError) else _describe(exc)
+                self._on_death(member, client, RuntimeError(f"unresponsive after a timeout ({why})"))
+
+        if not self._closed:
+            self._spawn(probe())
+
+    def _emit(self, kind: str, server: str, elapsed_s: float | None, **data: Any) -> None:
+        if self.trace is not None:
+            self.trace.emit(kind, server=server, elapsed_s=elapsed_s, **data)

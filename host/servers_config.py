@@ -1,0 +1,174 @@
+"""The servers the host connects to, in the `mcpServers` format MCP clients already read.
+
+A lake's config folder holds `servers.json` and, optionally, `servers.d/*.json`; every
+file has the same shape (`{"mcpServers": {name: entry, ...}}`), so mounting a new
+partition is dropping a file into `servers.d/` and nothing else changes:
+
+    configs/mylake/servers.json          {"mcpServers": {"kernel": {...}, "sales": {...}}}
+    configs/mylake/servers.d/extra.json  {"mcpServers": {"search": {"url": "http://..."}}}
+
+An entry either starts a process that speaks MCP over stdio (`command`, `args`, `env`,
+`cwd`) or points at a running server over streamable HTTP (`url`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+SERVERS_FILE = "servers.json"
+SERVERS_DIR = "servers.d"
+
+
+class ServersConfigError(ValueError):
+    """A servers file is missing, unreadable or malformed; the message says which and why."""
+
+
+class StdioServerEntry(BaseModel):
+    """A server the host starts as a subprocess and talks to over stdin/stdout."""
+
+    model_config = ConfigDict(extra="allow")  # other clients' fields (description, icon...) survive
+
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, description="added to the host's own environment")
+    cwd: str | None = Field(None, description="working directory; relative paths are relative to the file")
+    timeout: int | None = Field(None, gt=0, description="default per-call timeout in milliseconds")
+
+    @field_validator("env", mode="before")
+    @classmethod
+    def _stringify_env(cls, value: Any) -> Any:
+        # JSON configs often say {"PORT": 8080}; the process environment needs strings.
+        if isinstance(value, dict):
+            return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+        return value
+
+    @property
+    def transport(self) -> Literal["stdio"]:
+        return "stdio"
+
+
+class HttpServerEntry(BaseModel):
+    """A running server the host connects to over HTTP (streamable HTTP unless it says SSE)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+    transport_name: Literal["http", "streamable-http", "sse"] | None = Field(None, alias="transport")
+    timeout: int | None = Field(None, gt=0, description="default per-call timeout in milliseconds")
+
+    @property
+    def transport(self) -> Literal["http", "sse"]:
+        if self.transport_name == "sse":
+            return "sse"
+        if self.transport_name is None and self.url.rstrip("/").endswith("/sse"):
+            return "sse"
+        return "http"
+
+
+ServerEntry = StdioServerEntry | HttpServerEntry
+
+
+def parse_entry(name: str, raw: Any, source: str = "<config>") -> ServerEntry:
+    """Validate one `mcpServers` entry; errors name the server and the file."""
+    if not isinstance(raw, dict):
+        raise ServersConfigError(f"{source}: server {name!r} must be a JSON object, got {type(raw).__name__}")
+    if ("command" in raw) == ("url" in raw):
+        raise ServersConfigError(
+            f"{source}: server {name!r} needs exactly one of 'command' (stdio) or 'url' (HTTP)"
+        )
+    model = StdioServerEntry if "command" in raw else HttpServerEntry
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'entry'}: {e['msg']}" for e in exc.errors())
+        raise ServersConfigError(f"{source}: server {name!r} is invalid: {problems}") from None
+
+
+class ServersConfig(BaseModel):
+    """All servers of one lake, merged from servers.json and servers.d/*.json."""
+
+    servers: dict[str, ServerEntry] = Field(default_factory=dict)
+    sources: dict[str, str] = Field(default_factory=dict, description="server name -> file it came from")
+
+    def to_mcp_config(self) -> dict[str, Any]:
+        """The merged config as one `{"mcpServers": ...}` dict (e.g. to paste into another client)."""
+        return {
+            "mcpServers": {
+                name: entry.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+                for name, entry in self.servers.items()
+            }
+        }
+
+    def add(self, name: str, entry: ServerEntry, source: str = "<code>") -> None:
+        if not name.strip():
+            raise ServersConfigError(f"{source}: server names must not be empty")
+        if name in self.servers:
+            raise ServersConfigError(
+                f"server {name!r} is defined twice: in {self.sources[name]} and in {source}; "
+                "rename or remove one of them"
+            )
+        self.servers[name] = entry
+        self.sources[name] = source
+
+
+def _read_entries(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ServersConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ServersConfigError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ServersConfigError(f"{path} must hold a JSON object with an 'mcpServers' object")
+    if "mcpServers" in data:
+        servers = data["mcpServers"]
+    elif all(isinstance(v, dict) and ("command" in v or "url" in v) for v in data.values()):
+        servers = data  # bare {name: entry} maps are accepted too, as fastmcp does
+    else:
+        raise ServersConfigError(f"{path} has no 'mcpServers' object")
+    if not isinstance(servers, dict):
+        raise ServersConfigError(f"{path}: 'mcpServers' must be an object mapping names to entries")
+    return servers
+
+
+def _resolve_cwd(entry: ServerEntry, base: Path) -> ServerEntry:
+    if isinstance(entry, StdioServerEntry) and entry.cwd and not Path(entry.cwd).is_absolute():
+        return entry.model_copy(update={"cwd": str((base / entry.cwd).resolve())})
+    return entry
+
+
+def load_servers(location: str | Path) -> ServersConfig:
+    """Load a lake's servers from a config folder or a servers.json file.
+
+    Given a folder, reads `servers.json` (if present) and every `servers.d/*.json` in
+    name order. Given a file, reads it and the `servers.d/` folder beside it. A name
+    defined twice is an error that names both files.
+    """
+    location = Path(location)
+    if location.is_dir():
+        folder, main_file = location, location / SERVERS_FILE
+    elif location.exists():
+        folder, main_file = location.parent, location
+    else:
+        raise ServersConfigError(f"{location} does not exist; run `lakeboard index` first or check the path")
+
+    files = [main_file] if main_file.is_file() else []
+    extra_dir = folder / SERVERS_DIR
+    if extra_dir.is_dir():
+        files += sorted(p for p in extra_dir.glob("*.json") if p.is_file())
+    if not files:
+        raise ServersConfigError(f"{folder} has neither {SERVERS_FILE} nor {SERVERS_DIR}/*.json")
+
+    config = ServersConfig()
+    for path in files:
+        for name, raw in _read_entries(path).items():
+            entry = parse_entry(name, raw, source=str(path))
+            config.add(name, _resolve_cwd(entry, path.parent), source=str(path))
+    return config

@@ -1,0 +1,203 @@
+"""ClientPool against real MCP servers over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from host.pool import ClientPool, ServerDied, ServerTimeout, ServerUnavailable, ToolFailed, ToolMissing
+from host.servers_config import parse_entry
+from host.trace import Trace
+from tests.support.servers import free_port, http_toy, toy_entry
+
+pytestmark = pytest.mark.timeout(90)
+
+REQUEST = {"request": {"request": "monthly sales", "reason": "test", "id": "r1"}}
+
+
+def entries(**raw: dict) -> dict:
+    return {name: parse_entry(name, value) for name, value in raw.items()}
+
+
+async def pid_of(pool: ClientPool, name: str) -> int:
+    return (await pool.call(name, "whoami", timeout_s=10)).json()["pid"]
+
+
+async def wait_until(predicate, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.05)
+
+
+async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LAKEBOARD_TOY_FROM_HOST", "inherited")
+    with http_toy("web", "--kind", "search") as (url, _process):
+        servers = entries(
+            local=toy_entry("local", env={"LAKEBOARD_TOY_FROM_ENTRY": "mine"}),
+            web={"url": url},
+            kernel=toy_entry("kernel", "--not-helper"),
+        )
+        trace = Trace()
+        async with ClientPool(servers, trace=trace, log_dir=tmp_path / "logs") as pool:
+            status = pool.status()
+            assert {n: s.state for n, s in status.items()} == {"local": "ready", "web": "ready", "kernel": "ready"}
+            assert status["web"].transport == "http" and status["local"].transport == "stdio"
+            assert pool.helpers == ["local", "web"]  # the kernel lists no can_help
+            assert pool.names == ["local", "web", "kernel"]
+
+            local, web = await asyncio.gather(
+                pool.call("local", "can_help", REQUEST, timeout_s=10), pool.call("web", "respond", REQUEST, timeout_s=10)
+            )
+            assert local.structured == {"agent_name": "local", "can_help": True, "reason": "local saw: monthly sales", "confidence": 0.5}
+            assert web.structured["answer"] == "web found it"
+
+            # Stdio servers get the host's environment plus their entry's env, in their cwd.
+            me = (await pool.call("local", "whoami", timeout_s=10)).json()
+            assert me["env"] == {"LAKEBOARD_TOY_FROM_HOST": "inherited", "LAKEBOARD_TOY_FROM_ENTRY": "mine"}
+            assert me["cwd"] == servers["local"].cwd
+            server_pid = me["pid"]
+
+            # The session stays open across requests: the same process answers again.
+            assert await pid_of(pool, "local") == server_pid
+        assert not psutil.pid_exists(server_pid) or psutil.Process(server_pid).status() == psutil.STATUS_ZOMBIE
+        assert (tmp_path / "logs" / "local.log").exists()
+        assert sorted(e.server for e in trace.events if e.kind == "server_started") == ["kernel", "local", "web"]
+
+
+async def test_tool_errors_and_missing_tools_leave_the_server_alone() -> None:
+    servers = entries(bad=toy_entry("bad", "--error-on", "respond"))
+    async with ClientPool(servers) as pool:
+        pid = await pid_of(pool, "bad")
+        with pytest.raises(ToolFailed, match="bad failed on purpose in respond") as info:
+            await pool.call("bad", "respond", REQUEST, timeout_s=10)
+        assert info.value.kind == "tool_error" and info.value.server == "bad"
+        with pytest.raises(ToolMissing, match="has no tool 'run_code'"):
+            await pool.call("bad", "run_code", {}, timeout_s=10)
+        with pytest.raises(KeyError, match="no server named 'nobody'.*known servers: bad"):
+            await pool.call("nobody", "can_help", REQUEST)
+        assert await pid_of(pool, "bad") == pid
+        assert pool.status("bad")["bad"].restarts == 0
+
+
+async def test_a_hung_call_times_out_and_the_server_keeps_serving() -> None:
+    servers = entries(slow=toy_entry("slow", "--hang-on", "can_help"))
+    async with ClientPool(servers, health_timeout_s=2) as pool:
+        pid = await pid_of(pool, "slow")
+        started = time.monotonic()
+        with pytest.raises(ServerTimeout, match="did not answer can_help within 0.5s"):
+            await pool.call("slow", "can_help", REQUEST, timeout_s=0.5)
+        assert time.monotonic() - started < 1.5
+        await asyncio.sleep(2.5)  # let the health probe run: the server still answers it
+        assert pool.status("slow")["slow"].restarts == 0
+        assert await pid_of(pool, "slow") == pid
+
+
+async def test_a_server_that_stops_answering_entirely_is_restarted() -> None:
+    # The busy loop blocks the server's event loop: it cannot even answer tools/list.
+    servers = entries(stuck=toy_entry("stuck", "--block-cpu-ms", "60000"))
+    trace = Trace()
+    async with ClientPool(servers, trace=trace, health_timeout_s=1) as pool:
+        pid = await pid_of(pool, "stuck")
+        with pytest.raises(ServerTimeout):
+            await pool.call("stuck", "can_help", REQUEST, timeout_s=0.5)
+        await wait_until(lambda: pool.status("stuck")["stuck"].restarts == 1)
+        assert await pid_of(pool, "stuck") != pid
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        died = [e for e in trace.events if e.kind == "server_died"]
+        assert died and died[0].server == "stuck" and "unresponsive after a timeout" in died[0].data["error"]
+
+
+async def test_a_server_killed_while_idle_is_restarted_by_the_next_call() -> None:
+    servers = entries(a=toy_entry("a"), b=toy_entry("b"))
+    async with ClientPool(servers) as pool:
+        pid = await pid_of(pool, "a")
+        os.kill(pid, signal.SIGKILL)
+        await asyncio.sleep(0.3)
+        result = await pool.call("a", "can_help", REQUEST, timeout_s=30)  # waits for the restart
+        assert result.structured["agent_name"] == "a"
+        assert await pid_of(pool, "a") != pid
+        assert pool.status("a")["a"].restarts == 1 and pool.status("b")["b"].restarts == 0
+
+
+async def test_a_server_killed_mid_call_is_reported_dead_then_restarted() -> None:
+    servers = entries(a=toy_entry("a", "--delay-ms", "2000"))
+    trace = Trace()
+    async with ClientPool(servers, trace=trace) as pool:
+        pid = await pid_of(pool, "a")
+        call = asyncio.ensure_future(pool.call("a", "can_help", REQUEST, timeout_s=10))
+        await asyncio.sleep(0.3)
+        os.kill(pid, signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(ServerDied, match="server 'a' died during can_help"):
+            await call
+        assert time.monotonic() - started < 1.0  # noticed at once, not at the timeout
+        await wait_until(lambda: pool.status("a")["a"].state == "ready")
+        assert await pid_of(pool, "a") != pid
+        assert [e.kind for e in trace.events if e.server == "a"] == ["server_started", "server_died", "server_restarted"]
+
+
+async def test_servers_that_cannot_start_are_recorded_not_raised(tmp_path: Path) -> None:
+    crashing = tmp_path / "crash.py"
+    crashing.write_text("import sys; sys.exit(5)\n")
+    servers = entries(
+        ok=toy_entry("ok"),
+        missing={"command": str(tmp_path / "no-such-program")},
+        crash={"command": sys.executable, "args": [str(crashing)]},
+        offline={"url": f"http://127.0.0.1:{free_port()}/mcp"},
+    )
+    async with ClientPool(servers, connect_timeout_s=20) as pool:
+        status = pool.status()
+        assert status["ok"].state == "ready"
+        for name in ("missing", "crash", "offline"):
+            assert status[name].state == "dead", name
+            assert status[name].last_error.startswith("could not connect"), status[name].last_error
+        assert pool.unconnected == ["missing", "crash", "offline"]
+        assert pool.helpers == ["ok"]
+        # A call retries the start (once its backoff has passed) and says why it failed...
+        with pytest.raises(ServerUnavailable, match="'missing'.*No such file or directory"):
+            await pool.call("missing", "can_help", REQUEST, timeout_s=10)
+        # ...and right after a failure the server is in backoff: refused at once.
+        started = time.monotonic()
+        with pytest.raises(ServerUnavailable, match="'missing' is down .*next restart attempt"):
+            await pool.call("missing", "can_help", REQUEST, timeout_s=10)
+        assert time.monotonic() - started < 0.5
+
+
+async def test_http_server_that_went_away_is_reconnected_when_it_returns() -> None:
+    port = free_port()
+    with http_toy("web", port=port) as (url, process):
+        async with ClientPool(entries(web={"url": url})) as pool:
+            assert (await pool.call("web", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "web"
+            process.kill()
+            process.wait()
+            with pytest.raises(ServerDied):
+                await pool.call("web", "can_help", REQUEST, timeout_s=10)
+            with http_toy("web2", port=port):  # the same URL comes back (another process)
+                # The background reconnect may have run while the server was down (and be in
+                # backoff now); an explicit restart reconnects at once either way.
+                await wait_until(lambda: pool.status("web")["web"].state != "restarting")
+                status = await pool.restart("web")
+                assert status.state == "ready" and status.restarts >= 1
+                result = await pool.call("web", "can_help", REQUEST, timeout_s=10)
+                assert result.structured["agent_name"] == "web2"
+
+
+async def test_close_stops_every_stdio_server() -> None:
+    pool = ClientPool(entries(a=toy_entry("a"), b=toy_entry("b")))
+    await pool.start()
+    pids = [await pid_of(pool, "a"), await pid_of(pool, "b")]
+    await pool.close()
+    for pid in pids:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert {s.state for s in pool.status().values()} == {"closed"}
+    with pytest.raises(ServerUnavailable, match="pool is closed"):
+        await pool.call("a", "can_help", REQUEST)

@@ -1,0 +1,1 @@
+"""Real MCP servers and fixtures that tests (and benchmarks) start as subprocesses."""

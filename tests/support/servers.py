@@ -1,0 +1,68 @@
+"""Start the toy helper (tests/support/toy_helper.py) as stdio entries or HTTP processes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+TOY_MODULE = "tests.support.toy_helper"
+QUIET_ENV = {"FASTMCP_LOG_LEVEL": "WARNING"}
+
+
+def toy_command(name: str, *flags: str) -> list[str]:
+    return [sys.executable, "-m", TOY_MODULE, "--name", name, *flags]
+
+
+def toy_entry(name: str, *flags: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """An mcpServers stdio entry that starts the toy helper."""
+    command, *args = toy_command(name, *flags)
+    return {"command": command, "args": args, "cwd": str(REPO), "env": {**QUIET_ENV, **(env or {})}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"toy HTTP server exited with code {process.returncode} before listening")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"toy HTTP server did not listen on port {port} within {timeout_s}s")
+
+
+@contextlib.contextmanager
+def http_toy(name: str, *flags: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run the toy helper over streamable HTTP on 127.0.0.1; yields (url, process)."""
+    port = port or free_port()
+    process = subprocess.Popen(
+        toy_command(name, "--transport", "http", "--port", str(port), *flags),
+        cwd=REPO,
+        env={**os.environ, **QUIET_ENV},
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp", process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
