@@ -1,0 +1,35 @@
+"""`python -m servers.search_agent`: run the search agent over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    from servers.search_agent.settings import settings_from_argv
+
+    settings, args = settings_from_argv(argv)
+    # stdout is the MCP channel over stdio: logs go to stderr.
+    logging.basicConfig(stream=sys.stderr, level=args.log_level,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    log = logging.getLogger("servers.search_agent")
+    shown = {k: v for k, v in settings.sources.items() if v != "default" or k in ("backend", "sampling")}
+    log.info("search agent %r: backend=%s, docs=%s; settings from %s", settings.name, settings.backend,
+             [str(d) for d in settings.docs], shown)
+    problem = settings.problem()
+    if problem:
+        log.warning("%s The server starts, but declines every request until this is fixed.", problem)
+
+    from servers.search_agent.server import build_server
+
+    server = build_server(settings)
+    if args.transport == "stdio":
+        server.run("stdio", show_banner=False)
+    else:
+        server.run("http", show_banner=False, host=args.host, port=args.port, log_level=args.log_level.lower())
+
+
+if __name__ == "__main__":
+    main()

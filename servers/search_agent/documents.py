@@ -1,0 +1,218 @@
+"""Documents as plain text, and text as ranked-retrieval passages.
+
+One reader per format (HTML, Markdown/text, PDF) turns a document into Markdown-ish text:
+paragraphs separated by blank lines and headings marked with `#`, so a single chunker
+serves local documents and fetched web pages alike.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
+PDF_SUFFIXES = {".pdf"}
+DOCUMENT_SUFFIXES = HTML_SUFFIXES | TEXT_SUFFIXES | PDF_SUFFIXES
+
+# Elements whose text is never content, in documents or in fetched pages.
+_NOISE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "form", "button")
+# Page chrome dropped from fetched web pages (kept in local documents, which have none).
+_CHROME_TAGS = ("nav", "header", "footer", "aside")
+_BLOCK_TAGS = (
+    "p", "div", "section", "article", "main", "li", "blockquote", "pre", "table",
+    "ul", "ol", "dl", "figure", "figcaption", "br", "hr", "caption", "address",
+)
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)\*(?!\s)|(?<!\w)_(?!\s))")
+_HEADING_LINE = re.compile(r"^(#{1,6})\s+(.*)$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
+
+
+class DocumentText(BaseModel):
+    """What a reader extracts from one document."""
+
+    title: str
+    text: str
+    kind: str
+
+
+class Passage(BaseModel):
+    """A retrievable chunk of a document or page, with the section it sits in."""
+
+    source: str
+    title: str
+    heading: str = ""
+    text: str
+
+    def indexed_text(self) -> str:
+        """Title and heading count as passage words: they say what the passage is about."""
+        return " ".join(part for part in (self.title, self.heading, self.text) if part)
+
+
+class UnreadableDocument(Exception):
+    """A document that exists but whose text cannot be extracted."""
+
+
+def html_to_text(markup: str | bytes, *, drop_chrome: bool = False) -> tuple[str, str]:
+    """Return (title, text) of an HTML document, text in the blank-line-separated form."""
+    from bs4 import BeautifulSoup, NavigableString
+
+    soup = BeautifulSoup(markup, "lxml")
+    title = ""
+    if soup.title and soup.title.string:
+        title = _SPACES.sub(" ", soup.title.string).strip()
+    for tag in soup.find_all(_NOISE_TAGS + (_CHROME_TAGS if drop_chrome else ())):
+        tag.decompose()
+    for tag in soup.find_all(["head", "title", "meta", "link"]):
+        tag.decompose()
+    # Collapse source formatting inside text nodes: only element structure makes lines.
+    for node in soup.find_all(string=True):
+        if isinstance(node, NavigableString) and node.find_parent("pre") is None:
+            node.replace_with(_SPACES.sub(" ", node.replace("\n", " ")))
+    for tag in soup.find_all(_HEADING_TAGS):
+        level = int(tag.name[1])
+        tag.insert_before("\n\n" + "#" * level + " ")
+        tag.append("\n\n")
+    for tag in soup.find_all("dt"):  # a term and its definition stay one paragraph
+        tag.insert_before("\n\n")
+        tag.append(": ")
+    for tag in soup.find_all("dd"):
+        tag.append("\n\n")
+    for tag in soup.find_all(["td", "th"]):
+        tag.append(" | ")
+    for tag in soup.find_all("tr"):
+        tag.append("\n")
+    for tag in soup.find_all(_BLOCK_TAGS):
+        tag.insert_before("\n\n")
+        tag.append("\n\n")
+    text = normalize_text(soup.get_text())
+    if not title:
+        match = re.search(r"^#{1,6} (.+)$", text, flags=re.MULTILINE)
+        title = match.group(1).strip() if match else ""
+    return title, text
+
+
+def markdown_to_text(raw: str) -> tuple[str, str]:
+    """Return (title, text) of Markdown or plain text: links and emphasis reduced to words."""
+    text = _MD_LINK.sub(r"\1", raw)
+    text = _MD_EMPHASIS.sub("", text)
+    text = normalize_text(text)
+    title = ""
+    for line in text.splitlines():
+        match = _HEADING_LINE.match(line)
+        if match:
+            title = match.group(2).strip()
+            break
+    if not title:
+        title = next((line.strip() for line in text.splitlines() if line.strip()), "")[:120]
+    return title, text
+
+
+def pdf_to_text(path: Path) -> tuple[str, str]:
+    """Return (title, text) of a PDF, one paragraph block per extracted page paragraph."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path))
+        pages = [page.extract_text() or "" for page in reader.pages]
+        meta_title = (reader.metadata.title if reader.metadata else None) or ""
+    except (PdfReadError, OSError, ValueError, KeyError) as exc:
+        raise UnreadableDocument(f"{path} is not a readable PDF ({exc}).") from exc
+    text = normalize_text("\n\n".join(pages))
+    title = meta_title.strip() or next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return title[:200], text
+
+
+def read_document(path: Path) -> DocumentText:
+    """Extract the text of one local document, by its file suffix."""
+    suffix = path.suffix.lower()
+    if suffix in HTML_SUFFIXES:
+        title, text = html_to_text(path.read_bytes())
+        kind = "html"
+    elif suffix in PDF_SUFFIXES:
+        title, text = pdf_to_text(path)
+        kind = "pdf"
+    elif suffix in TEXT_SUFFIXES:
+        title, text = markdown_to_text(path.read_text(encoding="utf-8", errors="replace"))
+        kind = "markdown" if suffix in {".md", ".markdown"} else "text"
+    else:
+        raise UnreadableDocument(f"{path} has an unsupported type ({suffix or 'no suffix'}).")
+    return DocumentText(title=title or path.stem.replace("_", " "), text=text, kind=kind)
+
+
+def normalize_text(text: str) -> str:
+    """One space between words, one blank line between paragraphs, no trailing blanks."""
+    lines = [_SPACES.sub(" ", line).strip() for line in text.replace("\r\n", "\n").split("\n")]
+    text = "\n".join(lines)
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def split_passages(
+    text: str,
+    *,
+    source: str,
+    title: str,
+    target_chars: int = 700,
+    max_chars: int = 1200,
+) -> list[Passage]:
+    """Cut text into passages of about `target_chars`, never across a heading.
+
+    Paragraphs are merged until the target is reached; an over-long paragraph is cut at
+    sentence ends. Each passage remembers its nearest heading.
+    """
+    passages: list[Passage] = []
+    heading = ""
+    buffer: list[str] = []
+
+    def flush() -> None:
+        body = "\n".join(buffer).strip()
+        buffer.clear()
+        if body:
+            passages.append(Passage(source=source, title=title, heading=heading, text=body))
+
+    for block in _BLANK_LINES.split(text):
+        block = block.strip()
+        if not block:
+            continue
+        match = _HEADING_LINE.match(block.split("\n", 1)[0])
+        if match:
+            flush()
+            heading = match.group(2).strip()
+            rest = block.split("\n", 1)[1].strip() if "\n" in block else ""
+            if not rest:
+                continue
+            block = rest
+        for piece in _cut_long(block, max_chars):
+            if buffer and sum(len(b) for b in buffer) + len(piece) > target_chars:
+                flush()
+            buffer.append(piece)
+    flush()
+    return passages
+
+
+def _cut_long(block: str, max_chars: int) -> list[str]:
+    """Split one paragraph at sentence ends so that no piece exceeds `max_chars`."""
+    if len(block) <= max_chars:
+        return [block]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(block):
+        while len(sentence) > max_chars:  # a "sentence" with no punctuation: hard cut
+            pieces.append(sentence[:max_chars])
+            sentence = sentence[max_chars:]
+        if current and len(current) + 1 + len(sentence) > max_chars:
+            pieces.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        pieces.append(current)
+    return pieces

@@ -1,0 +1,93 @@
+"""Prompts for the model path (MCP sampling), in the style of the paper's search agent.
+
+The search agent is a helper on the blackboard: it reads a request the main agent posted,
+decides by itself whether it can help (general knowledge only, never the lake's files),
+then searches in rounds, each round a query whose top pages it reads, and answers with
+the sources it used. Every prompt asks for one JSON object; `parse_json_object` is lenient
+about fences and surrounding prose, and callers fall back to the offline path when a
+reply cannot be used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+SYSTEM = (
+    "You are the search agent in a multi-agent blackboard system for data science. A main agent "
+    "solves a data science problem over a data lake; when it lacks information it posts a request on "
+    "the blackboard, and helper agents decide on their own whether to answer. File agents handle the "
+    "lake's data files. You handle requests that need general or domain knowledge that no data file "
+    "holds: what a term means, how an index or metric is computed, which method, formula, unit, scale "
+    "or standard applies. You search {where} and answer only from what you find. Always reply with a "
+    "single JSON object and nothing else."
+)
+
+DECIDE = """The main agent posted this request on the blackboard:
+request: {request}
+reason: {reason}
+
+You can search {where}.{documents}
+
+Decide whether you can help. Help only if answering needs general or domain knowledge (definitions, \
+methods, formulas, how something is computed, what a term or field means) that you can find by searching. \
+Do not help if the request asks to find, load or inspect data files, datasets, tables, columns or values \
+in the data lake: the file agents do that.
+
+Reply with JSON: {{"can_help": true or false, "reason": "one sentence", "confidence": a number from 0 to 1}}"""
+
+FIRST_QUERY = """Request from the main agent:
+request: {request}
+reason: {reason}
+
+You search {where}. Write the first search query that is most likely to find pages answering the request.
+
+Reply with JSON: {{"query": "the search query"}}"""
+
+NEXT_STEP = """Request from the main agent:
+request: {request}
+reason: {reason}
+
+Queries so far: {queries}
+
+What the searches found (numbered sources):
+{findings}
+
+Round {round} of at most {rounds}. If the findings answer the request, write the answer now. Otherwise write \
+a new query different from the previous ones.{final_note}
+
+Reply with JSON, either
+{{"action": "answer", "answer": "the answer, using only the findings", "sources": [numbers of the sources used], "confidence": a number from 0 to 1}}
+or
+{{"action": "search", "query": "the next search query"}}"""
+
+FINAL_NOTE = " This is the last round: you must answer now, saying plainly what the findings do not cover."
+
+
+def format_documents(titles: list[str], limit: int = 30) -> str:
+    if not titles:
+        return ""
+    shown = "; ".join(titles[:limit]) + ("; ..." if len(titles) > limit else "")
+    return f"\nThe documents you can search: {shown}."
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in a model reply (fenced, bare or amid prose), or None."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _end = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def as_confidence(value: Any, default: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return min(1.0, max(0.0, number))

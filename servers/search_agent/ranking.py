@@ -1,0 +1,102 @@
+"""TF-IDF ranking of passages against a request (scikit-learn, imported lazily).
+
+The same `PassageRanker` scores the local document index and the passages of fetched web
+pages, so scores mean the same thing whatever the backend: cosine similarity in [0, 1].
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from servers.search_agent.documents import Passage
+
+_TOKEN = r"(?u)\b[^\W_][\w.]*[^\W_]\b"  # words of 2+ characters, "pm2.5" kept whole
+_WORD = re.compile(_TOKEN)
+
+
+def _vectorizer() -> Any:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    # Unigrams and bigrams: bigrams reward passages that keep a request's phrases together.
+    return TfidfVectorizer(
+        stop_words="english",
+        sublinear_tf=True,
+        ngram_range=(1, 2),
+        token_pattern=_TOKEN,
+        lowercase=True,
+    )
+
+
+class PassageRanker:
+    """Cosine similarity between texts and a fixed set of passages."""
+
+    def __init__(self, passages: Sequence[Passage]) -> None:
+        self.passages = list(passages)
+        self._vectorizer: Any = None
+        self._matrix: Any = None
+        if self.passages:  # sklearn is imported only when there is something to rank
+            self._vectorizer = _vectorizer()
+            try:
+                self._matrix = self._vectorizer.fit_transform([p.indexed_text() for p in self.passages])
+            except ValueError:  # every passage is stop words only: nothing to rank by
+                self._matrix = None
+
+    def scores(self, text: str) -> list[float]:
+        """Similarity of `text` to every passage, in passage order."""
+        if self._matrix is None or not text.strip():
+            return [0.0] * len(self.passages)
+        query = self._vectorizer.transform([text])
+        return [float(s) for s in (self._matrix @ query.T).toarray().ravel()]
+
+    def rank(self, text: str, limit: int | None = None) -> list[tuple[Passage, float]]:
+        """Passages most similar to `text` first, zero scores left out."""
+        scored = [(p, s) for p, s in zip(self.passages, self.scores(text)) if s > 0.0]
+        scored.sort(key=lambda item: item[1], reverse=True)
+        return scored[:limit] if limit is not None else scored
+
+    def known_terms(self, text: str) -> list[str]:
+        """Words of `text` (stop words excluded) that occur in at least one passage."""
+        if self._matrix is None:
+            return []
+        analyzer = self._vectorizer.build_analyzer()
+        vocabulary = self._vectorizer.vocabulary_
+        return [term for term in dict.fromkeys(analyzer(text)) if " " not in term and term in vocabulary]
+
+    def expansion_terms(self, text: str, top: Sequence[Passage], limit: int = 4) -> list[str]:
+        """Characteristic words of the best passages that `text` lacks (pseudo-relevance feedback)."""
+        if self._matrix is None or not top:
+            return []
+        index = {_key(p): i for i, p in enumerate(self.passages)}
+        rows = [index[_key(p)] for p in top if _key(p) in index]
+        if not rows:
+            return []
+        weights = self._matrix[rows].sum(axis=0).A1
+        features = self._vectorizer.get_feature_names_out()
+        have = set(content_words(text))
+        terms: list[str] = []
+        for i in weights.argsort()[::-1]:
+            term = str(features[i])
+            if weights[i] <= 0 or len(terms) >= limit:
+                break
+            if " " in term or term in have or term.isdigit() or len(term) < 3:
+                continue
+            terms.append(term)
+        return terms
+
+
+def _key(passage: Passage) -> tuple[str, str, str]:
+    return passage.source, passage.heading, passage.text
+
+
+# Words that phrase a request rather than say what it is about (kept out of keyword queries).
+PHRASING_WORDS = frozenset({"does", "did", "mean", "means", "need", "needs", "want", "tell", "know", "like", "help"})
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of `text` without stop or phrasing words, in order, deduplicated."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = (w.lower() for w in _WORD.findall(text))
+    return list(dict.fromkeys(w for w in words if w not in ENGLISH_STOP_WORDS and w not in PHRASING_WORDS))
