@@ -222,26 +222,21 @@ class ChatProvider:
     ) -> tuple[LLMError, bool]:
         """The error to raise if this was the last attempt, and whether retrying makes sense."""
         where = f"{self.settings.effective_base_url} (model {self.settings.model})"
-        if status == 429:
-            limit = self.settings.retry.max_retry_after
-            if retry_after is not None and retry_after > limit:
-                # A quota that resets in hours is not worth waiting for inside a run.
-                return LLMRateLimitError(
-                    f"The LLM endpoint {where} is rate limiting and asks to wait {retry_after:.0f}s, "
-                    f"longer than the {limit:.0f}s Lakeboard waits: {detail}",
-                    status=429,
-                    attempts=attempt,
-                ), False
-            return LLMRateLimitError(
-                f"The LLM endpoint {where} is still rate limiting after {attempt} attempt(s): {detail}",
-                status=429,
+        kind = LLMRateLimitError if status == 429 else LLMUnavailableError
+        limit = self.settings.retry.max_retry_after
+        if retry_after is not None and retry_after > limit:
+            # A quota that resets in hours is not worth waiting for inside a run.
+            return kind(
+                f"The LLM endpoint {where} answered HTTP {status} and asks to wait {retry_after:.0f}s, "
+                f"longer than the {limit:.0f}s Lakeboard waits: {detail}",
+                status=status,
                 attempts=attempt,
-            ), True
-        return LLMUnavailableError(
-            f"The LLM endpoint {where} kept failing with HTTP {status} after {attempt} attempt(s): {detail}",
-            status=status,
-            attempts=attempt,
-        ), True
+            ), False
+        if status == 429:
+            sentence = f"The LLM endpoint {where} is still rate limiting after {attempt} attempt(s): {detail}"
+        else:
+            sentence = f"The LLM endpoint {where} kept failing with HTTP {status} after {attempt} attempt(s): {detail}"
+        return kind(sentence, status=status, attempts=attempt), True
 
     async def _status_error(self, exc: openai.APIStatusError, attempt: int, *, listing: bool = False) -> LLMError:
         status, detail = exc.status_code, _error_detail(exc)

@@ -8,7 +8,7 @@ import random
 import time
 from collections.abc import Mapping
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 # Transient statuses: timeout, conflict, rate limit and every server-side error.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -20,6 +20,8 @@ def is_retryable_status(status: int) -> bool:
 
 class RetryPolicy(BaseModel):
     """Bounded exponential backoff with jitter; a server's Retry-After wins over the formula."""
+
+    model_config = ConfigDict(extra="forbid")  # a typo in the config file is an error
 
     max_attempts: int = Field(5, ge=1, description="attempts in total, the first one included")
     base_delay: float = Field(1.0, ge=0.0, description="seconds before the first retry")

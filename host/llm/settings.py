@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from host.llm.errors import LLMConfigError
 from host.llm.retry import RetryPolicy
@@ -54,6 +54,8 @@ _FILE_SETTINGS = frozenset(
 
 class LLMSettings(BaseModel):
     """One resolved LLM configuration. `sources` says where each setting came from."""
+
+    model_config = ConfigDict(extra="forbid")
 
     model: str = Field(min_length=1)
     base_url: str | None = Field(None, description="None means OpenAI's own endpoint")
@@ -205,8 +207,9 @@ def _validation_sentence(exc: ValidationError, sources: Mapping[str, str]) -> st
     parts = []
     for err in exc.errors():
         name = str(err["loc"][0]) if err["loc"] else "settings"
+        where = ".".join(str(p) for p in err["loc"]) or name
         origin = sources.get(name, "default")
         # Never echo the input of api_key; other inputs help the user fix the typo.
         shown = "" if name == "api_key" else f" (got {err.get('input')!r})"
-        parts.append(f"{name} from {origin}: {err['msg']}{shown}")
+        parts.append(f"{where} from {origin}: {err['msg']}{shown}")
     return "Invalid LLM settings: " + "; ".join(parts) + "."

@@ -102,12 +102,15 @@ async def test_persistent_500_gives_up_after_max_attempts(scripted_llm):
 
 
 async def test_too_long_retry_after_is_not_waited_for(scripted_llm):
-    scripted_llm.add(HTTPError(429, headers={"Retry-After": "3600"}, body={"error": {"message": "quota"}}), "never")
+    scripted_llm.add(HTTPError(429, headers={"Retry-After": "3600"}, body={"error": {"message": "quota"}}))
     async with ChatProvider(scripted_llm.settings()) as llm:
         started = time.monotonic()
-        with pytest.raises(LLMRateLimitError, match="asks to wait 3600s"):
+        with pytest.raises(LLMRateLimitError, match="HTTP 429 and asks to wait 3600s"):
             await llm.complete(MESSAGES)
-    assert time.monotonic() - started < 2 and len(scripted_llm.chat_requests) == 1
+        scripted_llm.add(HTTPError(503, headers={"Retry-After": "600"}))
+        with pytest.raises(LLMUnavailableError, match="HTTP 503 and asks to wait 600s"):
+            await llm.complete(MESSAGES)
+    assert time.monotonic() - started < 2 and len(scripted_llm.chat_requests) == 2
 
 
 async def test_401_is_a_clear_error_without_retry():

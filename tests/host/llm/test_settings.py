@@ -93,6 +93,10 @@ def test_config_file_errors_are_clear(tmp_path, xdg):
     typo.write_text('model = "m"\nmodle = "x"\n')
     with pytest.raises(LLMConfigError, match="unknown keys modle"):
         LLMSettings.resolve(None, env=xdg, config_path=typo)
+    retry_typo = tmp_path / "retry.toml"
+    retry_typo.write_text('model = "m"\n[retry]\nmax_atempts = 3\n')
+    with pytest.raises(LLMConfigError, match=f"retry.max_atempts from config {retry_typo}: Extra inputs"):
+        LLMSettings.resolve(None, env=xdg, config_path=retry_typo)
 
 
 def test_invalid_values_name_their_origin(xdg):

@@ -1,0 +1,96 @@
+"""The host's sampling handler answering a real fastmcp server over stdio.
+
+Chain under test: fastmcp Client --stdio--> tests/support/sampling_server.py, whose tool
+sends sampling/createMessage back --> SamplingHandler --> ChatProvider --HTTP--> ScriptedLLM.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from fastmcp.exceptions import ToolError
+
+from host.llm import ChatProvider, Usage
+from host.sampling import SamplingHandler
+from tests.support.scripted_llm import HTTPError, Reply, ScriptedLLM, count_tokens, prompt_tokens
+
+SERVER = Path(__file__).resolve().parents[2] / "support" / "sampling_server.py"
+
+
+def probe_client(provider: ChatProvider, label: str = "sampling:probe") -> Client:
+    transport = StdioTransport(command=sys.executable, args=[str(SERVER)])
+    # Sampling needs the handshake era: fastmcp 4 servers have no back-channel in the modern one.
+    return Client(transport, sampling_handler=SamplingHandler(provider, label=label), mode="legacy", timeout=60)
+
+
+async def test_server_borrows_the_hosts_model(scripted_llm):
+    scripted_llm.route(
+        "You are file agent 7",
+        lambda req: f"I read: {req['messages'][-1]['content']}",
+    )
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        async with probe_client(llm) as client:
+            result = await client.call_tool(
+                "ask",
+                {
+                    "question": "Which file has rainfall?",
+                    "system_prompt": "You are file agent 7.\nYour files: rain.csv",
+                    "temperature": 0.3,
+                    "max_tokens": 100,
+                    "history": ["Hello", "Hi, how can I help?"],
+                },
+            )
+        usage = llm.usage_by_label["sampling:probe"]
+    assert result.structured_content == {
+        "text": "I read: Which file has rainfall?",
+        "model": "scripted-model",
+        "stop_reason": "endTurn",
+    }
+    [req] = scripted_llm.requests_for("You are file agent 7")
+    assert req.messages == [
+        {"role": "system", "content": "You are file agent 7.\nYour files: rain.csv"},
+        {"role": "user", "content": "Hello"},
+        {"role": "assistant", "content": "Hi, how can I help?"},
+        {"role": "user", "content": "Which file has rainfall?"},
+    ]
+    assert (req.temperature, req.max_tokens) == (0.3, 100)
+    expected = prompt_tokens(req.messages)
+    completion = count_tokens("I read: Which file has rainfall?")
+    assert usage == Usage(prompt_tokens=expected, completion_tokens=completion, total_tokens=expected + completion, calls=1)
+
+
+async def test_defaults_and_cap_come_from_the_host_settings(scripted_llm):
+    scripted_llm.add(Reply("cut sho", finish_reason="length"), "second")
+    async with ChatProvider(scripted_llm.settings(max_tokens=50, temperature=0.2)) as llm:
+        async with probe_client(llm) as client:
+            first = await client.call_tool("ask", {"question": "q", "max_tokens": 4000})
+            second = await client.call_tool("ask", {"question": "q2", "max_tokens": 10})
+    assert first.structured_content["stop_reason"] == "maxTokens"
+    assert second.structured_content["text"] == "second"
+    one, two = scripted_llm.chat_requests
+    assert (one.temperature, one.max_tokens) == (0.2, 50)  # no server temperature; capped at the host's 50
+    assert two.max_tokens == 10
+    assert one.messages == [{"role": "user", "content": "q"}]  # no system prompt sent when none given
+    assert llm.usage.calls == 2
+
+
+async def test_llm_errors_reach_the_server_as_sentences():
+    with ScriptedLLM(["unused"], api_key="the-right-key") as server:
+        async with ChatProvider(server.settings(api_key="wrong")) as llm:
+            async with probe_client(llm) as client:
+                with pytest.raises(ToolError, match="rejected the API key"):
+                    await client.call_tool("ask", {"question": "q"})
+        assert len(server.chat_requests) == 1
+
+
+async def test_transient_errors_are_retried_inside_one_sampling_request(scripted_llm):
+    scripted_llm.add(HTTPError(429, headers={"Retry-After": "0.1"}), HTTPError(502), "recovered")
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        async with probe_client(llm, label="sampling:search") as client:
+            result = await client.call_tool("ask", {"question": "q"})
+    assert result.structured_content["text"] == "recovered"
+    assert llm.usage_by_label["sampling:search"].retries == 2
