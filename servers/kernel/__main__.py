@@ -1,0 +1,40 @@
+"""`python -m servers.kernel --lake DIR [--workdir DIR]`: the sandboxed kernel MCP server."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from servers.kernel.config import parse_args
+from servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    config, options = parse_args(argv)
+    log = logging.getLogger("servers.kernel")
+    if config.unsafe_no_sandbox:
+        log.warning(UNSAFE_WARNING)
+    else:
+        problem = bwrap_problem()
+        if problem is not None:
+            print(
+                f"lakeboard kernel server: refusing to start without a sandbox: {problem}.\n"
+                "Install bubblewrap, or pass --unsafe-no-sandbox to run the kernel unconfined "
+                "(every result will say so).",
+                file=sys.stderr,
+            )
+            return 2
+    from servers.kernel.server import create_server
+
+    server = create_server(config)
+    log.info("lake %s (read-only), workdir %s", config.lake, config.workdir)
+    if options.transport == "stdio":
+        server.run(transport="stdio", show_banner=False)
+    else:
+        server.run(transport="http", host=options.host, port=options.port, show_banner=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

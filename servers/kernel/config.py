@@ -1,0 +1,91 @@
+"""Kernel server settings: the lake, the scratch directory and the sandbox's limits."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+
+class KernelConfig(BaseModel):
+    lake: Path = Field(description="lake folder, mounted read-only at the same absolute path")
+    workdir: Path = Field(description="the kernel's writable scratch directory and cwd")
+    memory_mb: int = Field(2048, ge=256, description="address-space limit of each kernel process")
+    cpu_seconds: int = Field(3600, ge=1, description="CPU-time budget of one kernel process")
+    max_procs: int = Field(256, ge=16, description="processes and threads the sandbox may hold")
+    file_size_mb: int = Field(4096, ge=1, description="largest file the kernel may write")
+    tmp_mb: int = Field(512, ge=16, description="size of the sandbox's in-memory /tmp")
+    timeout_s: float = Field(120.0, gt=0, description="default wall-clock timeout of one cell")
+    interrupt_grace_s: float = Field(3.0, gt=0, description="wait after an interrupt before restarting")
+    max_output_chars: int = Field(20_000, ge=200, description="per stream and per text output")
+    startup_timeout_s: float = Field(30.0, gt=0)
+    unsafe_no_sandbox: bool = False
+
+    @field_validator("lake", "workdir")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        return Path(os.path.abspath(value.expanduser()))
+
+    @model_validator(mode="after")
+    def _check_paths(self) -> KernelConfig:
+        if not self.lake.is_dir():
+            raise ValueError(f"the lake {self.lake} is not a directory")
+        if self.lake.resolve() == Path("/"):
+            raise ValueError("the lake cannot be '/': that would expose the whole machine to the kernel")
+        if self.workdir.resolve() == self.lake.resolve() or self.lake.resolve() in self.workdir.resolve().parents:
+            raise ValueError(f"the workdir {self.workdir} must not be inside the lake (the lake stays read-only)")
+        return self
+
+
+class ServerOptions(BaseModel):
+    transport: Literal["stdio", "http"] = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8765
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptions]:
+    parser = argparse.ArgumentParser(
+        prog="python -m servers.kernel",
+        description="Sandboxed Jupyter kernel as an MCP server (bubblewrap: read-only lake, no network).",
+    )
+    parser.add_argument("--lake", required=True, type=Path, help="lake folder (read-only inside the kernel)")
+    parser.add_argument(
+        "--workdir", type=Path, default=None,
+        help="writable scratch directory, the kernel's cwd (default: a new temporary directory)",
+    )
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    defaults = KernelConfig.model_fields
+    parser.add_argument("--memory-mb", type=int, default=defaults["memory_mb"].default)
+    parser.add_argument("--cpu-seconds", type=int, default=defaults["cpu_seconds"].default)
+    parser.add_argument("--max-procs", type=int, default=defaults["max_procs"].default)
+    parser.add_argument("--file-size-mb", type=int, default=defaults["file_size_mb"].default)
+    parser.add_argument("--tmp-mb", type=int, default=defaults["tmp_mb"].default)
+    parser.add_argument("--timeout-s", type=float, default=defaults["timeout_s"].default,
+                        help="default wall-clock timeout of one cell")
+    parser.add_argument("--max-output-chars", type=int, default=defaults["max_output_chars"].default)
+    parser.add_argument(
+        "--unsafe-no-sandbox", action="store_true",
+        help="run the kernel without bubblewrap (full access to this machine); every result says so",
+    )
+    args = parser.parse_args(argv)
+    workdir = args.workdir
+    if workdir is None:
+        import tempfile
+
+        workdir = Path(tempfile.mkdtemp(prefix="lakeboard-work-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        config = KernelConfig(
+            lake=args.lake, workdir=workdir, memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
+            max_procs=args.max_procs, file_size_mb=args.file_size_mb, tmp_mb=args.tmp_mb,
+            timeout_s=args.timeout_s, max_output_chars=args.max_output_chars,
+            unsafe_no_sandbox=args.unsafe_no_sandbox,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    return config, ServerOptions(transport=args.transport, host=args.host, port=args.port)

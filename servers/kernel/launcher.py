@@ -1,0 +1,107 @@
+"""Kernel launcher: runs *inside* the sandbox, sets resource limits, then becomes ipykernel.
+
+This file is bind-mounted read-only into the sandbox on its own, so it must import nothing
+from Lakeboard: only the standard library and ipykernel. The limits are set here, in the
+process that becomes the kernel, so every process the kernel's code starts inherits them.
+
+Usage (inside the sandbox):
+    python launcher.py --memory-mb 2048 --cpu-seconds 600 --max-procs 256 --file-size-mb 1024 \
+        -- -f /path/to/connection.json [ipykernel options]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+
+MB = 1024 * 1024
+
+
+def _set_limit(kind: int, soft: int, hard: int | None = None) -> None:
+    hard = soft if hard is None else hard
+    _, current_hard = resource.getrlimit(kind)
+    # An unprivileged process cannot raise its hard limit: never ask for more than allowed.
+    if current_hard != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current_hard), min(hard, current_hard)
+    resource.setrlimit(kind, (soft, hard))
+
+
+def apply_limits(memory_mb: int, cpu_seconds: int, max_procs: int, file_size_mb: int) -> None:
+    """Address-space, CPU-time, process-count, file-size and core-dump limits."""
+    _set_limit(resource.RLIMIT_AS, memory_mb * MB)
+    # SIGXCPU at the soft limit kills the kernel (the server then restarts it); the hard
+    # limit, a little later, is SIGKILL in case the signal is caught.
+    _set_limit(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 5)
+    if max_procs > 0:  # 0: not set (unsandboxed, it would count all of the user's processes)
+        _set_limit(resource.RLIMIT_NPROC, max_procs)
+    _set_limit(resource.RLIMIT_FSIZE, file_size_mb * MB)
+    _set_limit(resource.RLIMIT_CORE, 0)
+
+
+def describe_variables(limit: int = 500) -> str:
+    """JSON list of the user's variables (name, type, shape, length, dtype, short repr).
+
+    Called by the server through a silent execute's user_expressions, so it adds nothing to
+    the user's namespace or history.
+    """
+    import json
+    import reprlib
+    import types
+
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    hidden = shell.user_ns_hidden
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = 120
+    rows = []
+    for name, value in list(shell.user_ns.items()):
+        if name.startswith("_") or name in hidden or isinstance(value, types.ModuleType):
+            continue
+        kind = type(value)
+        row = {"name": name, "type": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")}
+        try:
+            shape = getattr(value, "shape", None)
+            if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape):
+                row["shape"] = [int(d) for d in shape]
+            elif hasattr(value, "__len__") and not isinstance(value, type):
+                row["length"] = len(value)
+            dtype = getattr(value, "dtype", None)
+            if dtype is not None and not callable(dtype):
+                row["dtype"] = str(dtype)
+            row["preview"] = short.repr(value)[:240]
+        except Exception as exc:  # a broken __repr__ or property must not break the listing
+            row["preview"] = f"<unavailable: {type(exc).__name__}>"
+        rows.append(row)
+        if len(rows) >= limit:
+            break
+    return json.dumps(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--" in argv:
+        cut = argv.index("--")
+        own, kernel_argv = argv[:cut], argv[cut + 1 :]
+    else:
+        own, kernel_argv = argv, []
+    parser = argparse.ArgumentParser(prog="lakeboard-kernel-launcher")
+    parser.add_argument("--memory-mb", type=int, required=True)
+    parser.add_argument("--cpu-seconds", type=int, required=True)
+    parser.add_argument("--max-procs", type=int, required=True)
+    parser.add_argument("--file-size-mb", type=int, required=True)
+    args = parser.parse_args(own)
+    apply_limits(args.memory_mb, args.cpu_seconds, args.max_procs, args.file_size_mb)
+
+    # The server reaches describe_variables() under this name.
+    sys.modules["lakeboard_kernel_launcher"] = sys.modules[__name__]
+    # Become the kernel in this very process (no second interpreter start-up).
+    from ipykernel.kernelapp import IPKernelApp
+
+    sys.argv = ["ipykernel"] + kernel_argv
+    IPKernelApp.launch_instance(argv=kernel_argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""The kernel MCP server: a sandboxed Jupyter kernel behind a few tools.
+
+Tools: execute, interrupt, restart, variables, save_notebook.
+Resources: kernel://notebook.ipynb (the session so far), kernel://sandbox (the policy).
+"""
+
+
+import logging
+import os
+from pathlib import Path
+from typing import Annotated
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.lifespan import lifespan
+from fastmcp.tools.base import ToolResult
+from mcp_types import ImageContent, TextContent, ToolAnnotations
+from pydantic import Field
+
+from schemas.execution import (
+    ExecutionResult,
+    KernelActionResult,
+    NotebookSaved,
+    SandboxPolicy,
+    VariablesResult,
+)
+from servers.kernel.config import KernelConfig
+from servers.kernel.outputs import IMAGE_TYPES
+from servers.kernel.session import KernelSession, KernelStartError
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """\
+A Python (IPython) kernel with notebook semantics: variables persist between `execute` calls.
+The lake is mounted read-only at its real absolute path; the working directory (cwd) is the
+only writable place. There is no network. Each cell has a wall-clock timeout; long outputs are
+truncated. Read kernel://sandbox for the exact limits."""
+
+
+def render_text(result: ExecutionResult) -> str:
+    """The result as plain text, for models that read the content rather than the structure."""
+    parts: list[str] = []
+    if result.stdout:
+        parts.append(result.stdout.rstrip("\n"))
+    if result.stderr:
+        parts.append("[stderr]\n" + result.stderr.rstrip("\n"))
+    for item in result.display:
+        text = item.data.get("text/plain")
+        if text and not any(mime in item.data for mime in IMAGE_TYPES):
+            parts.append(str(text))
+    if result.result is not None:
+        parts.append(f"Out[{result.execution_count}]: {result.result}")
+    if result.error is not None:
+        tb = "\n".join(result.error.traceback)
+        parts.append(f"{result.error.name}: {result.error.value}" + (f"\n{tb}" if tb else ""))
+    if result.warning:
+        parts.append(f"[warning] {result.warning}")
+    return "\n".join(parts) if parts else "(no output)"
+
+
+def to_tool_result(result: ExecutionResult) -> ToolResult:
+    content: list[TextContent | ImageContent] = [TextContent(type="text", text=render_text(result))]
+    for item in result.display:
+        for mime in IMAGE_TYPES:
+            data = item.data.get(mime)
+            if isinstance(data, str):
+                content.append(ImageContent(type="image", data=data.replace("\n", ""), mime_type=mime))
+    return ToolResult(content=content, structured_content=result.model_dump(mode="json"))
+
+
+def create_server(config: KernelConfig) -> FastMCP:
+    session = KernelSession(config)
+
+    @lifespan
+    async def kernel_lifespan(server: FastMCP) -> object:
+        session.start_in_background()
+        try:
+            yield {"kernel": session}
+        finally:
+            await session.shutdown()
+
+    mcp = FastMCP("lakeboard-kernel", instructions=INSTRUCTIONS, lifespan=kernel_lifespan)
+
+    @mcp.tool(
+        output_schema=ExecutionResult.model_json_schema(mode="serialization"),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+    )
+    async def execute(
+        code: Annotated[str, Field(description="Python source of one cell (IPython syntax)")],
+        timeout_s: Annotated[
+            float | None,
+            Field(gt=0, le=24 * 3600, description=f"wall-clock limit for this cell (default {config.timeout_s:g} s)"),
+        ] = None,
+    ) -> ToolResult:
+        """Run a cell in the kernel; variables persist across calls. Returns stdout, stderr, the
+        last expression's repr, rich displays (images as image content), and any error."""
+        try:
+            result = await session.execute(code, timeout_s)
+        except KernelStartError as exc:
+            raise ToolError(str(exc)) from exc
+        return to_tool_result(result)
+
+    @mcp.tool
+    async def interrupt() -> KernelActionResult:
+        """Interrupt the running cell (KeyboardInterrupt); variables are kept."""
+        return await _guard(session.interrupt())
+
+    @mcp.tool
+    async def restart() -> KernelActionResult:
+        """Restart the kernel: all variables are lost (the recorded notebook is kept)."""
+        return await _guard(session.restart())
+
+    @mcp.tool
+    async def variables() -> VariablesResult:
+        """List the user's variables: name, type, shape or length, dtype and a short preview."""
+        try:
+            return await _guard(session.variables())
+        except (TimeoutError, RuntimeError) as exc:
+            raise ToolError(str(exc)) from exc
+
+    @mcp.tool
+    async def save_notebook(
+        path: Annotated[str, Field(description="where to write the .ipynb; relative paths are under the workdir")],
+    ) -> NotebookSaved:
+        """Save every executed cell and its outputs so far as a Jupyter notebook (.ipynb)."""
+        target = _notebook_path(path, config)
+        written = session.notebook.save(target)
+        return NotebookSaved(path=str(written), cells=session.notebook.cell_count,
+                             sandboxed=session.sandboxed, warning=session.warning)
+
+    @mcp.resource("kernel://notebook.ipynb", mime_type="application/x-ipynb+json")
+    def notebook() -> str:
+        """The session so far as a Jupyter notebook (nbformat 4)."""
+        return session.notebook.to_json()
+
+    @mcp.resource("kernel://sandbox", mime_type="application/json")
+    def sandbox() -> str:
+        """What the kernel may do: lake (read-only), workdir, network, limits."""
+        policy: SandboxPolicy = session.policy()
+        return policy.model_dump_json(indent=1)
+
+    return mcp
+
+
+async def _guard(awaitable):  # type: ignore[no-untyped-def]
+    try:
+        return await awaitable
+    except KernelStartError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _notebook_path(path: str, config: KernelConfig) -> Path:
+    if not path.strip():
+        raise ToolError("Give a file path ending in .ipynb.")
+    target = Path(path).expanduser()
+    if not target.is_absolute():
+        target = config.workdir / target
+    target = Path(os.path.abspath(target))
+    if target.suffix != ".ipynb":
+        raise ToolError(f"The notebook path must end in .ipynb (got {target.name!r}).")
+    lake = config.lake.resolve()
+    resolved = target.parent.resolve() / target.name
+    if resolved == lake or lake in resolved.parents:
+        raise ToolError(f"Cannot write into the lake ({lake}): it is read-only. Save under the workdir instead.")
+    if not target.parent.is_dir():
+        raise ToolError(f"The directory {target.parent} does not exist.")
+    return target

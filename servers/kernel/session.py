@@ -1,0 +1,548 @@
+"""One kernel session: lifecycle (jupyter_client's KernelManager) and cells (its client).
+
+All kernel traffic goes through an AsyncKernelClient on the server's event loop, over ZMQ
+`ipc` sockets (Unix sockets in a directory the sandbox shares with the server: TCP cannot
+cross the sandbox's empty network namespace). Reads wait on the sockets themselves, so a
+trivial cell costs one round trip, no polling sleeps; the loop only wakes every
+`LIVENESS_S` when the kernel is silent, to notice a dead kernel or a restart request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+from schemas.execution import (
+    ExecutionError,
+    ExecutionResult,
+    KernelActionResult,
+    SandboxPolicy,
+    VariableInfo,
+    VariablesResult,
+)
+from servers.kernel.cgroup import PidsCgroup
+from servers.kernel.config import KernelConfig
+from servers.kernel.notebook import NotebookRecorder
+from servers.kernel.outputs import CellOutputs
+from servers.kernel.sandbox import UNSAFE_WARNING, SandboxLayout, kernel_environment
+
+log = logging.getLogger(__name__)
+
+KERNEL_NAME = "lakeboard-sandbox"
+LIVENESS_S = 0.25  # how often a silent wait checks that the kernel is alive
+OUTPUT_FLOOD_FACTOR = 50  # interrupt a cell that prints this many times the output limit
+VARIABLES_TIMEOUT_S = 15.0
+VARIABLES_EXPR = "__import__('lakeboard_kernel_launcher').describe_variables()"
+
+
+class KernelStartError(RuntimeError):
+    """The kernel could not be started (the message says why)."""
+
+
+class KernelSession:
+    def __init__(self, config: KernelConfig) -> None:
+        self.config = config
+        self.sandboxed = not config.unsafe_no_sandbox
+        self.notebook = NotebookRecorder()
+        self._exec_lock = asyncio.Lock()
+        self._life_lock = asyncio.Lock()
+        self._start_task: asyncio.Task[float] | None = None
+        self._km: Any = None  # AsyncKernelManager
+        self._kc: Any = None  # AsyncKernelClient
+        self._generation = 0  # bumped by every (re)start
+        self._cell_running = False
+        self._restart_requested = False
+        self._state_dir: Path | None = None
+        self._log_file: Any = None
+        self._cgroup: PidsCgroup | None = None
+        self.last_startup_s: float | None = None
+
+    # -- policy and warnings -----------------------------------------------------------------
+    @property
+    def process_limit(self) -> str:
+        if self._cgroup is not None:
+            return "cgroup"
+        # RLIMIT_NPROC never binds root; unsafe mode does not set it (no user namespace).
+        return "rlimit" if self.sandboxed and os.geteuid() != 0 else "none"
+
+    @property
+    def warning(self) -> str | None:
+        return None if self.sandboxed else UNSAFE_WARNING
+
+    def policy(self) -> SandboxPolicy:
+        notes = [self.warning] if self.warning else []
+        if self._start_task is not None and self.process_limit == "none":
+            notes.append(
+                "The process-count limit cannot be enforced here (the server runs as root and no pids "
+                "cgroup is writable)."
+            )
+        c = self.config
+        return SandboxPolicy(
+            sandboxed=self.sandboxed, mechanism="bubblewrap" if self.sandboxed else "none",
+            lake=str(c.lake), workdir=str(c.workdir), network=not self.sandboxed,
+            memory_mb=c.memory_mb, cpu_seconds=c.cpu_seconds, max_procs=c.max_procs,
+            process_limit=self.process_limit,  # type: ignore[arg-type]
+            file_size_mb=c.file_size_mb, tmp_mb=c.tmp_mb, timeout_s=c.timeout_s,
+            max_output_chars=c.max_output_chars, warning=" ".join(notes) or None,
+        )
+
+    def _warn(self, *notes: str | None) -> str | None:
+        parts = [n for n in (*notes, self.warning) if n]
+        return " ".join(parts) or None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start_in_background(self) -> None:
+        """Start the kernel without blocking the MCP handshake; `execute` waits for it."""
+        if self._start_task is None:
+            self._start_task = asyncio.get_running_loop().create_task(self._first_start())
+
+    async def ready(self) -> None:
+        self.start_in_background()
+        assert self._start_task is not None
+        try:
+            await asyncio.shield(self._start_task)
+        except KernelStartError:
+            raise
+        except Exception as exc:  # pragma: no cover - unexpected start-up failure
+            raise KernelStartError(f"The kernel could not be started: {exc}") from exc
+
+    async def _first_start(self) -> float:
+        async with self._life_lock:
+            self._prepare()
+            return await self._launch()
+
+    def _prepare(self) -> None:
+        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import AsyncKernelManager
+
+        c = self.config
+        c.workdir.mkdir(parents=True, exist_ok=True)
+        # Short path: ZMQ ipc socket paths must fit in a Unix socket address (~107 bytes).
+        base = tempfile.gettempdir() if len(tempfile.gettempdir()) < 40 else "/tmp"
+        state = Path(tempfile.mkdtemp(prefix="lbk-", dir=base))
+        self._state_dir = state
+        ipc = state / "ipc"
+        ipc.mkdir(mode=0o700)
+        connection_file = ipc / "kernel.json"
+        layout = SandboxLayout(config=c, ipc_dir=ipc, connection_file=connection_file, etc_dir=state / "etc")
+        layout.write_identity_files()
+        self._cgroup = PidsCgroup.create(c.max_procs)
+        spec_dir = state / "kernels" / KERNEL_NAME
+        spec_dir.mkdir(parents=True)
+        spec = {
+            "argv": layout.kernel_argv(self._cgroup.procs_file if self._cgroup else None),
+            "display_name": "Lakeboard sandbox (Python)",
+            "language": "python",
+            # bwrap does not forward signals: ask the kernel to interrupt itself instead.
+            "interrupt_mode": "message",
+            "env": {},
+        }
+        (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
+        self._log_file = open(state / "kernel.log", "ab")  # noqa: SIM115 - lives as long as the kernel
+        self._km = AsyncKernelManager(
+            kernel_name=KERNEL_NAME,
+            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(state / "kernels")]),
+            transport="ipc",
+            ip=str(ipc / "k"),
+            connection_file=str(connection_file),
+        )
+        log.info(
+            "kernel sandbox: %s; process limit: %s; state in %s",
+            "bubblewrap" if self.sandboxed else "NONE (--unsafe-no-sandbox)", self.process_limit, state,
+        )
+
+    def _launch_env(self) -> dict[str, str]:
+        # Even bwrap gets a minimal environment: its own /proc/1/environ is readable inside.
+        if self.sandboxed:
+            return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        return kernel_environment(self.config)
+
+    async def _launch(self, restart: bool = False) -> float:
+        """Start (or kill and restart) the kernel process, then wait until it answers."""
+        started = time.perf_counter()
+        self._stop_client()
+        if restart:
+            await self._km.restart_kernel(now=True)
+        else:
+            await self._km.start_kernel(
+                env=self._launch_env(), cwd=str(self.config.workdir),
+                stdin=None, stdout=self._log_file, stderr=self._log_file,
+            )
+        self._generation += 1
+        kc = self._km.client()
+        kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
+        self._kc = kc
+        try:
+            await self._wait_ready(kc)
+        except KernelStartError:
+            self._stop_client()
+            raise
+        self.last_startup_s = time.perf_counter() - started
+        log.info("kernel ready in %.2f s", self.last_startup_s)
+        return self.last_startup_s
+
+    async def _wait_ready(self, kc: Any) -> None:
+        deadline = time.monotonic() + self.config.startup_timeout_s
+        while True:
+            if not await self._km.is_alive():
+                raise KernelStartError(f"The kernel exited while starting ({self._exit_reason()}).{self._log_tail()}")
+            if time.monotonic() > deadline:
+                raise KernelStartError(
+                    f"The kernel did not answer within {self.config.startup_timeout_s:.0f} s of starting."
+                    f"{self._log_tail()}"
+                )
+            reply = await self._shell_reply(kc, kc.kernel_info(), timeout=1.0)
+            if reply is None:
+                continue
+            try:  # the status messages of that request prove IOPub is subscribed too
+                await kc.iopub_channel.get_msg(timeout=0.5)
+            except Empty:
+                continue
+            self.notebook.set_language_info(reply["content"].get("language_info", {}))
+            await self._drain_iopub(kc)
+            return
+
+    async def _drain_iopub(self, kc: Any) -> None:
+        while True:
+            try:
+                await kc.iopub_channel.get_msg(timeout=0)
+            except Empty:
+                return
+
+    def _stop_client(self) -> None:
+        if self._kc is not None:
+            try:
+                self._kc.stop_channels()
+            except Exception:  # pragma: no cover - closing a dead client
+                log.debug("stop_channels failed", exc_info=True)
+            self._kc = None
+
+    def _exit_reason(self) -> str:
+        process = getattr(getattr(self._km, "provisioner", None), "process", None)
+        code = getattr(process, "returncode", None)
+        if code is None:
+            return "it is not running"
+        # bwrap reports a signal as 128+N; a direct child (unsafe mode) as -N.
+        signum = -code if code < 0 else code - 128 if code > 128 else None
+        if signum:
+            name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
+            if signum == signal.SIGXCPU:
+                return f"killed by {name}: it used up its CPU-time budget of {self.config.cpu_seconds} s"
+            if signum == signal.SIGKILL:
+                return f"killed by {name}"
+            return f"killed by signal {name}"
+        return f"exit status {code}"
+
+    def _log_tail(self, chars: int = 1500) -> str:
+        if self._state_dir is None:
+            return ""
+        try:
+            text = (self._state_dir / "kernel.log").read_bytes()[-chars:].decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+        return f" Kernel log: {text}" if text else ""
+
+    async def restart(self, reason: str = "restart requested") -> KernelActionResult:
+        """Kill and restart the kernel, even if a cell is running (that cell then reports it)."""
+        generation = self._generation
+        if self._cell_running:
+            self._restart_requested = True
+        async with self._exec_lock:
+            await self.ready()
+            if self._generation == generation:  # a running cell did not restart it for us
+                await self._restart_locked(reason)
+        return KernelActionResult(
+            action="restart", message="The kernel was restarted; all variables are gone.",
+            startup_s=self.last_startup_s, sandboxed=self.sandboxed, warning=self.warning,
+        )
+
+    async def _restart_locked(self, reason: str, note: bool = True) -> None:
+        async with self._life_lock:
+            await self._launch(restart=True)
+        if note:
+            self.notebook.add_note(restart_note(reason))
+
+    async def interrupt(self) -> KernelActionResult:
+        await self.ready()
+        if not self._cell_running:
+            message = "No cell was running; nothing to interrupt."
+        else:
+            await self._km.interrupt_kernel()
+            message = "Interrupt sent to the running cell."
+        return KernelActionResult(action="interrupt", message=message, sandboxed=self.sandboxed, warning=self.warning)
+
+    async def shutdown(self) -> None:
+        if self._start_task is not None and not self._start_task.done():
+            self._start_task.cancel()
+        self._stop_client()
+        if self._km is not None and self._km.has_kernel:
+            try:
+                await self._km.shutdown_kernel(now=True)
+            except Exception:  # pragma: no cover - best effort at exit
+                log.debug("shutdown_kernel failed", exc_info=True)
+        if self._log_file is not None:
+            self._log_file.close()
+        if self._cgroup is not None:
+            self._cgroup.remove()
+        if self._state_dir is not None:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+
+    # -- cells -------------------------------------------------------------------------------
+    async def execute(self, code: str, timeout_s: float | None = None) -> ExecutionResult:
+        timeout = timeout_s if timeout_s is not None else self.config.timeout_s
+        await self.ready()
+        async with self._exec_lock:
+            notes: list[str] = []
+            restarted = False
+            if not await self._km.is_alive():
+                reason = self._exit_reason()
+                await self._restart_locked(f"it had stopped: {reason}")
+                restarted = True
+                notes.append(f"The kernel had stopped ({reason}) and was restarted before this cell: "
+                             "earlier variables are lost.")
+            self._cell_running = True
+            self._restart_requested = False
+            try:
+                result = await self._run_cell(code, timeout)
+            finally:
+                self._cell_running = False
+            result.restarted |= restarted
+            result.warning = self._warn(*notes, result.warning)
+            return result
+
+    async def _run_cell(self, code: str, timeout: float) -> ExecutionResult:
+        kc = self._kc
+        hits_before = self._cgroup.limit_hits() if self._cgroup else 0
+        outputs = CellOutputs(self.config.max_output_chars)
+        notes: list[str] = []
+        started = time.perf_counter()
+        deadline = time.monotonic() + timeout
+        msg_id = kc.execute(code, silent=False, store_history=True, allow_stdin=False, stop_on_error=False)
+
+        timed_out = flooded = restarted = False
+        died: str | None = None
+        grace_deadline: float | None = None
+        idle = False
+        while not idle:
+            now = time.monotonic()
+            if grace_deadline is None and (now >= deadline or self._restart_requested):
+                if self._restart_requested:
+                    break
+                timed_out = True
+                await self._km.interrupt_kernel()
+                grace_deadline = now + self.config.interrupt_grace_s
+            if grace_deadline is not None and now >= grace_deadline:
+                break  # the interrupt was ignored
+            limit = grace_deadline if grace_deadline is not None else deadline
+            try:
+                msg = await kc.iopub_channel.get_msg(timeout=max(0.0, min(limit - now, LIVENESS_S)))
+            except Empty:
+                if not await self._km.is_alive():
+                    died = self._exit_reason()
+                    break
+                continue
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue  # left over from an earlier, abandoned cell
+            msg_type, content = msg["msg_type"], msg["content"]
+            if msg_type == "status":
+                idle = content.get("execution_state") == "idle"
+                continue
+            outputs.add(msg_type, content)
+            if not flooded and outputs.received_chars > OUTPUT_FLOOD_FACTOR * self.config.max_output_chars:
+                flooded = True
+                await self._km.interrupt_kernel()
+                grace_deadline = time.monotonic() + self.config.interrupt_grace_s
+                notes.append(
+                    f"The cell was interrupted after printing more than {outputs.received_chars:,} characters "
+                    "(far past the output limit); print less, or write large results to a file in the workdir."
+                )
+
+        error = outputs.error
+        restart_reason: str | None = None
+        if idle:
+            reply = await self._shell_reply(kc, msg_id, timeout=2.0)
+            if reply is not None and outputs.execution_count is None:
+                outputs.execution_count = reply["content"].get("execution_count")
+        else:  # the kernel died, ignored the interrupt, or a restart was requested
+            restarted = True
+            if died is not None:
+                error = ExecutionError(
+                    name="KernelDied",
+                    value=f"The kernel process stopped while running this cell ({died}); it was restarted "
+                          "and all variables are lost.",
+                )
+                restart_reason = f"it died: {died}"
+            elif self._restart_requested:
+                error = ExecutionError(name="KernelRestarted", value="The kernel was restarted on request "
+                                       "while this cell ran; all variables are lost.")
+                restart_reason = "restart requested during a cell"
+            else:
+                error = ExecutionError(
+                    name="TimeoutError",
+                    value=f"The cell ran past its {timeout:g} s limit and ignored the interrupt, so the kernel "
+                          "was restarted; all variables are lost.",
+                )
+                restart_reason = "a cell ignored the interrupt"
+            await self._restart_locked(restart_reason, note=False)
+        if flooded and idle and not timed_out:
+            error = ExecutionError(
+                name="OutputLimitExceeded",
+                value="The cell was interrupted because it printed far more than the output limit "
+                      "(variables are kept).",
+                traceback=error.traceback if error else [],
+            )
+        if timed_out and idle:
+            traceback = error.traceback if error else []
+            error = ExecutionError(
+                name="TimeoutError",
+                value=f"The cell ran past its {timeout:g} s wall-clock limit and was interrupted "
+                      "(variables are kept).",
+                traceback=traceback,
+            )
+
+        limit_hit = self._cgroup is not None and self._cgroup.limit_hits() > hits_before
+        if not restarted and (timed_out or limit_hit or _looks_like_process_limit(error)):
+            reaped = await asyncio.to_thread(self._reap_strays)
+            if reaped:
+                notes.append(f"Stopped {reaped} process(es) the cell left behind.")
+        if limit_hit or _looks_like_process_limit(error):
+            notes.append(f"The cell reached the sandbox's process limit ({self.config.max_procs}).")
+        truncation = outputs.truncation_note()
+        if truncation:
+            notes.append(truncation)
+
+        if error is not None and outputs.error is not error:
+            outputs.add("error", {"ename": error.name, "evalue": error.value, "traceback": error.traceback})
+        result = ExecutionResult(
+            stdout=outputs.streams["stdout"].text(),
+            stderr=outputs.streams["stderr"].text(),
+            result=outputs.result,
+            display=outputs.display,
+            error=error,
+            execution_count=outputs.execution_count,
+            duration_s=round(time.perf_counter() - started, 6),
+            timed_out=timed_out,
+            truncated=outputs.any_truncated,
+            restarted=restarted,
+            sandboxed=self.sandboxed,
+            warning=" ".join(notes) or None,
+        )
+        self.notebook.add_cell(
+            code, outputs.execution_count, outputs.notebook_outputs(),
+            metadata={"duration_s": result.duration_s, "timed_out": timed_out, "restarted": restarted},
+        )
+        if restart_reason is not None:
+            self.notebook.add_note(restart_note(restart_reason))
+        return result
+
+    async def _shell_reply(self, kc: Any, msg_id: str, timeout: float) -> dict[str, Any] | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                msg = await kc.shell_channel.get_msg(timeout=remaining)
+            except Empty:
+                return None
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg
+
+    def _reap_strays(self) -> int:
+        """Kill processes the kernel's code left running (e.g. a fork bomb's copies).
+
+        Everything under the kernel's process tree except the sandbox's init and the kernel
+        itself is stopped first (so nothing can fork into freed slots), then killed.
+        """
+        import psutil
+
+        process = getattr(self._km.provisioner, "process", None)
+        if process is None:
+            return 0
+        try:
+            root = psutil.Process(process.pid)
+        except psutil.Error:
+            return 0
+        stopped: dict[int, psutil.Process] = {}
+        for _ in range(50):
+            strays = [p for p in self._descendants(root) if p.pid not in stopped]
+            if not strays:
+                break
+            for proc in strays:
+                try:
+                    proc.suspend()
+                except psutil.Error:
+                    pass
+                stopped[proc.pid] = proc
+        for proc in stopped.values():
+            try:
+                proc.kill()
+            except psutil.Error:
+                pass
+        psutil.wait_procs(list(stopped.values()), timeout=2)
+        return len(stopped)
+
+    def _descendants(self, root: Any) -> list[Any]:
+        """The root's descendants, minus the kernel and (sandboxed) bwrap's init process."""
+        import psutil
+
+        try:
+            children = root.children(recursive=True)
+        except psutil.Error:
+            return []
+        keep: set[int] = set()
+        if self.sandboxed:
+            inits = [p for p in children if _safe_ppid(p) == root.pid]
+            keep.update(p.pid for p in inits)
+            kernels = [p for p in children if _safe_ppid(p) in keep]
+            if kernels:
+                keep.add(min(kernels, key=lambda p: (p.create_time(), p.pid)).pid)
+        return [p for p in children if p.pid not in keep]
+
+    # -- introspection -----------------------------------------------------------------------
+    async def variables(self) -> VariablesResult:
+        await self.ready()
+        async with self._exec_lock:
+            if not await self._km.is_alive():
+                return VariablesResult(variables=[], sandboxed=self.sandboxed,
+                                       warning=self._warn("The kernel is not running; run a cell to restart it."))
+            kc = self._kc
+            msg_id = kc.execute("", silent=True, store_history=False, user_expressions={"v": VARIABLES_EXPR})
+            reply = await self._shell_reply(kc, msg_id, timeout=VARIABLES_TIMEOUT_S)
+        if reply is None:
+            await self._km.interrupt_kernel()
+            raise TimeoutError(f"Listing variables took longer than {VARIABLES_TIMEOUT_S:g} s.")
+        value = reply["content"].get("user_expressions", {}).get("v", {})
+        if value.get("status") != "ok":
+            raise RuntimeError(f"Listing variables failed: {value.get('ename')}: {value.get('evalue')}")
+        import ast
+
+        rows = json.loads(ast.literal_eval(value["data"]["text/plain"]))
+        return VariablesResult(variables=[VariableInfo(**row) for row in rows], sandboxed=self.sandboxed,
+                               warning=self.warning)
+
+
+def restart_note(reason: str) -> str:
+    return f"*Kernel restarted ({reason}); variables defined above were lost.*"
+
+
+def _safe_ppid(proc: Any) -> int | None:
+    try:
+        return proc.ppid()
+    except Exception:
+        return None
+
+
+def _looks_like_process_limit(error: ExecutionError | None) -> bool:
+    return error is not None and (
+        error.name == "BlockingIOError" or "Resource temporarily unavailable" in error.value
+    )
