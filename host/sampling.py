@@ -5,15 +5,21 @@ through MCP sampling, and every token they spend lands in the host's usage ledge
 the handler's label.
 
     provider = ChatProvider(settings)
-    client = Client(transport, sampling_handler=SamplingHandler(provider, label="sampling:files-1"),
-                    mode="legacy")
+    client = Client(transport, sampling_handler=SamplingHandler(provider, label="sampling:files-1"))
 
-`mode="legacy"` matters: fastmcp 4 / MCP 2026-07-28 removed server-initiated requests
-(SEP-2322, sampling deprecated by SEP-2577). Under the default `mode="auto"` a fastmcp 4
-server negotiates the modern era and its `ctx.session.create_message(...)` fails with
-NoBackChannelError; the handshake era (2025-11-25) still carries sampling. With no model
-configured, pass no sampling handler at all: the client then does not advertise the
-sampling capability and servers can tell they must work offline.
+The same handler serves both MCP protocol eras, because fastmcp routes both to it:
+- handshake era (client `mode="legacy"`, protocol 2025-11-25): the server sends
+  `sampling/createMessage` while its tool call is open (`ctx.session.create_message`;
+  fastmcp 4 has no `ctx.sample`);
+- 2026-07-28 era (client `mode="auto"` against a fastmcp 4 server): there is no
+  back-channel (SEP-2322), so a server that calls `ctx.session.create_message` gets
+  NoBackChannelError; it must instead return an `InputRequiredResult` carrying the
+  sampling request, which fastmcp's client driver answers with this handler and retries.
+Which era works therefore depends on how each server asks; `mode="legacy"` is the one
+that works with servers that only know the session call.
+
+With no model configured, pass no sampling handler at all: the client then does not
+advertise the sampling capability and servers can tell they must work offline.
 """
 
 from __future__ import annotations

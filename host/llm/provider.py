@@ -228,24 +228,24 @@ class ChatProvider:
             # A quota that resets in hours is not worth waiting for inside a run.
             return kind(
                 f"The LLM endpoint {where} answered HTTP {status} and asks to wait {retry_after:.0f}s, "
-                f"longer than the {limit:.0f}s Lakeboard waits: {detail}",
+                f"longer than the {limit:.0f}s Lakeboard waits: {detail}.",
                 status=status,
                 attempts=attempt,
             ), False
         if status == 429:
-            sentence = f"The LLM endpoint {where} is still rate limiting after {attempt} attempt(s): {detail}"
+            sentence = f"The LLM endpoint {where} is still rate limiting after {attempt} attempt(s): {detail}."
         else:
-            sentence = f"The LLM endpoint {where} kept failing with HTTP {status} after {attempt} attempt(s): {detail}"
+            sentence = f"The LLM endpoint {where} kept failing with HTTP {status} after {attempt} attempt(s): {detail}."
         return kind(sentence, status=status, attempts=attempt), True
 
     async def _status_error(self, exc: openai.APIStatusError, attempt: int, *, listing: bool = False) -> LLMError:
         status, detail = exc.status_code, _error_detail(exc)
         url, model = self.settings.effective_base_url, self.settings.model
         if status in (401, 403):
-            origin = self.settings.sources.get("api_key", "no key configured")
+            origin = self._key_origin()
             what = "rejected the API key" if status == 401 else "denied access"
             return LLMAuthError(
-                f"The LLM endpoint {url} {what} (HTTP {status}; key from {origin}): {detail}. "
+                f"The LLM endpoint {url} {what} (HTTP {status}; {origin}): {detail}. "
                 "Check LAKEBOARD_LLM_API_KEY / OPENAI_API_KEY or the --api-key flag.",
                 status=status,
                 attempts=attempt,
@@ -262,15 +262,23 @@ class ChatProvider:
         body_code = getattr(exc, "code", None) or ""
         if status == 400 and ("context_length" in body_code or "context length" in detail.lower()):
             return LLMContextLengthError(
-                f"The prompt is too long for model {model} at {url}: {detail}",
+                f"The prompt is too long for model {model} at {url}: {detail}.",
                 status=status,
                 attempts=attempt,
             )
         return LLMRequestError(
-            f"The LLM endpoint {url} rejected the request for model {model} (HTTP {status}): {detail}",
+            f"The LLM endpoint {url} rejected the request for model {model} (HTTP {status}): {detail}.",
             status=status,
             attempts=attempt,
         )
+
+    def _key_origin(self) -> str:
+        source = self.settings.sources.get("api_key")
+        if source and source.split(" ", 1)[0] in ("flag", "env", "config"):
+            return f"key from {source}"
+        if source:  # e.g. "OPENAI_API_KEY ignored: ..."
+            return source
+        return "key given in code" if self.settings.api_key else "no key configured"
 
     async def _not_found_sentence(self, detail: str) -> str:
         url, model = self.settings.effective_base_url, self.settings.model
@@ -332,7 +340,11 @@ def _message_dict(message: MessageLike) -> dict[str, Any]:
 
 
 def _error_detail(exc: openai.APIStatusError) -> str:
-    """The endpoint's own error message, whichever of the usual body shapes it used."""
+    """The endpoint's own error message (no final period), whichever body shape it used."""
+    return _raw_error_detail(exc).rstrip(". ") or f"HTTP {exc.status_code}"
+
+
+def _raw_error_detail(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)

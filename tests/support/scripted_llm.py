@@ -238,6 +238,7 @@ class ScriptedLLM:
 class _Handler(BaseHTTPRequestHandler):
     llm: ScriptedLLM
     protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass

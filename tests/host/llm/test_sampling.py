@@ -13,6 +13,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 
 from host.llm import ChatProvider, Usage
 from host.sampling import SamplingHandler
@@ -21,19 +22,24 @@ from tests.support.scripted_llm import HTTPError, Reply, ScriptedLLM, count_toke
 SERVER = Path(__file__).resolve().parents[2] / "support" / "sampling_server.py"
 
 
-def probe_client(provider: ChatProvider, label: str = "sampling:probe") -> Client:
+# "legacy": handshake era, the server calls back with sampling/createMessage.
+# "auto": a fastmcp 4 server negotiates the 2026 era; the request rides an InputRequiredResult.
+ERAS = {"legacy": "handshake", "auto": "2026"}
+
+
+def probe_client(provider: ChatProvider, label: str = "sampling:probe", mode: str = "legacy") -> Client:
     transport = StdioTransport(command=sys.executable, args=[str(SERVER)])
-    # Sampling needs the handshake era: fastmcp 4 servers have no back-channel in the modern one.
-    return Client(transport, sampling_handler=SamplingHandler(provider, label=label), mode="legacy", timeout=60)
+    return Client(transport, sampling_handler=SamplingHandler(provider, label=label), mode=mode, timeout=60)
 
 
-async def test_server_borrows_the_hosts_model(scripted_llm):
+@pytest.mark.parametrize("mode", ERAS)
+async def test_server_borrows_the_hosts_model(scripted_llm, mode):
     scripted_llm.route(
         "You are file agent 7",
         lambda req: f"I read: {req['messages'][-1]['content']}",
     )
     async with ChatProvider(scripted_llm.settings()) as llm:
-        async with probe_client(llm) as client:
+        async with probe_client(llm, mode=mode) as client:
             result = await client.call_tool(
                 "ask",
                 {
@@ -49,6 +55,7 @@ async def test_server_borrows_the_hosts_model(scripted_llm):
         "text": "I read: Which file has rainfall?",
         "model": "scripted-model",
         "stop_reason": "endTurn",
+        "era": ERAS[mode],
     }
     [req] = scripted_llm.requests_for("You are file agent 7")
     assert req.messages == [
@@ -78,11 +85,14 @@ async def test_defaults_and_cap_come_from_the_host_settings(scripted_llm):
     assert llm.usage.calls == 2
 
 
-async def test_llm_errors_reach_the_server_as_sentences():
+@pytest.mark.parametrize("mode", ERAS)
+async def test_llm_errors_reach_the_caller_as_sentences(mode):
     with ScriptedLLM(["unused"], api_key="the-right-key") as server:
         async with ChatProvider(server.settings(api_key="wrong")) as llm:
-            async with probe_client(llm) as client:
-                with pytest.raises(ToolError, match="rejected the API key"):
+            async with probe_client(llm, mode=mode) as client:
+                # Handshake era: the server's tool fails with the sentence (ToolError).
+                # 2026 era: fastmcp's driver raises it on the client side (MCPError).
+                with pytest.raises((ToolError, MCPError), match="rejected the API key \\(HTTP 401; key given in code\\)"):
                     await client.call_tool("ask", {"question": "q"})
         assert len(server.chat_requests) == 1
 
