@@ -75,6 +75,12 @@ class ProtocolError(PoolError):
     kind = "protocol"
 
 
+class InvalidOutput(PoolError):
+    """The server answered, but not in the shape its tool's output schema declares."""
+
+    kind = "invalid_output"
+
+
 @dataclass
 class ToolResult:
     """What a tool returned: structured content when it has an output schema, text always."""
@@ -141,6 +147,16 @@ def _session_closed(client: Client) -> bool:
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _schema_problem(exc: BaseException) -> str:
+    """The jsonschema error's own short message and location, not the whole schema dump."""
+    cause = exc.__cause__
+    message = getattr(cause, "message", None)
+    if not isinstance(message, str):
+        return str(exc)[:500]
+    path = "/".join(str(p) for p in getattr(cause, "absolute_path", ()))
+    return f"{message} (at {path})" if path else message
 
 
 def _result_text(result: mcp_types.CallToolResult) -> str:
@@ -277,8 +293,9 @@ class ClientPool:
         """Call one tool on one server, within `timeout_s` (including any restart wait).
 
         Timeout: `timeout_s`, else the entry's `timeout` (ms), else `default_timeout_s`.
-        Raises a PoolError subclass: ServerTimeout, ServerDied, ServerUnavailable,
-        ToolFailed (the tool raised) or ProtocolError (JSON-RPC error, e.g. unknown tool).
+        Raises a PoolError subclass: ServerTimeout, ServerDied, ServerUnavailable (and
+        its ToolMissing), ToolFailed (the tool raised), InvalidOutput (the result breaks
+        the tool's output schema) or ProtocolError (a JSON-RPC error).
         """
         member = self._member(name)
         if timeout_s is None:
@@ -298,7 +315,14 @@ class ClientPool:
                 self._on_death(member, client, exc)
                 raise ServerDied(name, tool, f"server {name!r} died during {tool}: {_describe(exc)}") from exc
             raise ProtocolError(name, tool, f"server {name!r} rejected {tool}: {exc}") from exc
-        except Exception as exc:  # transport failures: broken pipe, HTTP disconnect, refused
+        except Exception as exc:
+            if not _session_closed(client):
+                # The session is fine: the answer itself was wrong (mcp checks results
+                # against the tool's output schema and raises RuntimeError).
+                if "Invalid structured content" in str(exc):
+                    raise InvalidOutput(name, tool, f"server {name!r} returned an invalid {tool} result: {_schema_problem(exc)}") from exc
+                raise ProtocolError(name, tool, f"server {name!r} failed on {tool}: {_describe(exc)}") from exc
+            # Transport failures: broken pipe, HTTP disconnect, connection refused.
             self._on_death(member, client, exc)
             raise ServerDied(name, tool, f"server {name!r} failed during {tool}: {_describe(exc)}") from exc
         if scope.cancelled_caught:

@@ -1,0 +1,192 @@
+"""The blackboard over real helper servers: concurrency, failures, the board and the trace."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from host.blackboard import Blackboard, ResponseBoard
+from host.pool import ClientPool
+from host.servers_config import parse_entry
+from host.trace import Trace, read_trace
+from schemas.board import Posting
+from schemas.messages import BlackboardRequest, FileAgentResponse, SearchAgentResponse
+from tests.support.servers import http_toy, toy_entry
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def entries(**raw: dict) -> dict:
+    return {name: parse_entry(name, value) for name, value in raw.items()}
+
+
+async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) -> None:
+    delay = ("--delay-ms", "400")
+    with http_toy("web1", *delay, "--kind", "search") as (url1, _), http_toy("web2", *delay) as (url2, _):
+        servers = entries(
+            s1=toy_entry("s1", *delay, "--confidence", "0.9"),
+            s2=toy_entry("s2", *delay),
+            web1={"url": url1},
+            web2={"url": url2},
+            kernel=toy_entry("kernel", "--not-helper"),
+        )
+        trace = Trace(tmp_path / "trace.jsonl")
+        async with ClientPool(servers, trace=trace) as pool:
+            board = Blackboard(pool, trace, can_help_timeout_s=10, respond_timeout_s=10)
+            await board.post(BlackboardRequest(request="warm up"))  # first calls pay one-off costs
+            posting = await board.post(BlackboardRequest(request="monthly sales", reason="plot them"))
+        trace.close()
+
+    assert [o.helper for o in posting.outcomes] == ["s1", "s2", "web1", "web2"]  # kernel is no helper
+    assert all(o.error is None and o.volunteered and o.responded for o in posting.outcomes)
+    # Four helpers x (400 ms can_help + 400 ms respond) is 3.2 s one after another.
+    assert 0.8 <= posting.elapsed_s < 1.6, posting.elapsed_s
+    assert 0.4 <= posting.can_help_phase_s < 0.8, posting.can_help_phase_s
+    assert all(0.4 <= o.can_help_s < 0.8 and 0.4 <= o.respond_s < 0.8 for o in posting.outcomes)
+
+    web1 = posting.outcome("web1")
+    assert web1.response_kind == "search" and isinstance(web1.response, SearchAgentResponse)
+    assert web1.response.answer == "web1 found it" and web1.response_raw["answer"] == "web1 found it"
+    s1 = posting.outcome("s1")
+    assert isinstance(s1.response, FileAgentResponse) and s1.response.files == ["s1/data.csv"]
+    assert s1.decision is not None and s1.decision.confidence == 0.9
+
+    # The board holds both postings' responses; the trace has every step of both.
+    assert len(board.board) == 8
+    assert [e.helper for e in board.board.for_request(posting.request.id)] == ["s1", "s2", "web1", "web2"]
+    events = [e for e in read_trace(tmp_path / "trace.jsonl") if e.request_id == posting.request.id]
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "post" and kinds[-1] == "posting"
+    assert sorted(e.server for e in events if e.kind == "decision") == ["s1", "s2", "web1", "web2"]
+    assert sorted(e.server for e in events if e.kind == "response") == ["s1", "s2", "web1", "web2"]
+    assert events[0].data["request"]["reason"] == "plot them"
+    assert all(e.elapsed_s is not None for e in events if e.kind in ("decision", "response"))
+
+    # A posting survives a JSON round trip with each response as its own model.
+    again = Posting.model_validate_json(posting.model_dump_json())
+    assert isinstance(again.outcome("web1").response, SearchAgentResponse)
+    assert isinstance(again.outcome("s1").response, FileAgentResponse)
+
+
+async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_back(tmp_path: Path) -> None:
+    servers = entries(
+        victim=toy_entry("victim", "--delay-ms", "1500"),
+        **{f"h{i}": toy_entry(f"h{i}", "--delay-ms", "200") for i in range(3)},
+    )
+    trace_path = tmp_path / "trace.jsonl"
+    with Trace(trace_path) as trace:
+        async with ClientPool(servers, trace=trace) as pool:
+            board = Blackboard(pool, trace, can_help_timeout_s=5, respond_timeout_s=5)
+            victim_pid = (await pool.call("victim", "whoami", timeout_s=10)).json()["pid"]
+
+            post = asyncio.ensure_future(board.post(BlackboardRequest(request="who has it?")))
+            await asyncio.sleep(0.4)
+            os.kill(victim_pid, signal.SIGKILL)
+            posting = await post
+
+            assert posting.elapsed_s < 5  # within the timeout: nobody waited for the dead helper
+            victim = posting.outcome("victim")
+            assert victim.error is not None and (victim.error.phase, victim.error.kind) == ("can_help", "died")
+            assert victim.response is None
+            assert sorted(o.helper for o in posting.responses) == ["h0", "h1", "h2"]
+
+            # The next request works: the pool restarted the helper.
+            posting = await board.post(BlackboardRequest(request="and now?"))
+            assert posting.errors == []
+            assert sorted(o.helper for o in posting.responses) == ["h0", "h1", "h2", "victim"]
+            assert (await pool.call("victim", "whoami", timeout_s=10)).json()["pid"] != victim_pid
+
+    events = read_trace(trace_path)
+    errors = [e for e in events if e.kind == "helper_error"]
+    assert len(errors) == 1 and errors[0].server == "victim" and errors[0].data["error_kind"] == "died"
+    assert any(e.kind == "server_died" and e.server == "victim" for e in events)
+    assert any(e.kind == "server_restarted" and e.server == "victim" for e in events)
+    summary = [e for e in events if e.kind == "posting"][0]
+    assert summary.data["errors"] == {"victim": "can_help: died"}
+
+
+async def test_misbehaving_helpers_are_recorded_and_skipped() -> None:
+    servers = entries(
+        good=toy_entry("good"),
+        shy=toy_entry("shy", "--volunteer", "no"),
+        hangs=toy_entry("hangs", "--hang-on", "can_help"),
+        slow_answer=toy_entry("slow_answer", "--hang-on", "respond"),
+        raises=toy_entry("raises", "--error-on", "respond"),
+        garbled=toy_entry("garbled", "--bad-output-on", "can_help"),
+        bad_response=toy_entry("bad_response", "--bad-output-on", "respond"),
+        crashes=toy_entry("crashes", "--crash-on", "respond"),
+    )
+    trace = Trace()
+    async with ClientPool(servers, trace=trace, connect_timeout_s=60) as pool:
+        board = Blackboard(pool, trace, can_help_timeout_s=1.5, respond_timeout_s=1.5)
+        started = time.monotonic()
+        posting = await board.post(BlackboardRequest(request="anything"))
+        elapsed = time.monotonic() - started
+
+    # Bounded by the two per-call timeouts, however badly helpers behave.
+    assert elapsed < 1.5 + 1.5 + 1.0, elapsed
+    errors = {o.helper: (o.error.phase, o.error.kind) for o in posting.errors if o.error}
+    assert errors == {
+        "hangs": ("can_help", "timeout"),
+        "slow_answer": ("respond", "timeout"),
+        "raises": ("respond", "tool_error"),
+        "garbled": ("can_help", "invalid_output"),
+        "bad_response": ("respond", "invalid_output"),
+        "crashes": ("respond", "died"),
+    }
+    assert "raises failed on purpose in respond" in posting.outcome("raises").error.message
+    # Checked against the tool's output schema on arrival: the message says what is wrong.
+    assert posting.outcome("bad_response").error.message.endswith(
+        "returned an invalid respond result: 'can_help' is a required property"
+    )
+    shy = posting.outcome("shy")
+    assert shy.decision is not None and not shy.volunteered and shy.respond_s is None and shy.error is None
+    assert [o.helper for o in posting.responses] == ["good"]
+    assert [e.helper for e in board.board] == ["good"]  # only responses reach the board
+    assert {e.server for e in trace.events if e.kind == "helper_error"} == set(errors)
+
+
+async def test_max_responders_asks_only_the_most_confident_volunteers() -> None:
+    servers = entries(
+        low=toy_entry("low", "--confidence", "0.2"),
+        high=toy_entry("high", "--confidence", "0.9"),
+        mid=toy_entry("mid", "--confidence", "0.6"),
+        no=toy_entry("no", "--volunteer", "no", "--confidence", "1.0"),
+    )
+    async with ClientPool(servers) as pool:
+        board = Blackboard(pool, can_help_timeout_s=10, respond_timeout_s=10)
+        posting = await board.post(BlackboardRequest(request="x"), max_responders=2)
+        assert sorted(o.helper for o in posting.responses) == ["high", "mid"]
+        assert posting.outcome("low").volunteered and posting.outcome("low").respond_s is None
+
+        only = await board.post(BlackboardRequest(request="y"), helpers=["low"])
+        assert [o.helper for o in only.outcomes] == ["low"]
+        with pytest.raises(KeyError, match="not in the pool: ghost"):
+            await board.post(BlackboardRequest(request="z"), helpers=["ghost"])
+
+
+async def test_a_server_that_failed_to_start_is_tried_and_reported(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise SystemExit('no lake here')\n")
+    servers = entries(
+        ok=toy_entry("ok"),
+        broken={"command": "python", "args": [str(broken)]},
+        kernel=toy_entry("kernel", "--not-helper"),
+    )
+    async with ClientPool(servers) as pool:
+        board = Blackboard(pool, can_help_timeout_s=10, respond_timeout_s=10)
+        posting = await board.post(BlackboardRequest(request="x"))
+    # Whether `broken` is a helper is unknown, so it is tried; its failure names it.
+    assert [o.helper for o in posting.outcomes] == ["ok", "broken"]
+    error = posting.outcome("broken").error
+    assert error is not None and error.kind == "unavailable" and "broken" in error.message
+
+
+def test_response_board_is_empty_until_responses_are_added() -> None:
+    board = ResponseBoard()
+    assert len(board) == 0 and board.entries == [] and board.for_request("nope") == []
