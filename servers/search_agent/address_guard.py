@@ -70,10 +70,10 @@ def address_kind(address: IPAddress) -> str | None:
         return "loopback"
     if address.is_link_local:
         return "link-local"
+    if address.is_reserved:  # before private: Python counts 240.0.0.0/4 as both
+        return "reserved"
     if address.is_private:
         return "private"
-    if address.is_reserved:
-        return "reserved"
     if not address.is_global:
         return "non-public"
     return None
