@@ -29,7 +29,7 @@ from servers.search_agent.prompts import (
     format_documents,
     parse_json_object,
 )
-from servers.search_agent.ranking import PassageRanker, content_words
+from servers.search_agent.ranking import PassageRanker, content_words, covers
 from servers.search_agent.sampling import Model, ModelUnavailable
 from servers.search_agent.settings import SearchAgentSettings
 from servers.search_agent.triage import triage
@@ -140,11 +140,12 @@ class SearchAgent:
         cue = phrasing.knowledge_cues[0] if phrasing.knowledge_cues else ""
         if isinstance(self.backend, LocalBackend):
             index = self.backend.index
-            score = index.best_score(request.request)
-            if score < MIN_DOC_MATCH:
+            hits = index.search(request.request, 1)
+            words = content_words(request.request)
+            if not hits or hits[0].score < MIN_DOC_MATCH or not covers(words, hits[0].passages[0].indexed_text()):
                 return self._decision(False, "No local document matches the request.", 0.05)
-            match = min(1.0, score / STRONG_DOC_MATCH)
-            best = index.search(request.request, 1)[0].document.path
+            match = min(1.0, hits[0].score / STRONG_DOC_MATCH)
+            best = hits[0].document.path
             if phrasing.asks_knowledge:
                 confidence = 0.3 + 0.3 * phrasing.strength() + 0.3 * match
                 return self._decision(True, f"The request {cue}, and the local document {best} covers it.", min(confidence, 0.9))
@@ -206,7 +207,8 @@ class SearchAgent:
                     continue
                 model = None  # an unusable reply: finish offline from what was found
 
-            best = ranker.rank(request.request, 3)
+            words = content_words(request.request)
+            best = [(p, s) for p, s in ranker.rank(request.request, 10) if covers(words, p.indexed_text())][:3]
             if round_number == rounds or (best and best[0][1] >= ENOUGH_EVIDENCE):
                 break
             query = _expanded_query(request, ranker, [p for p, _ in best])
@@ -221,7 +223,8 @@ class SearchAgent:
     def _extractive_answer(self, request: BlackboardRequest, pages: dict[str, Page], queries: list[str],
                            notes: list[str]) -> SearchAgentResponse:
         ranker = PassageRanker([p for page in pages.values() for p in page.passages])
-        ranked = ranker.rank(request.request)
+        words = content_words(request.request)
+        ranked = [(p, s) for p, s in ranker.rank(request.request) if covers(words, p.indexed_text())]
         if not ranked or ranked[0][1] < MIN_ANSWER_SCORE:
             reason = f"Searching {self.backend.describe()} found nothing relevant to the request."
             return self._response(False, _with_notes(reason, notes), queries=queries)
@@ -237,9 +240,8 @@ class SearchAgent:
             chosen.append(passage)
             per_source[passage.source] = per_source.get(passage.source, 0) + 1
             size += len(passage.text)
-        words = set(content_words(request.request))
         answer = "\n\n".join(
-            f"{p.heading + ': ' if p.heading and p.heading != p.title else ''}{_focus(p.text, words)} [{p.source}]"
+            f"{p.heading + ': ' if p.heading and p.heading != p.title else ''}{_focus(p.text, set(words))} [{p.source}]"
             for p in chosen
         )
         sources = list(dict.fromkeys(p.source for p in chosen))

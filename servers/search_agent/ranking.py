@@ -6,6 +6,7 @@ pages, so scores mean the same thing whatever the backend: cosine similarity in 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -100,3 +101,22 @@ def content_words(text: str) -> list[str]:
 
     words = (w.lower() for w in _WORD.findall(text))
     return list(dict.fromkeys(w for w in words if w not in ENGLISH_STOP_WORDS and w not in PHRASING_WORDS))
+
+
+def _stem(word: str) -> str:
+    # A 5-letter prefix joins inflections ("computed"/"computes", "concentrations"/"concentration").
+    return word[:5] if len(word) > 5 else word
+
+
+def covers(words: Sequence[str], text: str) -> bool:
+    """Whether `text` holds enough of the request's content `words` to be about it.
+
+    At least 40% of them, and never more than 3 are required (long requests add words that
+    a relevant passage need not repeat). A single shared generic word is not enough for a
+    request of three or more words.
+    """
+    if not words:
+        return False
+    have = {_stem(w) for w in content_words(text)}
+    found = sum(_stem(w) in have for w in words)
+    return found >= min(3, max(1, math.ceil(0.4 * len(words))))

@@ -1,0 +1,170 @@
+"""The real server: `python -m servers.search_agent` over stdio and streamable HTTP.
+
+Covers the tool contracts (structured HelpDecision / SearchAgentResponse), the documents
+resource, the web backends end to end, and the model path: a real fastmcp Client whose
+sampling handler returns scripted text, in both MCP protocol eras (handshake-era
+server-initiated sampling, and the 2026 input-required round trips).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from .conftest import BRAVE_KEY, REPO, free_port, module_command, server_env, wait_for_port
+
+AQI_QUESTION = "How is the air quality index computed from pollutant concentrations?"
+DATA_QUESTION = "Which files contain the hourly sensor readings for March 2024?"
+
+
+def stdio(*args: str, **env: str) -> StdioTransport:
+    command, *rest = module_command(*args)
+    return StdioTransport(command, rest, env=server_env(**env), cwd=str(REPO), keep_alive=False)
+
+
+def request(text: str) -> dict:
+    return {"request": {"request": text, "reason": "the main agent needs it to write the program"}}
+
+
+class ScriptedModel:
+    """A sampling handler: canned replies chosen by what each prompt asks for."""
+
+    def __init__(self, replies: dict[str, str]) -> None:
+        self.replies = replies
+        self.prompts: list[str] = []
+        self.systems: list[str] = []
+
+    def __call__(self, messages, params, context) -> str:
+        prompt = messages[-1].content.text
+        self.prompts.append(prompt)
+        self.systems.append(params.system_prompt or "")
+        for marker, reply in self.replies.items():
+            if marker in prompt:
+                return reply
+        return "I cannot tell."
+
+
+def scripted_aqi_model() -> ScriptedModel:
+    return ScriptedModel({
+        "Decide whether you can help": '{"can_help": true, "reason": "scripted: the AQI method is domain knowledge", "confidence": 0.81}',
+        "Write the first search query": 'Here you go:\n```json\n{"query": "air quality index breakpoints"}\n```',
+        "Round 1 of": '{"action": "search", "query": "AQI sub-index linear interpolation"}',
+        "Round 2 of": '{"action": "answer", "answer": "scripted answer: the AQI is the highest pollutant sub-index.", '
+                      '"sources": [1], "confidence": 0.85}',
+    })
+
+
+async def test_stdio_local_backend_tools_resource_and_contracts(lake: Path, tmp_path: Path) -> None:
+    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"), "--name", "demo-search")
+    async with Client(transport) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+        assert set(tools) == {"can_help", "respond"}
+        assert set(tools["can_help"].output_schema["properties"]) == {"agent_name", "can_help", "reason", "confidence"}
+        assert "sources" in tools["respond"].output_schema["properties"]
+        assert tools["respond"].annotations.readOnlyHint
+
+        yes = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
+        assert yes["can_help"] and yes["agent_name"] == "demo-search" and 0.6 <= yes["confidence"] <= 0.9
+        no = (await client.call_tool("can_help", request(DATA_QUESTION))).structured_content
+        assert not no["can_help"] and no["confidence"] <= 0.1
+
+        answer = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+        assert answer["can_help"] and answer["sources"] == ["docs/air_quality_index.md"]
+        assert "linear interpolation" in answer["answer"]
+
+        listing = json.loads((await client.read_resource("search-agent://documents"))[0].text)
+        assert sorted(d["path"] for d in listing["documents"]) == [
+            "docs/air_quality_index.md", "docs/drift.pdf", "docs/glossary.html", "docs/more/retention.txt"]
+
+        bad = await client.call_tool("can_help", {"request": {"request": ""}}, raise_on_error=False)
+        assert bad.is_error
+    assert list((tmp_path / "cache" / "search_agent").glob("docs-*.json"))
+
+
+async def test_http_transport_with_searxng_on_loopback(web) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        module_command("--backend", "searxng", "--allow-private-fetch", "--transport", "http", "--port", str(port),
+                       "--log-level", "WARNING"),
+        cwd=REPO, env=server_env(LAKEBOARD_SEARXNG_URL=web.base),  # the URL from the environment
+    )
+    try:
+        wait_for_port(port, process)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
+            assert decision["can_help"] and "web (SearxNG)" in decision["reason"]
+            response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+        assert response["can_help"] and response["sources"][0] == f"{web.base}/pages/aqi.html"
+        assert "linear interpolation between breakpoints" in response["answer"]
+        assert web.paths_requested("/search") and "/pages/aqi.html" in web.paths_requested("/pages/")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_server_starts_without_keys_and_declines_with_the_reason() -> None:
+    async with Client(stdio("--backend", "brave", "--brave-base-url", "http://127.0.0.1:9")) as client:
+        decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
+        assert not decision["can_help"] and "BRAVE_API_KEY" in decision["reason"]
+        response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+        assert not response["can_help"] and "BRAVE_API_KEY" in response["reason"]
+
+
+async def test_brave_key_from_environment_over_stdio(web) -> None:
+    transport = stdio("--backend", "brave", "--brave-base-url", web.base, "--allow-fetch-network", "127.0.0.1/32",
+                      BRAVE_API_KEY=BRAVE_KEY)
+    async with Client(transport) as client:
+        response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+    assert response["can_help"] and response["sources"][0] == f"{web.base}/pages/aqi.html"
+
+
+def test_bad_command_line_exits_with_a_message(tmp_path: Path) -> None:
+    done = subprocess.run(module_command("--docs", str(tmp_path / "nope")), cwd=REPO, env=server_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "does not exist or is not a folder" in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake-era sampling, 2026-era input-required rounds
+async def test_sampling_path_uses_the_clients_model(lake: Path, tmp_path: Path, mode: str) -> None:
+    model = scripted_aqi_model()
+    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"))
+    async with Client(transport, sampling_handler=model, mode=mode) as client:
+        decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
+        response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+        era = client.protocol_version
+    assert era == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    assert decision == {"agent_name": "search_agent", "can_help": True,
+                        "reason": "scripted: the AQI method is domain knowledge", "confidence": 0.81}
+    assert response["queries"] == ["air quality index breakpoints", "AQI sub-index linear interpolation"]
+    assert response["answer"] == "scripted answer: the AQI is the highest pollutant sub-index."
+    assert response["sources"] == ["docs/air_quality_index.md"] and response["confidence"] == 0.85
+    # The model saw the document list, then what each round found, under the paper-style system prompt.
+    assert "Air Quality Index" in model.prompts[0]
+    round_one = next(p for p in model.prompts if "Round 1 of" in p)
+    assert "[1] Air Quality Index (docs/air_quality_index.md)" in round_one and "linear interpolation" in round_one
+    assert all("You are the search agent" in system for system in model.systems)
+    assert len(model.prompts) == 4  # decide, first query, round 1, round 2: each asked once
+
+
+async def test_unusable_model_replies_fall_back_to_offline(lake: Path, tmp_path: Path) -> None:
+    model = ScriptedModel({})  # never JSON
+    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"))
+    async with Client(transport, sampling_handler=model, mode="legacy") as client:
+        decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
+        response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+    assert model.prompts  # the model was asked
+    assert decision["can_help"] and "covers it" in decision["reason"]  # the offline reason
+    assert response["sources"] == ["docs/air_quality_index.md"] and "linear interpolation" in response["answer"]
+
+
+async def test_sampling_off_never_asks_the_model(lake: Path, tmp_path: Path) -> None:
+    model = scripted_aqi_model()
+    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"), "--sampling", "off")
+    async with Client(transport, sampling_handler=model, mode="legacy") as client:
+        response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+    assert model.prompts == [] and response["queries"] == [AQI_QUESTION]
