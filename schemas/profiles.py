@@ -45,6 +45,9 @@ class TableProfile(BaseModel):
     options: dict[str, Any] = Field(
         default_factory=dict, description="reader options needed to load this table (e.g. skiprows, sep, sheet_name)"
     )
+    drop_blank_rows: bool = Field(
+        False, description="drop all-empty rows after reading (blank separator rows inside the table)"
+    )
 
 
 class ArrayProfile(BaseModel):

@@ -1,0 +1,368 @@
+"""Delimited text (CSV, TSV, ; or | separated): what it takes to load it correctly.
+
+Finds the delimiter and encoding, the header row below title/note lines, units or
+spanning header rows, several tables stacked in one file, footnotes after the data,
+thousands separators and missing-value markers. Reads a bounded head (and the tail of
+big files); row counts of big files are estimated from bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from schemas.profiles import FileProfile, TableProfile
+from servers.profiling.column_stats import profile_columns, sample_records
+from servers.profiling.detect import Detection
+from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
+from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
+
+SAMPLE_ROWS = 2000  # rows parsed with pandas for dtypes and statistics
+_DELIMITERS = ("\t", ",", ";", "|")
+_THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
+_DECIMAL_COMMA = re.compile(r"^-?\d+,\d+$")
+_DOT_THOUSANDS = re.compile(r"^-?\d{1,3}(?:\.\d{3})+(?:,\d+)?$")
+_DOT_DECIMAL = re.compile(r"\d\.\d")
+_MISSING = re.compile(
+    r"^\s*(?:missing(?:\s+values?)?|no\s*data(?:\s+value)?|nodata|fill\s*value|na\s*values?)\s*[:=]\s*(\S+)\s*$",
+    re.IGNORECASE,
+)
+csv.field_size_limit(1 << 24)
+
+
+def sniff_delimiter(lines: list[str], max_lines: int = 200) -> str | None:
+    """The delimiter that splits most lines into the same number (>= 2) of fields."""
+    subset = [ln for ln in lines[: max_lines * 3] if ln.strip()][:max_lines]
+    if not subset:
+        return None
+    joined = "\n".join(subset)
+    best: tuple[float, int, str] | None = None
+    for d in _DELIMITERS:
+        if d not in joined:
+            continue
+        try:
+            counts = [len(r) for r in csv.reader(subset, delimiter=d) if r]
+        except csv.Error:
+            continue
+        if not counts:
+            continue
+        modal, freq = Counter(c for c in counts).most_common(1)[0]
+        if modal < 2:
+            # Most lines unsplit: is there a consistent width among the split ones?
+            multi = [c for c in counts if c >= 2]
+            if not multi:
+                continue
+            modal, freq = Counter(multi).most_common(1)[0]
+        share = freq / len(counts)
+        score = (round(share, 2), min(modal, 50), d)
+        if best is None or score[:2] > best[:2]:
+            best = score
+    if best is None or best[0] < 0.5:
+        return None
+    return best[2]
+
+
+class LinesGrid:
+    """Delimited text as a lazily parsed grid, one row per line (no quoted line breaks)."""
+
+    def __init__(self, lines: list[str], delimiter: str) -> None:
+        self.lines = lines
+        self.delimiter = delimiter
+        strip = " \t\"'" + delimiter
+        self.blank = [not ln.strip(strip) for ln in lines]
+        self._rows: dict[int, list[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def is_blank(self, i: int) -> bool:
+        return self.blank[i]
+
+    def row(self, i: int) -> list[str]:
+        r = self._rows.get(i)
+        if r is None:
+            try:
+                r = next(csv.reader([self.lines[i]], delimiter=self.delimiter), [])
+            except csv.Error:
+                r = self.lines[i].split(self.delimiter)
+            self._rows[i] = r
+        return r
+
+    def n_records(self, start: int, stop: int) -> int:
+        """Rows pandas reads from grid rows [start, stop): it skips empty lines."""
+        return sum(1 for ln in self.lines[start:stop] if ln.strip())
+
+    def skip_count(self, k: int) -> int:
+        """pandas' skiprows that lands on grid row k (blank lines count)."""
+        return k
+
+    def chars_before(self, k: int) -> int:
+        return sum(len(ln) + 1 for ln in self.lines[:k])
+
+
+class RecordsGrid(LinesGrid):
+    """Delimited text whose quoted fields hold line breaks: one row per CSV record."""
+
+    def __init__(self, text: str, delimiter: str) -> None:
+        try:
+            rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+        except csv.Error:
+            rows = [ln.split(delimiter) for ln in text.split("\n")]
+        self.rows = rows
+        self.lines = []
+        self.delimiter = delimiter
+        self._chars_per_row = len(text) / max(1, len(rows))
+        self.blank = [not any(c.strip(" \t\"'") for c in r) for r in rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, i: int) -> list[str]:
+        return self.rows[i]
+
+    def n_records(self, start: int, stop: int) -> int:
+        return sum(1 for r in self.rows[start:stop] if r and not (len(r) == 1 and not r[0].strip()))
+
+    def chars_before(self, k: int) -> int:
+        return int(k * self._chars_per_row)
+
+
+def make_grid(lines: list[str], text: str, delimiter: str) -> LinesGrid:
+    """Rows per line, or per CSV record when quoted fields span lines."""
+    if '"' in text and any(ln.count('"') % 2 for ln in lines):
+        return RecordsGrid(text, delimiter)
+    return LinesGrid(lines, delimiter)
+
+
+def profile(path: Path, prof: FileProfile, det: Detection) -> None:
+    sample = read_text_sample(path, compression=det.compression)
+    prof.encoding = sample.encoding
+    text = normalise_newlines(sample.text)
+    if not text.strip():
+        prof.status, prof.kind = "empty", "table"
+        prof.reason = "the file holds only whitespace"
+        return
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    delim = sniff_delimiter(lines)
+    ext = path.suffix.lower()
+    if delim is None:
+        from servers.profiling import fixed_width
+
+        if fixed_width.profile_lines(path, prof, sample, lines):
+            return
+        if ext in (".csv", ".tsv", ".tab") and _looks_like_list(lines):
+            delim = "\t" if ext in (".tsv", ".tab") else ","
+        else:
+            from servers.profiling import documents
+
+            documents.profile_plain_text(path, prof, sample, fmt="text")
+            return
+    profile_delimited(path, prof, sample, lines, delim)
+
+
+def _looks_like_list(lines: list[str]) -> bool:
+    """One value per line (a single-column table)."""
+    non_blank = [ln for ln in lines[:200] if ln.strip()]
+    return bool(non_blank) and sum(len(ln) <= 120 for ln in non_blank) >= 0.9 * len(non_blank)
+
+
+def profile_delimited(path: Path, prof: FileProfile, sample: TextSample, lines: list[str], delim: str) -> None:
+    prof.kind = "table"
+    prof.format = "tsv" if delim == "\t" else "csv"
+    text = "\n".join(lines) + "\n"
+    grid = make_grid(lines, text, delim)
+    blocks = find_blocks(grid, complete=sample.complete)
+    if not blocks:
+        prof.status = "empty"
+        prof.reason = "no rows of data: the file holds only notes or blank lines"
+        prof.text = "\n".join(lines[:20])
+        return
+
+    skipfooter, tail_notes = 0, []
+    if not sample.complete and sample.tail:
+        tail_lines = normalise_newlines(sample.tail).split("\n")
+        if tail_lines and tail_lines[-1] == "":
+            tail_lines.pop()
+        tail_rows = [LinesGrid(tail_lines[-40:], delim).row(i) for i in range(len(tail_lines[-40:]))]
+        skipfooter = trailing_notes(tail_rows)
+        tail_notes = [row_text(r) for r in tail_rows[len(tail_rows) - skipfooter :] if row_text(r)] if skipfooter else []
+
+    multi = len(blocks) > 1
+    last_nonblank = max((i for i in range(len(grid)) if not grid.blank[i]), default=-1)
+    for bi, b in enumerate(blocks):
+        is_last = bi == len(blocks) - 1
+        tp = _table(prof, sample, grid, text, b, delim, last_nonblank)
+        if is_last and b.data_end is None and skipfooter:
+            tp.options["skipfooter"] = skipfooter
+            tp.options["engine"] = "python"
+            tp.notes.extend(tail_notes)
+        if multi:
+            tp.name = _block_name(grid, b, bi)
+        prof.tables.append(tp)
+    _summarise(prof, sample)
+
+
+def _block_name(grid: LinesGrid, b: Block, bi: int) -> str:
+    for i in reversed(b.title_rows):
+        t = row_text(grid.row(i))
+        if t and len(t) <= 100:
+            return t
+    if b.header is not None:
+        first = next((c.strip() for c in grid.row(b.header) if c.strip()), "")
+        if first:
+            return f"table {bi + 1}: {first}"
+    return f"table {bi + 1}"
+
+
+def _table(
+    prof: FileProfile,
+    sample: TextSample,
+    grid: LinesGrid,
+    text: str,
+    b: Block,
+    delim: str,
+    last_nonblank: int,
+) -> TableProfile:
+    tp = TableProfile(delimiter=delim)
+    opts: dict[str, Any] = {}
+    if delim != ",":
+        opts["sep"] = delim
+    if sample.encoding not in ("utf-8", "ascii"):
+        opts["encoding"] = sample.encoding
+    if sample.compression:
+        opts["compression"] = sample.compression
+    if b.names:
+        skip = grid.skip_count(b.data_start)
+        opts.update(header=None, skiprows=skip, names=b.names, usecols=list(range(len(b.names))))
+        tp.header_row = grid.skip_count(b.header_rows[0])
+    elif b.header is not None:
+        skip = grid.skip_count(b.header)
+        if skip:
+            opts["skiprows"] = skip
+        tp.header_row = skip
+    else:
+        skip = grid.skip_count(b.data_start)
+        opts["header"] = None
+        if skip:
+            opts["skiprows"] = skip
+
+    probe = [grid.row(i) for i in b.header_rows + list(range(b.data_start, min(len(grid), b.data_start + 100)))]
+    if not b.names:
+        # Padding columns (trailing delimiters) with neither a name nor a value: leave them out.
+        used = max((j + 1 for r in probe for j, c in enumerate(r) if c.strip()), default=0)
+        fields = max((len(r) for r in probe), default=0)
+        if 0 < used < fields:
+            opts["usecols"] = list(range(used))
+    # Number formats and missing-value markers, from the first data rows.
+    cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 100)) for c in grid.row(i)]
+    value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
+    decimal_comma = delim != "," and value_cells and (
+        sum(bool(_DECIMAL_COMMA.match(c)) for c in value_cells) >= 0.3 * len(value_cells)
+        and not any(_DOT_DECIMAL.search(c) for c in value_cells)
+    )
+    if decimal_comma:
+        opts["decimal"] = ","
+        if any(_DOT_THOUSANDS.match(c) for c in value_cells):
+            opts["thousands"] = "."
+    elif any(_THOUSANDS.match(c) for c in value_cells):
+        opts["thousands"] = ","
+    notes = [row_text(grid.row(i)) for i in b.title_rows]
+    for note in notes:
+        m = _MISSING.match(note)
+        if m:
+            v = m.group(1).strip("\"'")
+            opts["na_values"] = [v]
+    notes += [row_text(grid.row(i)) for i in b.footnote_rows]
+    tp.notes = [n for n in notes if n]
+    if b.has_blank_rows:
+        tp.drop_blank_rows = True
+    if not sample.complete or sample.mixed_encoding:
+        opts["encoding_errors"] = "replace"
+
+    # Rows: exact when the whole table was seen, else estimated from bytes.
+    if b.data_end is not None:
+        tp.n_rows = grid.n_records(b.data_start, b.data_end + 1)
+        tp.n_rows_exact = True
+        if b.data_end < last_nonblank:
+            opts["nrows"] = tp.n_rows  # notes or another table follow
+    else:
+        seen = grid.n_records(b.data_start, len(grid))
+        if sample.complete:
+            tp.n_rows, tp.n_rows_exact = seen, True
+        else:
+            start_chars = grid.chars_before(b.data_start)
+            data_chars = max(1, len(text) - start_chars)
+            per_row = data_chars / max(1, seen)
+            raw_per_char = 1.0  # the sample is mostly one byte per character
+            if sample.compression:
+                tp.n_rows = None
+            else:
+                tp.n_rows = int((sample.size - start_chars * raw_per_char) / per_row)
+            tp.n_rows_exact = False
+
+    df, extra = _read_sample(text, opts, grid, b, sample.complete)
+    opts.update(extra)
+    if extra.get("on_bad_lines"):
+        tp.notes.append("some lines have a different number of fields; the loader skips them")
+    tp.options = opts
+    if df is not None:
+        if tp.drop_blank_rows:
+            df = df.dropna(how="all")
+        tp.columns = profile_columns(df)
+        tp.sample_rows = sample_records(df)
+    return tp
+
+
+def _read_sample(text: str, opts: dict[str, Any], grid: LinesGrid, b: Block, complete: bool):
+    import pandas as pd
+
+    kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors", "compression", "skipfooter", "engine")}
+    limit = SAMPLE_ROWS
+    if not complete:
+        # The head was cut at a line end; leave out its last line, which may be half a record.
+        limit = min(limit, max(1, grid.n_records(b.data_start, len(grid)) - 1))
+    kw["nrows"] = min(kw.get("nrows", limit), limit)
+    extra: dict[str, Any] = {}
+    for attempt in range(3):
+        try:
+            df = pd.read_csv(io.StringIO(text), **kw, **extra)
+        except pd.errors.ParserError:
+            if "on_bad_lines" in extra:
+                return None, extra
+            extra["on_bad_lines"] = "skip"
+            continue
+        except (ValueError, IndexError):
+            if attempt == 0 and "index_col" not in kw:
+                extra["index_col"] = False
+                continue
+            return None, extra
+        if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0 or df.index.step != 1:
+            if "index_col" not in extra:
+                extra["index_col"] = False
+                continue
+        return df, extra
+    return None, extra
+
+
+def _summarise(prof: FileProfile, sample: TextSample) -> None:
+    fmt = "TSV" if prof.format == "tsv" else "CSV"
+    parts = []
+    for t in prof.tables[:4]:
+        rows = f"{t.n_rows}" if t.n_rows_exact else f"~{t.n_rows}"
+        cols = ", ".join(c.name for c in t.columns[:8]) + (", ..." if len(t.columns) > 8 else "")
+        label = f"{t.name}: " if t.name else ""
+        parts.append(f"{label}{rows} rows x {len(t.columns)} columns ({cols})")
+    more = f" (+{len(prof.tables) - 4} more tables)" if len(prof.tables) > 4 else ""
+    title = ""
+    first = prof.tables[0]
+    if first.notes and first.header_row:
+        title = f" titled '{first.notes[0][:100]}'"
+    n = len(prof.tables)
+    head = f"{fmt} with {n} tables" if n > 1 else f"{fmt} table"
+    prof.summary = f"{head}{title}: " + "; ".join(parts) + more

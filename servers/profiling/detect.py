@@ -1,0 +1,250 @@
+"""What a file really is: its extension, checked against its first bytes.
+
+Lakes hold files whose names lie (an HTML page saved as .csv, a workbook named .csv,
+junk named .csv). Content wins over the extension; the mismatch is reported so a person
+sees it in the profile.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from servers.profiling.text_sample import SNIFF_BYTES, detect_encoding, looks_binary, read_head
+
+# extension -> (format, reader module)
+_BY_EXTENSION: dict[str, tuple[str, str]] = {
+    ".csv": ("csv", "delimited"),
+    ".tsv": ("tsv", "delimited"),
+    ".tab": ("tsv", "delimited"),
+    ".psv": ("csv", "delimited"),
+    ".ssv": ("csv", "delimited"),
+    ".txt": ("text", "delimited"),
+    ".dat": ("text", "delimited"),
+    ".data": ("text", "delimited"),
+    ".prn": ("text", "delimited"),
+    ".asc": ("text", "delimited"),
+    ".fwf": ("fwf", "fixed_width"),
+    ".xlsx": ("excel", "excel"),
+    ".xlsm": ("excel", "excel"),
+    ".xltx": ("excel", "excel"),
+    ".xltm": ("excel", "excel"),
+    ".xls": ("excel", "excel"),
+    ".xlsb": ("excel", "excel"),
+    ".ods": ("excel", "excel"),
+    ".json": ("json", "json_files"),
+    ".jsonl": ("jsonl", "json_files"),
+    ".ndjson": ("jsonl", "json_files"),
+    ".jsonlines": ("jsonl", "json_files"),
+    ".geojson": ("geo", "geo"),
+    ".topojson": ("geo", "geo"),
+    ".gpkg": ("geo", "geo"),
+    ".shp": ("geo", "geo"),
+    ".fgb": ("geo", "geo"),
+    ".gml": ("geo", "geo"),
+    ".kml": ("geo", "geo"),
+    ".gpx": ("geo", "geo"),
+    ".dbf": ("geo", "geo"),
+    ".parquet": ("parquet", "parquet"),
+    ".pq": ("parquet", "parquet"),
+    ".parq": ("parquet", "parquet"),
+    ".feather": ("feather", "parquet"),
+    ".arrow": ("feather", "parquet"),
+    ".npy": ("npy", "arrays"),
+    ".npz": ("npz", "arrays"),
+    ".cdf": ("cdf", "cdf"),
+    ".html": ("html", "html"),
+    ".htm": ("html", "html"),
+    ".xhtml": ("html", "html"),
+    ".pdf": ("pdf", "documents"),
+    ".docx": ("docx", "documents"),
+    ".md": ("markdown", "documents"),
+    ".markdown": ("markdown", "documents"),
+    ".rst": ("text", "documents"),
+    ".png": ("image", "images"),
+    ".jpg": ("image", "images"),
+    ".jpeg": ("image", "images"),
+    ".gif": ("image", "images"),
+    ".bmp": ("image", "images"),
+    ".tif": ("image", "images"),
+    ".tiff": ("image", "images"),
+    ".webp": ("image", "images"),
+    ".svg": ("image", "images"),
+}
+# Plain text that is not a table: code, configuration, logs.
+_TEXT_EXTENSIONS = frozenset(
+    ".py .r .sql .sh .bash .js .ts .java .c .h .cpp .go .rs .rb .jl .m .ipynb .yaml .yml .toml .ini .cfg .conf "
+    ".log .xml .tex .bib .readme .license .rtf .srt .vtt .css".split()
+)
+SHAPEFILE_SIDECARS = frozenset(".shx .dbf .prj .cpg .sbn .sbx .qix .qmd .atx .ain .aih .ixs .mxs .fbn .fbx .shp.xml".split())
+
+_MAGIC: tuple[tuple[bytes, str, str], ...] = (
+    (b"PAR1", "parquet", "parquet"),
+    (b"ARROW1", "feather", "parquet"),
+    (b"\x93NUMPY", "npy", "arrays"),
+    (b"\xcd\xf3\x00\x01", "cdf", "cdf"),
+    (b"\xcd\xf2\x60\x02", "cdf", "cdf"),
+    (b"\xcc\xcc\x00\x01", "cdf", "cdf"),
+    (b"\x00\x00\xff\xff", "cdf", "cdf"),
+    (b"%PDF", "pdf", "documents"),
+    (b"\x89PNG\r\n\x1a\n", "image", "images"),
+    (b"\xff\xd8\xff", "image", "images"),
+    (b"GIF87a", "image", "images"),
+    (b"GIF89a", "image", "images"),
+    (b"II*\x00", "image", "images"),
+    (b"MM\x00*", "image", "images"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "excel", "excel"),
+    (b"\x89HDF\r\n\x1a\n", "hdf5", "fallback"),
+    (b"SQLite format 3\x00", "sqlite", "fallback"),
+)
+
+
+@dataclass
+class Detection:
+    format: str
+    reader: str  # module name in servers.profiling
+    compression: str | None = None
+    note: str | None = None  # e.g. "named .csv but the content is an Excel workbook"
+    encoding: str | None = None
+
+
+def _ext(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".shp.xml"):
+        return ".shp.xml"
+    return path.suffix.lower()
+
+
+def _zip_kind(path: Path) -> tuple[str, str] | None:
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return None
+    lower = [n.lower() for n in names]
+    if "xl/workbook.xml" in lower or any(n.startswith("xl/") for n in lower):
+        return ("excel", "excel")
+    if "word/document.xml" in lower:
+        return ("docx", "documents")
+    if lower and all(n.endswith(".npy") for n in lower):
+        return ("npz", "arrays")
+    if any(n.endswith(".shp") for n in lower):
+        return ("geo", "geo")
+    if "content.xml" in lower and "mimetype" in lower:
+        return ("excel", "excel")  # OpenDocument spreadsheet
+    return ("zip", "fallback")
+
+
+def _describe(fmt: str) -> str:
+    return {
+        "excel": "an Excel workbook",
+        "html": "an HTML page",
+        "json": "JSON",
+        "jsonl": "JSON lines",
+        "parquet": "a Parquet file",
+        "pdf": "a PDF document",
+        "image": "an image",
+        "zip": "a zip archive",
+        "npy": "a NumPy array",
+        "npz": "a NumPy archive",
+        "binary": "binary data",
+        "text": "plain text",
+        "csv": "delimited text",
+        "geo": "geographic data",
+        "docx": "a Word document",
+    }.get(fmt, fmt)
+
+
+def detect(path: Path, head: bytes | None = None) -> Detection:
+    """Format and reader for `path`, from its extension and its first bytes."""
+    ext = _ext(path)
+    if head is None:
+        head = read_head(path, SNIFF_BYTES)
+    compression = None
+    inner_ext = ext
+    if head.startswith(b"\x1f\x8b"):
+        compression = "gzip"
+        inner_ext = Path(path.name[: -len(ext)]).suffix.lower() if ext == ".gz" else ext
+        import gzip
+
+        try:
+            with gzip.open(path, "rb") as f:
+                head = f.read(SNIFF_BYTES)
+        except (OSError, EOFError) as e:
+            return Detection("binary", "fallback", compression, f"gzip data that does not decompress ({e})")
+    expected = _BY_EXTENSION.get(inner_ext)
+    found = _sniff(path, head, inner_ext, compression)
+    det = found or Detection(*(expected or ("unknown", "fallback")))
+    det.compression = compression
+    if found and expected and _family(found.format) != _family(expected[0]) and not det.note:
+        det.note = f"named {inner_ext} but the content is {_describe(found.format)}"
+    return det
+
+
+def _family(fmt: str) -> str:
+    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json"}.get(fmt, fmt)
+
+
+def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detection | None:
+    """Detection from content, or None when the content fits the extension's reader."""
+    for magic, fmt, reader in _MAGIC:
+        if head.startswith(magic):
+            if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
+                continue  # too weak a signature on its own
+            return Detection(fmt, reader)
+    if head[8:12] == b"WEBP" and head.startswith(b"RIFF"):
+        return Detection("image", "images")
+    if head.startswith(b"BM") and ext == ".bmp":
+        return Detection("image", "images")
+    if head.startswith(b"\x00\x00\x27\x0a") and ext == ".shp":
+        return Detection("geo", "geo")
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        if compression:
+            return Detection("zip", "fallback")
+        kind = _zip_kind(path)
+        return Detection(*(kind or ("binary", "fallback")))
+    if not head:
+        return None
+    if looks_binary(head):
+        expected = _BY_EXTENSION.get(ext)
+        if expected and expected[1] in ("excel", "geo", "parquet", "arrays", "cdf", "images", "documents"):
+            return None  # binary formats: their reader checks the content itself
+        if ext in (".dbf", ".shx", ".prj", ".cpg") or ext in SHAPEFILE_SIDECARS:
+            return None
+        return Detection("binary", "fallback", encoding=None)
+    # Text: look at how it starts.
+    enc = detect_encoding(head, final=False)
+    text = head.decode(enc, errors="replace").lstrip("\ufeff \t\r\n")
+    low = text[:2048].lower()
+    if low.startswith("<"):
+        if "<html" in low or "<!doctype html" in low or "<table" in low or "<body" in low or "<head" in low:
+            return Detection("html", "html", encoding=enc)
+        if "<svg" in low:
+            return Detection("image", "images", encoding=enc)
+        if ext in (".xml", ".kml", ".gml", ".gpx", ".svg"):
+            return None
+        return Detection("text", "documents", encoding=enc) if ext not in _BY_EXTENSION else None
+    if low.startswith("{") or low.startswith("["):
+        if ext in (".geojson", ".topojson"):
+            return None
+        if ext in (".jsonl", ".ndjson", ".jsonlines"):
+            return Detection("jsonl", "json_files", encoding=enc)
+        if '"featurecollection"' in low.replace(" ", "") or '"type":"feature"' in low.replace(" ", ""):
+            return Detection("geo", "geo", encoding=enc)
+        if ext in (".json", ".csv", ".txt", ".dat", ".tsv", "") or ext not in _BY_EXTENSION:
+            return Detection("json", "json_files", encoding=enc)
+        return None
+    if low.startswith("%pdf"):
+        return Detection("pdf", "documents")
+    expected = _BY_EXTENSION.get(ext)
+    if ext in _TEXT_EXTENSIONS:
+        return Detection("text", "documents", encoding=enc)
+    if expected is None:
+        # Unknown extension, text content: maybe a table, else a document.
+        return Detection("text", "delimited", encoding=enc)
+    if expected[1] in ("excel", "parquet", "arrays", "cdf", "images") and ext != ".svg":
+        return Detection("text", "delimited", encoding=enc)  # a text file under a binary format's name
+    if expected[1] == "json_files":
+        return Detection("text", "delimited", encoding=enc)  # not JSON after all; sniff as text
+    return None

@@ -1,0 +1,220 @@
+"""Excel workbooks (.xlsx via openpyxl read-only, .xls via xlrd): every sheet and every table in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from schemas.profiles import FileProfile, TableProfile
+from servers.profiling.column_stats import profile_columns, sample_records, unique_names
+from servers.profiling.detect import Detection
+from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
+
+MAX_ROWS = 2000  # rows read per sheet
+MAX_COLS = 256
+SAMPLE_ROWS = 2000
+
+
+class RowsGrid:
+    def __init__(self, rows: list[Sequence[Any]]) -> None:
+        self.rows = rows
+        self.blank = [all(v is None or (isinstance(v, str) and not v.strip()) for v in r) for r in rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def is_blank(self, i: int) -> bool:
+        return self.blank[i]
+
+    def row(self, i: int) -> Sequence[Any]:
+        return self.rows[i]
+
+
+def profile(path: Path, prof: FileProfile, det: Detection) -> None:
+    prof.kind = "table"
+    prof.format = "excel"
+    with path.open("rb") as f:
+        head = f.read(8)
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        sheets = _xls_sheets(path)
+        prof.attributes["engine"] = "xlrd"
+    elif head.startswith(b"PK"):
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+        except zipfile.BadZipFile as e:
+            _unreadable(prof, f"not a valid Excel workbook: the zip container is damaged ({e})")
+            return
+        if "content.xml" in names and "xl/workbook.xml" not in names:
+            _unreadable(prof, "OpenDocument spreadsheet (.ods): pandas needs the odfpy package to read it")
+            return
+        if any(n.startswith("xl/") and n.endswith(".bin") and "workbook" in n for n in names):
+            _unreadable(prof, "binary Excel workbook (.xlsb): pandas needs the pyxlsb package to read it")
+            return
+        sheets = _xlsx_sheets(path)
+        prof.attributes["engine"] = "openpyxl"
+    else:
+        _unreadable(prof, "not an Excel workbook: the content is neither an .xlsx (zip) nor an .xls (OLE2) file")
+        return
+    empty: list[str] = []
+    sheet_names: list[str] = []
+    for name, rows, truncated, max_row in sheets:
+        sheet_names.append(name)
+        grid = RowsGrid(rows)
+        blocks = find_blocks(grid, complete=not truncated)
+        if not blocks:
+            empty.append(name)
+            continue
+        for bi, b in enumerate(blocks):
+            tp = _table(name, grid, b, truncated, max_row)
+            if len(blocks) > 1:
+                title = next((row_text(rows[i]) for i in reversed(b.title_rows) if len(row_text(rows[i])) <= 100), "")
+                tp.name = f"{name}: {title or f'table {bi + 1}'}"
+            prof.tables.append(tp)
+    prof.attributes["sheets"] = ", ".join(sheet_names)
+    if empty:
+        prof.attributes["empty_sheets"] = ", ".join(empty)
+    if not prof.tables:
+        prof.status = "empty"
+        prof.reason = "every sheet of the workbook is empty"
+        return
+    parts = []
+    for t in prof.tables[:5]:
+        rows_s = f"{t.n_rows}" if t.n_rows_exact else f"~{t.n_rows}"
+        cols = ", ".join(c.name for c in t.columns[:6]) + (", ..." if len(t.columns) > 6 else "")
+        off = f", header at row {t.header_row + 1}" if t.header_row else ""
+        parts.append(f"{t.name} ({rows_s} rows x {len(t.columns)} columns{off}: {cols})")
+    more = f" (+{len(prof.tables) - 5} more)" if len(prof.tables) > 5 else ""
+    prof.summary = f"Excel workbook, {len(sheet_names)} sheet(s): " + "; ".join(parts) + more
+
+
+def _unreadable(prof: FileProfile, reason: str) -> None:
+    prof.status = "unreadable"
+    prof.reason = reason
+
+
+def _xlsx_sheets(path: Path):
+    import warnings
+
+    import openpyxl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        out = []
+        for ws in wb.worksheets:
+            max_col = min(ws.max_column or MAX_COLS, MAX_COLS)
+            rows: list[tuple] = []
+            truncated = False
+            for r in ws.iter_rows(values_only=True, max_col=max_col):
+                if len(rows) >= MAX_ROWS:
+                    truncated = True
+                    break
+                rows.append(r)
+            while rows and all(v is None for v in rows[-1]):
+                rows.pop()
+            out.append((ws.title, rows, truncated, ws.max_row))
+        return out
+    finally:
+        wb.close()
+
+
+def _xls_sheets(path: Path):
+    import xlrd
+
+    book = xlrd.open_workbook(str(path), on_demand=True)
+    out = []
+    try:
+        for idx in range(book.nsheets):
+            sh = book.sheet_by_index(idx)
+            n = min(sh.nrows, MAX_ROWS)
+            rows = []
+            for i in range(n):
+                vals = []
+                for c in sh.row(i)[:MAX_COLS]:
+                    if c.ctype in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
+                        vals.append(None)
+                    elif c.ctype == xlrd.XL_CELL_DATE:
+                        try:
+                            vals.append(xlrd.xldate.xldate_as_datetime(c.value, book.datemode))
+                        except Exception:  # noqa: BLE001 - keep the raw serial number
+                            vals.append(c.value)
+                    elif c.ctype == xlrd.XL_CELL_NUMBER and float(c.value).is_integer():
+                        vals.append(int(c.value))
+                    else:
+                        vals.append(c.value)
+                rows.append(tuple(vals))
+            while rows and all(v is None for v in rows[-1]):
+                rows.pop()
+            out.append((sh.name, rows, sh.nrows > MAX_ROWS, sh.nrows))
+            book.unload_sheet(idx)
+    finally:
+        book.release_resources()
+    return out
+
+
+def _pandas_names(header: Sequence[Any], width: int) -> list[str]:
+    """Column labels as pandas.read_excel makes them (Unnamed: j, duplicates suffixed)."""
+    names = []
+    for j in range(width):
+        v = header[j] if j < len(header) else None
+        t = cell_text(v) if v is not None else ""
+        if isinstance(v, str):
+            t = v  # pandas keeps the label as written
+        names.append(t if t != "" else f"Unnamed: {j}")
+    return unique_names(names)
+
+
+def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int | None) -> TableProfile:
+    import pandas as pd
+
+    rows = grid.rows
+    tp = TableProfile(name=sheet)
+    opts: dict[str, Any] = {"sheet_name": sheet}
+    end = b.data_end if b.data_end is not None else len(rows) - 1
+    data = [list(r) for r in rows[b.data_start : min(end + 1, b.data_start + SAMPLE_ROWS)]]
+    width = max([len(r) for r in data] + [len(rows[i]) for i in b.header_rows] + [0])
+    while width and all((len(r) < width or r[width - 1] is None) for r in data) and all(
+        len(rows[i]) < width or rows[i][width - 1] is None for i in b.header_rows
+    ):
+        width -= 1
+    if b.names:
+        names = b.names[:width] + [f"column_{j}" for j in range(len(b.names), width)]
+        opts.update(header=None, skiprows=b.data_start, names=names, usecols=list(range(len(names))))
+        tp.header_row = b.header_rows[0]
+    elif b.header is not None:
+        names = _pandas_names(rows[b.header], width)
+        if b.header:
+            opts["skiprows"] = b.header
+        tp.header_row = b.header
+    else:
+        names = [str(j) for j in range(width)]
+        opts["header"] = None
+        if b.data_start:
+            opts["skiprows"] = b.data_start
+    notes = [row_text(rows[i]) for i in b.title_rows] + [row_text(rows[i]) for i in b.footnote_rows]
+    tp.notes = [n for n in notes if n]
+    if b.data_end is not None:
+        tp.n_rows = sum(1 for i in range(b.data_start, b.data_end + 1) if not grid.blank[i])
+        tp.n_rows_exact = True
+        if b.data_end < len(rows) - 1:
+            opts["nrows"] = b.data_end - b.data_start + 1  # pandas counts blank rows too
+    else:
+        total = max_row if max_row else len(rows)
+        tp.n_rows, tp.n_rows_exact = max(0, total - b.data_start), not truncated
+        if truncated:
+            tp.drop_blank_rows = True  # trailing blank/footnote rows were not checked
+    if b.has_blank_rows:
+        tp.drop_blank_rows = True
+    tp.options = opts
+    fixed = [(r + [None] * width)[:width] for r in data]
+    df = pd.DataFrame(fixed, columns=names[:width] if names else None)
+    if tp.drop_blank_rows:
+        df = df.dropna(how="all")
+    df = df.infer_objects()
+    tp.columns = profile_columns(df)
+    tp.sample_rows = sample_records(df)
+    return tp

@@ -1,0 +1,81 @@
+"""Files no reader handles: the first lines of text, or a notice of what the binary content is."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from schemas.profiles import FileProfile
+from servers.profiling.detect import Detection
+from servers.profiling.text_sample import looks_binary, read_head, read_text_sample
+
+FIRST_LINES = 20
+
+
+def profile(path: Path, prof: FileProfile, det: Detection) -> None:
+    if det.format == "zip":
+        _zip(path, prof)
+        return
+    if det.format == "sqlite":
+        _sqlite(path, prof)
+        return
+    if det.format == "hdf5":
+        prof.kind, prof.format, prof.status = "array", "hdf5", "skipped"
+        prof.reason = "HDF5 file: no HDF5 reader is installed here (h5py or pytables would read it)"
+        prof.summary = "HDF5 file (not profiled: no reader installed)"
+        return
+    head = read_head(path, 8192)
+    if det.format == "binary" or looks_binary(head):
+        prof.kind, prof.format, prof.status = "binary", "binary", "skipped"
+        what = f"; {det.note}" if det.note else ""
+        prof.reason = f"binary content of no known data format (first bytes {head[:8].hex(' ')}){what}"
+        if det.note:
+            prof.status = "unreadable"
+        prof.summary = f"binary file, {path.stat().st_size:,} bytes, format unknown"
+        return
+    sample = read_text_sample(path, head_bytes=64 << 10, compression=det.compression)
+    lines = sample.text.splitlines()[:FIRST_LINES]
+    prof.kind, prof.format = "document", "text"
+    prof.encoding = sample.encoding
+    prof.text = "\n".join(lines)
+    if not prof.text.strip():
+        prof.status, prof.reason = "empty", "the file holds only whitespace"
+        return
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    prof.summary = f"text file ({path.suffix or 'no extension'}); starts: {first[:120]}"
+
+
+def _zip(path: Path, prof: FileProfile) -> None:
+    prof.kind, prof.format = "binary", "zip"
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError) as e:
+        prof.status, prof.reason = "unreadable", f"damaged zip archive: {e}"
+        return
+    names = [i.filename for i in infos if not i.is_dir()]
+    prof.status = "skipped"
+    prof.reason = f"zip archive with {len(names)} files, not extracted (unzip it into the lake to profile them)"
+    prof.text = "\n".join(names[:200])
+    prof.attributes["members"] = str(len(names))
+    prof.summary = f"zip archive with {len(names)} files: " + ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+
+
+def _sqlite(path: Path, prof: FileProfile) -> None:
+    import sqlite3
+
+    prof.kind, prof.format = "structured", "sqlite"
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = con.execute("select name, type from sqlite_master where type in ('table','view') order by name").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as e:
+        prof.status, prof.reason = "unreadable", f"SQLite database that cannot be opened: {e}"
+        return
+    names = [r[0] for r in rows]
+    prof.attributes["tables"] = ", ".join(names[:100])
+    prof.status = "skipped"
+    prof.reason = "SQLite database: query it with sqlite3 (tables listed in attributes)"
+    prof.summary = f"SQLite database with {len(names)} tables: " + ", ".join(names[:10])

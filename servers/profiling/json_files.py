@@ -1,0 +1,244 @@
+"""JSON and JSON lines: structure, keys, first objects, and the record list to normalise."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from schemas.profiles import FileProfile, TableProfile
+from servers.profiling.column_stats import profile_columns, sample_records, value_text
+from servers.profiling.detect import Detection
+from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
+
+FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
+SAMPLE_ROWS = 2000
+
+
+def profile(path: Path, prof: FileProfile, det: Detection) -> None:
+    if det.format == "jsonl":
+        _jsonl(path, prof, det)
+    else:
+        _json(path, prof, det)
+
+
+# -- JSON documents -----------------------------------------------------------------
+def _json(path: Path, prof: FileProfile, det: Detection) -> None:
+    prof.format = "json"
+    size = path.stat().st_size
+    complete = size <= FULL_BYTES and not det.compression
+    if complete:
+        raw = path.read_bytes()
+        enc = detect_encoding(raw)
+        text = raw.decode(enc, errors="replace")
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as e:
+            if e.msg == "Extra data" and _jsonl(path, prof, det, quiet=True):
+                prof.attributes["note"] = "one JSON value per line (JSON lines), although not named .jsonl"
+                return
+            prof.status = "unreadable"
+            prof.kind = "structured"
+            prof.reason = f"invalid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            return
+    else:
+        sample = read_text_sample(path, head_bytes=HEAD_BYTES, compression=det.compression)
+        enc = sample.encoding
+        obj = _partial(sample.text)
+        if obj is None:
+            prof.status, prof.kind = "unreadable", "structured"
+            prof.reason = "could not parse the beginning of this large JSON file"
+            return
+    if enc not in ("utf-8", "ascii"):
+        prof.encoding = enc
+    else:
+        prof.encoding = "utf-8"
+    prof.kind = "structured"
+    prof.text = describe(obj)
+    if not complete:
+        prof.text = "(structure of the first part of a large file) " + prof.text
+    table = _table_of(obj)
+    if table is not None:
+        path_keys, layout, df, n = table
+        tp = TableProfile(name="/".join(map(str, path_keys)) or None)
+        tp.options = {"path": path_keys, "layout": layout}
+        tp.n_rows, tp.n_rows_exact = n, complete
+        tp.columns = profile_columns(df)
+        tp.sample_rows = sample_records(df)
+        prof.tables = [tp]
+        if layout in ("records", "index", "columns", "rows"):
+            prof.kind = "table"
+    if isinstance(obj, dict):
+        prof.attributes["keys"] = ", ".join(list(map(str, obj))[:50])
+    prof.summary = "JSON " + _summary(obj, table)
+
+
+def _partial(text: str) -> Any:
+    """The values at the start of a big JSON document: a top-level array, or the first array under an object."""
+    dec = json.JSONDecoder()
+    s = text.lstrip("\ufeff \t\r\n")
+    if s.startswith("["):
+        return _array_prefix(s, 1, dec)
+    if not s.startswith("{"):
+        return None
+    out: dict[str, Any] = {}
+    i = 1
+    while i < len(s):
+        while i < len(s) and s[i] in " \t\r\n,":
+            i += 1
+        if i >= len(s) or s[i] == "}":
+            break
+        try:
+            key, i = dec.raw_decode(s, i)
+        except json.JSONDecodeError:
+            break
+        while i < len(s) and s[i] in " \t\r\n:":
+            i += 1
+        if i < len(s) and s[i] == "[":
+            out[str(key)] = _array_prefix(s, i + 1, dec)
+            break  # the rest of the sample is this array
+        try:
+            val, i = dec.raw_decode(s, i)
+        except json.JSONDecodeError:
+            break
+        out[str(key)] = val
+    return out or None
+
+
+def _array_prefix(s: str, i: int, dec: json.JSONDecoder) -> list[Any]:
+    items: list[Any] = []
+    while i < len(s) and len(items) < SAMPLE_ROWS:
+        while i < len(s) and s[i] in " \t\r\n,":
+            i += 1
+        if i >= len(s) or s[i] == "]":
+            break
+        try:
+            v, i = dec.raw_decode(s, i)
+        except json.JSONDecodeError:
+            break
+        items.append(v)
+    return items
+
+
+def describe(obj: Any, depth: int = 0, max_keys: int = 25) -> str:
+    """A compact type sketch: {"meta": {3 keys}, "data": [1200 x {id, name, ...}]}."""
+    if isinstance(obj, dict):
+        if depth >= 3:
+            return f"{{{len(obj)} keys}}"
+        items = list(obj.items())
+        parts = [f'"{k}": {describe(v, depth + 1, max_keys=10)}' for k, v in items[:max_keys]]
+        more = f", ... (+{len(items) - max_keys} keys)" if len(items) > max_keys else ""
+        return "{" + ", ".join(parts) + more + "}"
+    if isinstance(obj, list):
+        if not obj:
+            return "[]"
+        first = obj[0]
+        if isinstance(first, dict):
+            keys = list(first)[:12]
+            more = ", ..." if len(first) > 12 else ""
+            return f"[{len(obj)} x {{{', '.join(map(str, keys))}{more}}}]"
+        return f"[{len(obj)} x {describe(first, depth + 1)}]"
+    if isinstance(obj, str):
+        return f'"{value_text(obj, 40)}"'
+    return json.dumps(obj) if isinstance(obj, (int, float, bool)) or obj is None else type(obj).__name__
+
+
+def _records_candidates(obj: Any, path: list[Any], depth: int, out: list[tuple[list[Any], list[Any]]]) -> None:
+    if isinstance(obj, list) and obj:
+        if sum(isinstance(x, dict) for x in obj[:50]) >= 0.8 * min(len(obj), 50):
+            out.append((path, obj))
+            return
+        if all(isinstance(x, list) for x in obj[:50]) and len({len(x) for x in obj[:50]}) == 1 and len(obj[0]) > 1:
+            out.append((path, obj))
+            return
+    if isinstance(obj, dict) and depth < 3:
+        for k, v in list(obj.items())[:200]:
+            _records_candidates(v, path + [k], depth + 1, out)
+
+
+def _table_of(obj: Any):
+    """(path, layout, DataFrame sample, n_rows) for the main table in a JSON value, or None."""
+    import pandas as pd
+
+    cands: list[tuple[list[Any], list[Any]]] = []
+    _records_candidates(obj, [], 0, cands)
+    if cands:
+        path, recs = max(cands, key=lambda c: len(c[1]))
+        if len(recs) >= 1:
+            if isinstance(recs[0], list):
+                df = pd.DataFrame(recs[:SAMPLE_ROWS])
+                return path, "rows", df, len(recs)
+            rec_sample = [r if isinstance(r, dict) else {"value": r} for r in recs[:SAMPLE_ROWS]]
+            df = pd.json_normalize(rec_sample)
+            return path, "records", df, len(recs)
+    if isinstance(obj, dict) and obj:
+        values = list(obj.values())
+        if all(not isinstance(v, (dict, list)) for v in values):
+            df = pd.DataFrame({"key": list(obj.keys())[:SAMPLE_ROWS], "value": values[:SAMPLE_ROWS]})
+            return [], "mapping", df, len(obj)
+        if len(values) >= 2 and all(isinstance(v, dict) for v in values):
+            df = pd.DataFrame.from_dict(dict(list(obj.items())[:SAMPLE_ROWS]), orient="index")
+            return [], "index", df, len(obj)
+        if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
+            try:
+                df = pd.DataFrame({k: v[:SAMPLE_ROWS] for k, v in obj.items()})
+                return [], "columns", df, len(values[0])
+            except ValueError:
+                return None
+    return None
+
+
+def _summary(obj: Any, table) -> str:
+    if table is None:
+        kind = "object" if isinstance(obj, dict) else "array" if isinstance(obj, list) else type(obj).__name__
+        n = f" with {len(obj)} {'keys' if isinstance(obj, dict) else 'items'}" if isinstance(obj, (dict, list)) else ""
+        return f"{kind}{n}: {describe(obj)[:200]}"
+    path, layout, df, n = table
+    where = f" under {'/'.join(map(str, path))}" if path else ""
+    if layout == "mapping":
+        ex = ", ".join(f"{k}: {value_text(v, 30)}" for k, v in list(obj.items())[:4])
+        return f"object mapping {n} keys to values (e.g. {ex})"
+    cols = ", ".join(map(str, list(df.columns)[:8])) + (", ..." if df.shape[1] > 8 else "")
+    return f"{n} records{where} with fields {cols}"
+
+
+# -- JSON lines ---------------------------------------------------------------------
+def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -> bool:
+    import pandas as pd
+
+    sample = read_text_sample(path, compression=det.compression)
+    lines = [ln for ln in sample.text.splitlines() if ln.strip()]
+    records: list[Any] = []
+    bad = 0
+    for ln in lines[:SAMPLE_ROWS]:
+        try:
+            records.append(json.loads(ln))
+        except json.JSONDecodeError:
+            bad += 1
+    if not records or bad > max(1, len(records) // 10):
+        if quiet:
+            return False
+        prof.status, prof.kind = "unreadable", "structured"
+        prof.reason = "not JSON lines: most lines are not valid JSON values"
+        return False
+    prof.format = "jsonl"
+    prof.kind = "table"
+    prof.encoding = sample.encoding
+    rec_sample = [r if isinstance(r, dict) else {"value": r} for r in records]
+    df = pd.json_normalize(rec_sample)
+    tp = TableProfile(options={"layout": "lines"})
+    if sample.complete:
+        tp.n_rows, tp.n_rows_exact = len(lines), True
+    else:
+        per_line = len(sample.text) / max(1, len(lines))
+        tp.n_rows, tp.n_rows_exact = (int(sample.size / per_line) if not sample.compression else None), False
+    if bad:
+        tp.notes.append(f"{bad} of the first {min(len(lines), SAMPLE_ROWS)} lines are not valid JSON")
+    tp.columns = profile_columns(df)
+    tp.sample_rows = sample_records(df)
+    prof.tables = [tp]
+    prof.text = describe(records[:50])
+    rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
+    cols = ", ".join(map(str, list(df.columns)[:8])) + (", ..." if df.shape[1] > 8 else "")
+    prof.summary = f"JSON lines, {rows} records with fields {cols}"
+    return True

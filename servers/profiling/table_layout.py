@@ -1,0 +1,456 @@
+"""Where the tables are in a grid of cells: title lines, header rows, data, footnotes.
+
+Shared by the delimited-text and spreadsheet readers. Real files put titles and notes
+above the header, units or a second header row under it, several tables one after the
+other separated by blank rows, and sources/footnotes after the data. The grid is read
+lazily, so a big file is only parsed where its structure can change: the head, the rows
+around blank lines, and the end of each run of rows.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from typing import Any, Protocol, Sequence
+
+EMPTY, VALUE, TEXT = 0, 1, 2
+
+# Numbers as people write them in exported tables: 1,234  -5.2e3  (12)  $71M  41%  1 234
+_NUMBER = re.compile(
+    r"^[(\-+]?\s*[$€£¥]?\s*[-+]?(?:\d{1,3}(?:[,\u00a0 ']\d{3})+|\d+)?(?:[.,]\d+)?(?:[eE][-+]?\d+)?"
+    r"\s*(?:%|[kKmMbB]n?)?\)?$"
+)
+_DATE = re.compile(
+    r"^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}[-/]\d{1,2})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AaPp][Mm])?.*)?$"
+    r"|^\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?$"
+)
+_NA = frozenset({"na", "n/a", "nan", "null", "none", "-", "--", "#n/a", "n.a.", ".", "..", "...", "x", "(x)", "(na)", "(d)"})
+_YEAR = re.compile(r"^(1[0-9]|2[0-9])\d\d$")
+_NOTE_START = re.compile(r"^\s*(?:[*†‡§¹²³\d]\s|[*†‡§¹²³]|note|source|footnote|\(\w\)|\[\w+\])", re.IGNORECASE)
+
+
+def cell_kind(value: Any) -> int:
+    """EMPTY, VALUE (number, date, missing-value token) or TEXT."""
+    if value is None:
+        return EMPTY
+    if isinstance(value, str):
+        s = value.strip()
+        if not s:
+            return EMPTY
+        if s.lower() in _NA:
+            return VALUE
+        c = s[0]
+        if (c.isdigit() or c in "-+($€£¥.") and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
+            return VALUE
+        return TEXT
+    if isinstance(value, float) and math.isnan(value):
+        return EMPTY
+    if isinstance(value, (int, float, datetime, date, time)):
+        return VALUE
+    return TEXT
+
+
+@dataclass(frozen=True)
+class RowInfo:
+    kinds: tuple[int, ...]
+    n: int
+    n_text: int
+    n_value: int
+
+    @property
+    def first_empty(self) -> bool:
+        return not self.kinds or self.kinds[0] == EMPTY
+
+
+def row_info(row: Sequence[Any]) -> RowInfo:
+    kinds = tuple(cell_kind(v) for v in row)
+    # Trailing empties carry no structure (padded exports).
+    end = len(kinds)
+    while end and kinds[end - 1] == EMPTY:
+        end -= 1
+    kinds = kinds[:end]
+    n_text = kinds.count(TEXT)
+    n_value = kinds.count(VALUE)
+    return RowInfo(kinds, n_text + n_value, n_text, n_value)
+
+
+def agreement(a: RowInfo, b: RowInfo) -> float:
+    """Share of non-empty positions where two rows hold the same kind of cell."""
+    width = max(len(a.kinds), len(b.kinds))
+    same = union = 0
+    for j in range(width):
+        ka = a.kinds[j] if j < len(a.kinds) else EMPTY
+        kb = b.kinds[j] if j < len(b.kinds) else EMPTY
+        if ka == EMPTY and kb == EMPTY:
+            continue
+        union += 1
+        same += ka == kb
+    return same / union if union else 0.0
+
+
+class Grid(Protocol):
+    """Rows of cells, parsed on demand."""
+
+    def __len__(self) -> int: ...
+
+    def is_blank(self, i: int) -> bool: ...
+
+    def row(self, i: int) -> Sequence[Any]: ...
+
+
+@dataclass
+class Block:
+    """One table found in the grid. Indices are grid row indices."""
+
+    title_rows: list[int] = field(default_factory=list)
+    header_rows: list[int] = field(default_factory=list)
+    data_start: int = 0
+    data_end: int | None = None  # inclusive; None: runs past the rows seen (to the end of the file)
+    footnote_rows: list[int] = field(default_factory=list)
+    names: list[str] | None = None  # combined names of a two-row header
+    width: int = 0
+    has_blank_rows: bool = False  # blank separator rows inside the data range
+
+    @property
+    def header(self) -> int | None:
+        return self.header_rows[-1] if self.header_rows else None
+
+    @property
+    def first_row(self) -> int:
+        """First grid row of the header (or of the data when there is none)."""
+        return self.header_rows[0] if self.header_rows else self.data_start
+
+
+@dataclass
+class _Segment:
+    start: int
+    end: int  # inclusive
+
+    def __len__(self) -> int:
+        return self.end - self.start + 1
+
+
+@dataclass
+class _SegmentLayout:
+    titles: list[int]
+    header_rows: list[int]
+    names: list[str] | None
+    data_start: int | None  # None: notes only
+    data_end: int | None
+    footnotes: list[int]
+    strong_header: bool  # header found from structure (text over values), not by position
+    all_text: bool
+
+
+class _Analyzer:
+    def __init__(self, grid: Grid, probe: int, head_probe: int) -> None:
+        self.grid = grid
+        self.probe = probe
+        self.head_probe = head_probe
+        self._info: dict[int, RowInfo] = {}
+        self.dense_min = 2
+
+    def info(self, i: int) -> RowInfo:
+        r = self._info.get(i)
+        if r is None:
+            r = self._info[i] = row_info(self.grid.row(i))
+        return r
+
+    def segments(self) -> list[_Segment]:
+        segs: list[_Segment] = []
+        start = None
+        for i in range(len(self.grid)):
+            if self.grid.is_blank(i):
+                if start is not None:
+                    segs.append(_Segment(start, i - 1))
+                    start = None
+            elif start is None:
+                start = i
+        if start is not None:
+            segs.append(_Segment(start, len(self.grid) - 1))
+        return segs
+
+    def probe_rows(self, seg: _Segment, head: bool) -> list[int]:
+        k = self.head_probe if head else self.probe
+        if len(seg) <= 2 * k:
+            return list(range(seg.start, seg.end + 1))
+        return list(range(seg.start, seg.start + k)) + list(range(seg.end - self.probe + 1, seg.end + 1))
+
+    def set_width(self, segs: list[_Segment]) -> int:
+        ns: list[int] = []
+        for s_i, seg in enumerate(segs):
+            for i in self.probe_rows(seg, s_i < 3):
+                inf = self.info(i)
+                if inf.n:
+                    ns.append(inf.n)
+        if not ns:
+            return 0
+        ns.sort()
+        width = ns[min(len(ns) - 1, int(0.9 * len(ns)))]
+        self.dense_min = 1 if width <= 1 else max(2, math.ceil(width * 0.5))
+        return width
+
+    # -- row predicates -------------------------------------------------------
+    def dense(self, i: int) -> bool:
+        return self.info(i).n >= self.dense_min
+
+    def note_like(self, i: int, width: int) -> bool:
+        """A line of prose in a table that is wider than one column (title, note, source)."""
+        inf = self.info(i)
+        if width <= 1 or inf.n != 1 or inf.n_text != 1:
+            return False
+        text = next(str(v) for v in self.grid.row(i) if cell_kind(v) != EMPTY).strip()
+        return len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text))
+
+    def trailing_note(self, i: int, width: int) -> bool:
+        """After the data, any lone label in a table of 3+ columns is a note (source, citation...)."""
+        inf = self.info(i)
+        if width >= 3 and inf.n == 1 and inf.n_text == 1:
+            return True
+        return self.note_like(i, width)
+
+    def year_header(self, i: int, nxt: int | None) -> bool:
+        """A header whose labels are years (wide tables by year): numbers, but not data."""
+        inf = self.info(i)
+        row = self.grid.row(i)
+        vals = [str(v).strip() for v, k in zip(row, inf.kinds) if k == VALUE]
+        if not vals or not all(_YEAR.match(v.split(".")[0]) and (v.endswith(".0") or "." not in v) for v in vals):
+            return False
+        if inf.n_value < 2:
+            return False
+        if nxt is None:
+            return True
+        below = self.grid.row(nxt)
+        below_vals = [str(v).strip() for v, k in zip(below, self.info(nxt).kinds) if k == VALUE]
+        return not all(_YEAR.match(v) for v in below_vals)
+
+    # -- one run of non-blank rows ----------------------------------------------
+    def layout_segment(self, seg: _Segment, first: bool, width: int) -> _SegmentLayout:
+        rows = self.probe_rows(seg, first)
+        head_rows = rows[: self.head_probe if first else self.probe]
+        # Footnotes: prose lines at the end of the run.
+        end = seg.end
+        footnotes: list[int] = []
+        while end > seg.start and end in rows and self.trailing_note(end, width):
+            footnotes.insert(0, end)
+            end -= 1
+        dense_rows = [i for i in head_rows if i <= end and self.dense(i)]
+        if not dense_rows:
+            return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False, False)
+
+        # Start of the data: the first dense row that agrees in kind with the next one.
+        d = None
+        for i in dense_rows:
+            if i == end or agreement(self.info(i), self.info(i + 1)) >= 0.8:
+                d = i
+                break
+        if d is None:
+            d = dense_rows[-1] if len(dense_rows) > 1 else dense_rows[0]
+        run_text_only = all(self.info(i).n_value == 0 for i in range(d, min(end, d + self.probe) + 1))
+
+        if run_text_only:
+            if d == end and d == dense_rows[0]:
+                # A single line of labels and nothing under it: treat as notes.
+                return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False, False)
+            titles = list(range(seg.start, d))
+            return _SegmentLayout(titles, [d], None, d + 1, end, footnotes, False, True)
+
+        # Walk back over rows above that are data too (a first row with a missing cell).
+        while d - 1 >= seg.start:
+            p, cur = self.info(d - 1), self.info(d)
+            if p.n >= 2 and not p.first_empty and _data_like(p, cur):
+                if self.year_header(d - 1, d) and (d - 2 < seg.start or not self.dense(d - 2)):
+                    break
+                d -= 1
+            else:
+                break
+
+        header_rows: list[int] = []
+        names: list[str] | None = None
+        strong = False
+        r1 = d - 1
+        if r1 >= seg.start and (self.info(r1).n >= 2 or (width <= 1 and self.info(r1).n_text)):
+            i1, idata = self.info(r1), self.info(d)
+            complete = i1.n >= 0.6 * idata.n
+            text_dom = i1.n_text > i1.n_value
+            r0 = r1 - 1
+            has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
+            if text_dom and complete:
+                header_rows = [r1]
+            elif has_r0 and (not text_dom or not complete):
+                header_rows = [r0, r1]
+                names = combine_header_rows(self.grid.row(r0), self.grid.row(r1))
+            elif text_dom or i1.first_empty:
+                header_rows = [r1]
+            strong = bool(header_rows)
+        if not header_rows and self.year_header(d, d + 1 if d < end else None):
+            header_rows = [d]
+            d += 1
+            strong = True
+        titles = list(range(seg.start, header_rows[0] if header_rows else d))
+        return _SegmentLayout(titles, header_rows, names, d, end, footnotes, strong, False)
+
+
+def _data_like(p: RowInfo, cur: RowInfo) -> bool:
+    """Row p (above cur) is data too: it holds values, and no label sits over a column of values."""
+    if not p.n_value or agreement(p, cur) < 0.5:
+        return False
+    for j, k in enumerate(cur.kinds):
+        if k == VALUE and j < len(p.kinds) and p.kinds[j] == TEXT:
+            return False
+    return True
+
+
+def combine_header_rows(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
+    """Names for a two-row header: a spanning label above sub-labels ("Estimate" over 2020, 2021)."""
+    width = max(len(top), len(bottom))
+    names: list[str] = []
+    carry = ""
+    for j in range(width):
+        t = top[j] if j < len(top) else None
+        b = bottom[j] if j < len(bottom) else None
+        t_s = "" if cell_kind(t) == EMPTY else _label(t)
+        b_s = "" if cell_kind(b) == EMPTY else _label(b)
+        if t_s:
+            carry = t_s
+        elif b_s and carry:
+            t_s = carry  # the top label spans the columns to its right
+        names.append(" ".join(p for p in (t_s, b_s) if p) or f"column_{j}")
+    return dedupe_names(names)
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return " ".join(str(v).split())
+
+
+def dedupe_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        if n in seen:
+            seen[n] += 1
+            out.append(f"{n}.{seen[n]}")
+        else:
+            seen[n] = 0
+            out.append(n)
+    return out
+
+
+def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_probe: int = 60) -> list[Block]:
+    """Tables in the grid, top to bottom. `complete`: the grid holds the whole source."""
+    an = _Analyzer(grid, probe, head_probe)
+    segs = an.segments()
+    if not segs:
+        return []
+    width = an.set_width(segs)
+    blocks: list[Block] = []
+    pending: list[int] = []  # note rows not yet attached to a block
+    cur: Block | None = None
+    first_header_text: tuple[str, ...] | None = None
+
+    for s_i, seg in enumerate(segs):
+        lay = an.layout_segment(seg, cur is None, width)
+        if lay.data_start is None:
+            pending.extend(lay.titles)
+            continue
+        header_text = tuple(str(v).strip() for v in grid.row(lay.header_rows[-1])) if lay.header_rows else None
+        starts_new = cur is None or lay.strong_header or (
+            lay.header_rows and (lay.titles or header_text == first_header_text)
+        )
+        if not starts_new and cur is not None and cur.data_end is not None:
+            # Rows after blank lines continue the table only if they look like its rows.
+            new_rows = range(lay.data_start, min(lay.data_start + 3, (lay.data_end or lay.data_start) + 1))
+            old_rows = range(max(cur.data_start, cur.data_end - 2), cur.data_end + 1)
+            best = max((agreement(an.info(a), an.info(b)) for a in new_rows for b in old_rows), default=0.0)
+            starts_new = best < 0.8
+        if starts_new:
+            if cur is not None:
+                cur.footnote_rows.extend(pending)
+                pending = []
+                blocks.append(cur)
+            cur = Block(
+                title_rows=pending + lay.titles,
+                header_rows=lay.header_rows,
+                data_start=lay.data_start,
+                data_end=lay.data_end,
+                footnote_rows=list(lay.footnotes),
+                names=lay.names,
+            )
+            if first_header_text is None:
+                first_header_text = header_text
+            pending = []
+        else:
+            # More rows of the current table after blank lines (notes in between stay in the data).
+            assert cur is not None
+            cur.has_blank_rows = True
+            cur.footnote_rows = list(lay.footnotes)
+            cur.data_end = lay.data_end
+            pending = []
+    if cur is not None:
+        cur.footnote_rows.extend(pending)
+        blocks.append(cur)
+    if not complete:
+        # The source goes on past the rows seen: the last table's end is not known here.
+        blocks[-1].data_end = None
+        blocks[-1].footnote_rows = []
+
+    for b in blocks:
+        b.width = max((an.info(i).n for i in b.header_rows), default=0) or an.info(b.data_start).n
+        if b.data_end is not None and b.data_end < b.data_start:
+            b.data_end = b.data_start - 1  # header only
+    blocks = _merge_small_leading_blocks(blocks, grid)
+    return blocks
+
+
+def _merge_small_leading_blocks(blocks: list[Block], grid: Grid) -> list[Block]:
+    """A few narrow key/value lines above the main table are metadata, not a table of their own."""
+    if len(blocks) < 2:
+        return blocks
+    main_width = max(b.width for b in blocks)
+    out: list[Block] = []
+    carry: list[int] = []
+    for b in blocks:
+        n_rows = (b.data_end - b.data_start + 1) if b.data_end is not None else 10**9
+        if b.width * 2 <= main_width and n_rows <= 5 and b is not blocks[-1]:
+            last = b.data_end if b.data_end is not None else b.data_start
+            carry.extend(b.title_rows + b.header_rows + list(range(b.data_start, last + 1)) + b.footnote_rows)
+            continue
+        if carry:
+            b.title_rows = carry + b.title_rows
+            carry = []
+        out.append(b)
+    return out
+
+
+def trailing_notes(rows: Sequence[Sequence[Any]]) -> int:
+    """How many lines at the end of `rows` are notes/blank lines after the last data row."""
+    infos = [row_info(r) for r in rows]
+    width = max((i.n for i in infos), default=0)
+    k = 0
+    for inf, r in zip(reversed(infos), reversed(rows)):
+        if inf.n == 0:
+            k += 1
+            continue
+        if width > 1 and inf.n == 1 and inf.n_text == 1:
+            text = next(str(v) for v in r if cell_kind(v) != EMPTY).strip()
+            if len(text) >= 20 or len(text.split()) >= 3 or _NOTE_START.match(text):
+                k += 1
+                continue
+        break
+    # Only blank lines: nothing to skip.
+    if all(inf.n == 0 for inf in infos[len(infos) - k :]):
+        return 0
+    return k
+
+
+def cell_text(v: Any) -> str:
+    return "" if cell_kind(v) == EMPTY else _label(v)
+
+
+def row_text(row: Sequence[Any]) -> str:
+    """A note row as one line of text."""
+    return " ".join(t for t in (cell_text(v) for v in row) if t)
