@@ -44,7 +44,7 @@ class DirectoryStrategy:
         if self.n_clusters:
             chunks = _merge_to(chunks, self.n_clusters)
 
-        names = unique_names([slug(PurePosixPath(folder).name if folder != "." else "root") for folder, _ in chunks])
+        names = unique_names([_name(folder, files) for folder, files in chunks])
         return [
             ClusterSpec(
                 name=name,
@@ -71,6 +71,15 @@ class DirectoryStrategy:
         if current:
             out.append((folder, current))
         return out
+
+
+def _name(folder: str, files: list[str]) -> str:
+    if folder != ".":
+        return slug(PurePosixPath(folder).name)
+    # the lake root's cluster may hold only small folders folded into it: name it after them
+    tops = sorted({PurePosixPath(f).parts[0] for f in files if len(PurePosixPath(f).parts) > 1})
+    at_root = any(len(PurePosixPath(f).parts) == 1 for f in files)
+    return slug("-".join(tops[:3])) if tops and not at_root else "root"
 
 
 def _merge_to(chunks: list[tuple[str, list[str]]], n: int) -> list[tuple[str, list[str]]]:

@@ -1,0 +1,103 @@
+"""The file-agent server over real MCP transports (stdio and streamable HTTP)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+from fastmcp.exceptions import ToolError
+
+from schemas.clusters import ClusterConfig
+from schemas.messages import FileAgentResponse, HelpDecision
+
+REQ = {"request": "daily PM2.5 readings of the air quality sensors in 2024", "reason": "average PM2.5"}
+
+
+def _cluster_holding(config_dir, path: str) -> str:
+    config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    return next(c.name for c in config.clusters if path in c.files)
+
+
+def _stdio(config_dir, cluster):
+    return Client(StdioTransport(sys.executable, ["-m", "servers.file_agent", "--config",
+                                                  str(config_dir / "clusters.json"), "--cluster", cluster]))
+
+
+async def test_tools_decide_and_respond_over_stdio(demo_config):
+    cluster = _cluster_holding(demo_config, "air_quality/sensors/readings_2024-01.csv")
+    async with _stdio(demo_config, cluster) as client:
+        names = {t.name for t in await client.list_tools()}
+        assert {"can_help", "respond", "list_files", "describe_file"} <= names
+        decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQ})).structured_content)
+        assert decision.can_help and 0.2 <= decision.confidence <= 1.0
+        resp = FileAgentResponse.model_validate((await client.call_tool("respond", {"request": REQ})).structured_content)
+        assert any(f.startswith("air_quality/sensors/readings_2024") for f in resp.files)
+        assert "read_csv" in resp.code and "pandas" in resp.libraries
+        assert resp.data_explanation and resp.data_sample and resp.matches
+        with pytest.raises(ToolError, match="not a file of partition"):
+            await client.call_tool("describe_file", {"path": "../../etc/passwd"})
+        files = (await client.call_tool("list_files", {})).structured_content["result"]
+        assert any(f["path"].endswith("readings_2024-03.csv") for f in files)
+
+
+async def test_unrelated_agent_declines(demo_config):
+    cluster = _cluster_holding(demo_config, "budget/expenditures_2024.csv")
+    async with _stdio(demo_config, cluster) as client:
+        d = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQ})).structured_content)
+        assert not d.can_help and d.reason
+
+
+async def test_resources_expose_samples_and_analysis(demo_config):
+    cluster = _cluster_holding(demo_config, "districts/population_2024.csv")
+    async with _stdio(demo_config, cluster) as client:
+        sample = await client.read_resource(f"lakeboard://{cluster}/sample/districts/population_2024.csv")
+        assert "population_2024.csv" in sample[0].text
+        analysis = await client.read_resource(f"lakeboard://{cluster}/analysis")
+        assert "districts/population_2024.csv" in analysis[0].text
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_streamable_http_transport(demo_config):
+    cluster = _cluster_holding(demo_config, "districts/population_2024.csv")
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "servers.file_agent", "--config", str(demo_config / "clusters.json"),
+                             "--cluster", cluster, "--transport", "http", "--port", str(port)],
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            r = await client.call_tool("can_help", {"request": {"request": "population of each district"}})
+            assert r.structured_content["can_help"] is True
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_agent_module_imports_no_torch():
+    code = "import servers.file_agent.server, servers.file_agent.agent, sys; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_bad_config_is_a_clear_error(tmp_path):
+    bad = tmp_path / "clusters.json"
+    bad.write_text("{not json")
+    proc = subprocess.run([sys.executable, "-m", "servers.file_agent", "--config", str(bad), "--cluster", "x"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "cannot start" in proc.stderr

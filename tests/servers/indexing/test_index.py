@@ -1,0 +1,48 @@
+import json
+import shutil
+import sys
+
+from schemas.clusters import ClusterConfig
+from servers.indexing import index_lake
+from tests.conftest import DEMO_LAKE
+
+
+def test_index_writes_clusters_servers_and_records_bad_files(demo_config):
+    config = ClusterConfig.model_validate_json((demo_config / "clusters.json").read_text())
+    files = {f for c in config.clusters for f in c.files}
+    assert "districts/population_2024.csv" in files and len(config.clusters) >= 4
+    assert all(c.description and c.reason for c in config.clusters)
+    # the traps: a truncated parquet and an empty csv are recorded with a reason, not fatal
+    assert "transit/ridership_2023.parquet" in config.errors and "inbox/untitled.csv" in config.errors
+
+    servers = json.loads((demo_config / "servers.json").read_text())["mcpServers"]
+    agents = [e for e in servers.values() if "servers.file_agent" in e["args"]]
+    assert len(agents) == len(config.clusters)
+    for entry in servers.values():
+        assert entry["command"] == sys.executable
+        assert all(not a.startswith(("configs/", "./")) for a in entry["args"])  # absolute paths only
+    assert any("servers.search_agent" in e["args"] and str(DEMO_LAKE / "docs") in e["args"] for e in servers.values())
+    assert any("servers.kernel" in e["args"] for e in servers.values())
+    assert (demo_config / "servers.d").is_dir()
+
+
+def test_reindex_touches_only_changed_files(tmp_path):
+    lake = tmp_path / "lake"
+    shutil.copytree(DEMO_LAKE / "districts", lake / "districts")
+    shutil.copytree(DEMO_LAKE / "weather", lake / "weather")
+    first = index_lake(lake, out=tmp_path / "configs")
+    cache = first.config_dir / "profiles"
+    before = {p.name: p.stat().st_mtime_ns for p in cache.rglob("*.json")}
+    (lake / "weather" / "new_notes.txt").write_text("station moved in May\n")
+    second = index_lake(lake, out=tmp_path / "configs")
+    after = {p.name: p.stat().st_mtime_ns for p in cache.rglob("*.json")}
+    assert second.n_files == first.n_files + 1
+    assert {k: v for k, v in after.items() if k in before} == before  # untouched profiles not rewritten
+    assert len(after) == len(before) + 1
+
+
+def test_missing_lake_is_a_clear_error(tmp_path):
+    import pytest
+
+    with pytest.raises(NotADirectoryError, match="is not a folder"):
+        index_lake(tmp_path / "nope", out=tmp_path)

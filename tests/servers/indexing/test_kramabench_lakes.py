@@ -1,0 +1,39 @@
+"""Acceptance: every KramaBench lake indexes, and every helper it lists starts and answers."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from tests.conftest import KRAMA_DOMAINS, KRAMABENCH, krama_lake
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("domain", KRAMA_DOMAINS)
+async def test_every_helper_of_the_indexed_lake_answers(domain, tmp_path):
+    from servers.indexing import index_lake
+
+    lake = krama_lake(domain)
+    res = index_lake(lake, name=domain, out=tmp_path)
+    query = json.loads((KRAMABENCH / "workload" / f"{domain}.json").read_text())[0]["query"]
+    servers = json.loads((res.config_dir / "servers.json").read_text())["mcpServers"]
+    helpers = {n: e for n, e in servers.items() if "servers.kernel" not in e["args"]}
+    assert len(helpers) >= 2
+
+    async def check(name: str, entry: dict) -> None:
+        async with Client(StdioTransport(entry["command"], entry["args"], env=entry.get("env"))) as client:
+            tools = {t.name for t in await client.list_tools()}
+            assert {"can_help", "respond"} <= tools, name
+            decision = await client.call_tool("can_help", {"request": {"request": query}})
+            assert isinstance(decision.structured_content["can_help"], bool)
+            resp = await client.call_tool("respond", {"request": {"request": query}})
+            assert resp.structured_content["agent_name"]
+
+    async with anyio.create_task_group() as tg:
+        for name, entry in helpers.items():
+            tg.start_soon(check, name, entry)
