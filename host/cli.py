@@ -79,6 +79,111 @@ def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
         return 2
 
 
+def llm_settings(args: argparse.Namespace):
+    """The model from --model/--base-url/--api-key/--llm-config, the environment or the config file."""
+    from host.llm import LLMSettings
+
+    flags = {
+        "model": getattr(args, "model", None),
+        "base_url": getattr(args, "base_url", None),
+        "api_key": getattr(args, "api_key", None),
+        "config": getattr(args, "llm_config", None),
+    }
+    return LLMSettings.resolve(flags)
+
+
+async def _ask(args: argparse.Namespace, settings) -> int:
+    import time
+
+    from host.agents.session import AskSession, usage_line, write_atomic
+    from host.kernel_session import KernelUnavailable
+    from host.trace import Trace
+
+    lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
+    if lake.root is None:
+        raise LakeError(f"cannot tell which folder {args.lake!r} indexes: give the lake folder")
+    run_dir = lake.config_dir / "runs" / time.strftime("%Y%m%d-%H%M%S")
+    while run_dir.exists():
+        run_dir = run_dir.with_name(run_dir.name + "-1")
+    run_dir.mkdir(parents=True)
+    trace_path = args.trace or run_dir / "trace.jsonl"
+    say = (lambda *a: print(*a, file=sys.stderr)) if args.json else print
+    if settings is None:
+        say("No model is configured (--model/--base-url, LAKEBOARD_LLM_MODEL, or ~/.config/lakeboard/llm.toml), "
+            "so Lakeboard cannot compute the answer. It finds the data the question needs and returns a "
+            "verified program that loads it.")
+    else:
+        say("Model: " + "; ".join(settings.describe()[:2]))
+    trace = Trace(trace_path)
+    try:
+        async with AskSession(lake, settings, trace=trace, max_steps=args.max_steps, helper_timeout_s=args.timeout,
+                              cell_timeout_s=args.cell_timeout, lend_model=not args.offline_helpers) as session:
+            result = await session.ask(args.question)
+            notebook = args.notebook or run_dir / "session.ipynb"
+            try:
+                await session.save_notebook(notebook)
+            except KernelUnavailable as exc:
+                say(f"(the notebook could not be saved: {exc})")
+                notebook = None
+    except KernelUnavailable as exc:
+        trace.close()
+        print(f"lakeboard ask: {exc}", file=sys.stderr)
+        return 2
+    trace.close()
+    program_path = None
+    if result.program:
+        program_path = run_dir / "program.py"
+        write_atomic(program_path, result.program)
+    write_atomic(run_dir / "result.json", result.model_dump_json(indent=1))
+    if args.json:
+        print(result.model_dump_json(indent=1))
+        return 0 if result.status in ("answered", "offline") else 1
+    _print_run(result)
+    print(f"\nProgram:  {program_path or '(none)'}")
+    print(f"Notebook: {notebook or '(none)'}")
+    print(f"Trace:    {trace_path}")
+    print(f"Result:   {run_dir / 'result.json'}")
+    print(usage_line(result.usage))
+    return 0 if result.status in ("answered", "offline") else 1
+
+
+def _print_run(result) -> None:
+    print(f"\nQuestion: {result.question}")
+    if result.status == "answered":
+        print(f"Answer: {json.dumps(result.answer, default=str)}")
+    elif result.status == "offline" and result.summary is not None:
+        datasets = (result.summary or {}).get("datasets", {}) if isinstance(result.summary, dict) else {}
+        print("Loaded (the program ran in the kernel):")
+        for name, info in datasets.items():
+            shape = f"{info.get('rows')} rows x {len(info.get('columns', []))} columns" if "rows" in info else info.get("type", "")
+            print(f"  {name}: {shape}")
+    else:
+        print(f"No answer ({result.status}): {result.error or 'see the trace'}")
+    if result.data_sources:
+        print("Data sources: " + ", ".join(result.data_sources))
+    for note in result.notes:
+        print(f"  note: {note}")
+    print(f"Actions: {len(result.steps)}; {result.elapsed_s:.1f}s")
+
+
+def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
+    from host.llm import LLMConfigError
+
+    try:
+        settings = llm_settings(args)
+    except LLMConfigError as exc:
+        print(f"lakeboard ask: {exc}", file=sys.stderr)
+        return 2
+    if args.max_steps < 1:
+        print("lakeboard ask: --max-steps must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_ask(args, settings))
+    except LakeError as exc:
+        print(f"lakeboard ask: {exc}", file=sys.stderr)
+        return 2
+
+
 def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
     lake = resolve_lake(args.lake, configs=args.configs)
     print(json.dumps(lake.servers().to_mcp_config(), indent=2))
@@ -101,6 +206,26 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--configs", type=Path, default=Path("configs"), help="where lake configs live (default ./configs)")
         q.add_argument("--reindex", action="store_true", help="index the lake again before answering")
 
+    def model_args(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--model", help="model name (else LAKEBOARD_LLM_MODEL / the config file; none: offline)")
+        q.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
+        q.add_argument("--api-key", help="API key (else LAKEBOARD_LLM_API_KEY / OPENAI_API_KEY)")
+        q.add_argument("--llm-config", type=Path, help="LLM config file (TOML)")
+
+    p = sub.add_parser("ask", help="answer a question about a lake (with a model), or find and load its data (without)")
+    p.add_argument("lake", help="a lake folder (indexed on first use) or a config folder")
+    p.add_argument("question")
+    p.add_argument("--max-steps", type=int, default=10, help="most actions the main agent takes (default 10)")
+    p.add_argument("--notebook", type=Path, help="where to write the kernel session (default: CONFIG/runs/TS/session.ipynb)")
+    p.add_argument("--timeout", type=float, default=60.0, help="per-helper timeout in seconds")
+    p.add_argument("--cell-timeout", type=float, default=120.0, help="per-cell timeout in the kernel, seconds")
+    p.add_argument("--offline-helpers", action="store_true", help="file agents answer without the model (faster, fewer tokens)")
+    p.add_argument("--trace", type=Path, help="JSONL trace (default: CONFIG/runs/TS/trace.jsonl)")
+    p.add_argument("--json", action="store_true", help="print the whole run result as JSON")
+    model_args(p)
+    lake_args(p)
+    p.set_defaults(func=_cmd_ask)
+
     p = sub.add_parser("discover", help="find the files a request needs, with code that loads them")
     p.add_argument("lake", help="a lake folder (indexed on first use) or a config folder")
     p.add_argument("request")
@@ -117,6 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--discovery-only", action="store_true")
     p.add_argument("--out", type=Path, help="results JSONL (one line per task)")
     p.add_argument("--timeout", type=float, default=60.0)
+    p.add_argument("--max-steps", type=int, default=10, help="most actions per task (answer evaluation)")
+    p.add_argument("--cell-timeout", type=float, default=120.0)
+    p.add_argument("--offline-helpers", action="store_true")
+    model_args(p)
     lake_args(p)
     p.set_defaults(func=_cmd_eval)
 

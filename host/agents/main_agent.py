@@ -1,0 +1,365 @@
+"""The main agent: a ReAct loop over the paper's five actions, at most T actions per question.
+
+Each turn the model replies with one JSON action (see prompts.py):
+- plan / reason: noted, nothing runs;
+- request_help: posted on the blackboard; the volunteers' responses come back compactly;
+- run_code: run in the kernel server; the outputs come back;
+- answer: the final program runs in a fresh kernel; an error or a missing JSON answer goes
+  back to the model, a JSON answer ends the run.
+
+A malformed reply is re-asked (up to `max_reasks` times per action) and costs no action. A
+model endpoint that fails for good ends the run with status `model_error`; nothing else
+does: kernel and helper failures become observations the model can react to.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from host.agents import prompts
+from host.agents.observations import render_posting
+from host.agents.programs import NoJSONOutput, answer_of, data_sources_in, parse_program_output
+from host.blackboard import Blackboard
+from host.kernel_session import KernelClient, KernelUnavailable, render_execution
+from host.llm import ChatMessage, ChatProvider, JSONReplyError, LLMError, Usage, extract_json_object
+from host.trace import Trace
+from schemas.agent import (
+    Action,
+    AgentResponse,
+    AgentStep,
+    AnswerAction,
+    PlanAction,
+    ReasonAction,
+    RequestHelpAction,
+    RunCodeAction,
+    RunResult,
+)
+from schemas.execution import ExecutionResult
+from schemas.messages import BlackboardRequest
+
+logger = logging.getLogger(__name__)
+
+_ACTION = TypeAdapter(Action)
+_ACTION_ALIASES = {
+    "plan": "plan",
+    "planning": "plan",
+    "reason": "reason",
+    "reasoning": "reason",
+    "think": "reason",
+    "request_help": "request_help",
+    "requesthelp": "request_help",
+    "help": "request_help",
+    "ask_for_help": "request_help",
+    "run_code": "run_code",
+    "runcode": "run_code",
+    "code": "run_code",
+    "execute": "run_code",
+    "python": "run_code",
+    "answer": "answer",
+    "final_answer": "answer",
+    "final": "answer",
+}
+
+
+class MainAgent:
+    """Answers questions about one lake with a model, the blackboard and the kernel.
+
+    Args:
+        provider: the chat model (shared with sampling, so usage is counted once).
+        blackboard: posts requests to the pool's helpers.
+        kernel: runs code in the kernel server.
+        lake_root: the lake folder (shown to the model; the kernel mounts it at this path).
+        lake_paths: the lake's files, lake-relative (to name data sources a program reads).
+        max_steps: T, the most actions per question (the paper uses 10).
+        max_reasks: re-asks per action after a malformed reply.
+        fresh_kernel_for_answer: restart the kernel before the final program, so an answer
+            that only worked thanks to earlier cells' variables is caught.
+    """
+
+    def __init__(
+        self,
+        provider: ChatProvider,
+        blackboard: Blackboard,
+        kernel: KernelClient,
+        lake_root: Path,
+        *,
+        lake_paths: list[str] | None = None,
+        trace: Trace | None = None,
+        max_steps: int = 10,
+        max_reasks: int = 2,
+        cell_timeout_s: float = 120.0,
+        fresh_kernel_for_answer: bool = True,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.provider = provider
+        self.blackboard = blackboard
+        self.kernel = kernel
+        self.lake_root = Path(lake_root)
+        self.lake_paths = lake_paths or []
+        self.trace = trace
+        self.max_steps = max_steps
+        self.max_reasks = max_reasks
+        self.cell_timeout_s = cell_timeout_s
+        self.fresh_kernel_for_answer = fresh_kernel_for_answer
+
+    async def run(self, question: str, *, task_id: str = "main-task") -> RunResult:
+        started = time.monotonic()
+        usage_before = _snapshot(self.provider)
+        messages = [
+            ChatMessage(role="system", content=prompts.system_prompt(str(self.lake_root), self.max_steps)),
+            ChatMessage(role="user", content=prompts.question_prompt(question, self.max_steps)),
+        ]
+        result = RunResult(question=question, status="max_steps", model=self.provider.settings.model)
+        self._emit("agent_start", None, question=question, model=result.model, max_steps=self.max_steps)
+        malformed = 0
+        index = 0
+        try:
+            while index < self.max_steps:
+                reply = await self._next_action(messages)
+                malformed += reply.reasks
+                index += 1
+                if reply.action is None:
+                    # Still malformed after every re-ask: the action is spent.
+                    messages.append(ChatMessage(role="user", content=prompts.observation_prompt(
+                        "an unusable reply", index, self.max_steps, "No action was taken.")))
+                    result.notes.append(f"action {index}: the model's reply was unusable after {reply.reasks} re-asks")
+                    continue
+                messages.append(ChatMessage(role="assistant", content=reply.text))
+                step_started = time.monotonic()
+                outcome = await self._act(reply.action, index, question, task_id)
+                step = AgentStep(
+                    index=index,
+                    action=reply.action,
+                    observation=outcome.observation,
+                    ok=outcome.ok,
+                    elapsed_s=round(time.monotonic() - step_started, 4),
+                    reasks=reply.reasks,
+                )
+                result.steps.append(step)
+                self._emit(
+                    "agent_action", step.elapsed_s, index=index, action=reply.action.action, ok=outcome.ok,
+                    detail=_action_detail(reply.action), observation=outcome.observation[:2000],
+                )
+                if outcome.final is not None:
+                    result = self._finish(result, outcome.final)
+                    break
+                messages.append(ChatMessage(role="user", content=prompts.observation_prompt(
+                    reply.action.action, index, self.max_steps, outcome.observation)))
+            else:
+                result.error = f"no working answer within {self.max_steps} actions"
+        except LLMError as exc:
+            result.status = "model_error"
+            result.error = exc.message
+            logger.warning("model failed: %s", exc.message)
+        if malformed:
+            result.notes.append(f"{malformed} malformed model replies were re-asked")
+        result.usage = _usage_since(self.provider, usage_before)
+        result.elapsed_s = round(time.monotonic() - started, 4)
+        self._emit(
+            "agent_end", result.elapsed_s, status=result.status, answer=result.answer, error=result.error,
+            data_sources=result.data_sources, actions=len(result.steps), usage=result.usage,
+        )
+        return result
+
+    # -- one turn of the model ---------------------------------------------------------
+    async def _next_action(self, messages: list[ChatMessage]) -> _Reply:
+        """Ask the model for an action; re-ask on malformed replies. Raises LLMError."""
+        reasks = 0
+        while True:
+            started = time.monotonic()
+            completion = await self.provider.complete(messages, label="main")
+            text = completion.text
+            try:
+                action = parse_action(text)
+            except JSONReplyError as exc:
+                self._emit("model_reply", time.monotonic() - started, ok=False, problem=str(exc), reply=text[:1000])
+                if reasks >= self.max_reasks:
+                    messages.append(ChatMessage(role="assistant", content=text or "(empty reply)"))
+                    return _Reply(None, text, reasks + 1)
+                reasks += 1
+                messages.append(ChatMessage(role="assistant", content=text or "(empty reply)"))
+                messages.append(ChatMessage(role="user", content=prompts.reask_prompt(str(exc))))
+                continue
+            self._emit("model_reply", time.monotonic() - started, ok=True, action=action.action,
+                       tokens=completion.usage.total_tokens)
+            return _Reply(action, text, reasks)
+
+    # -- acting ------------------------------------------------------------------------
+    async def _act(self, action: Action, index: int, question: str, task_id: str) -> _Outcome:
+        if isinstance(action, (PlanAction, ReasonAction)):
+            return _Outcome("Noted.")
+        if isinstance(action, RequestHelpAction):
+            posting = await self.blackboard.post(BlackboardRequest(request=action.request, reason=action.reason))
+            return _Outcome(render_posting(posting), ok=bool(posting.responses))
+        if isinstance(action, RunCodeAction):
+            try:
+                execution = await self.kernel.execute(action.code, action.timeout_s or self.cell_timeout_s)
+            except KernelUnavailable as exc:
+                return _Outcome(f"The code did not run: {exc}", ok=False)
+            return _Outcome(render_execution(execution), ok=execution.ok)
+        assert isinstance(action, AnswerAction)
+        return await self._try_answer(action, question, task_id)
+
+    async def _try_answer(self, action: AnswerAction, question: str, task_id: str) -> _Outcome:
+        if self.fresh_kernel_for_answer:
+            try:
+                await self.kernel.restart()
+            except KernelUnavailable as exc:
+                logger.info("could not restart the kernel before the answer: %s", exc)
+        try:
+            execution = await self.kernel.execute(action.code, self.cell_timeout_s, purpose="answer")
+        except KernelUnavailable as exc:
+            return _Outcome(f"The program did not run: {exc}", ok=False)
+        if not execution.ok:
+            return _Outcome(
+                "Your final program failed in a fresh kernel, so there is no answer yet. Fix it and answer again.\n"
+                + render_execution(execution),
+                ok=False,
+            )
+        try:
+            output = parse_program_output(execution.stdout)
+        except NoJSONOutput as exc:
+            return _Outcome(str(exc), ok=False)
+        answer = answer_of(output)
+        response = action.response.model_copy(update={
+            "id": action.response.id or task_id,
+            "query": action.response.query or question,
+            "answer": answer,
+        })
+        return _Outcome(f"The program printed the answer: {output!r:.500}", final=_Final(action.code, response, execution))
+
+    def _finish(self, result: RunResult, final: _Final) -> RunResult:
+        sources = [self._relative(s) for s in final.response.data_sources]
+        if not sources:
+            sources = data_sources_in(final.program, self.lake_root, self.lake_paths)
+            if sources:
+                result.notes.append("data sources read from the program (the answer listed none)")
+        response = final.response.model_copy(update={"data_sources": sources})
+        return result.model_copy(update={
+            "status": "answered",
+            "answer": response.answer,
+            "response": response,
+            "program": final.program,
+            "execution": final.execution,
+            "data_sources": sources,
+        })
+
+    def _relative(self, path: str) -> str:
+        root = str(self.lake_root).rstrip("/") + "/"
+        path = path.strip()
+        return path[len(root):] if path.startswith(root) else path.lstrip("./")
+
+    def _emit(self, kind: str, elapsed_s: float | None, **data: Any) -> None:
+        if self.trace is not None:
+            self.trace.emit(kind, elapsed_s=elapsed_s, **data)
+
+
+class _Reply:
+    __slots__ = ("action", "text", "reasks")
+
+    def __init__(self, action: Action | None, text: str, reasks: int) -> None:
+        self.action, self.text, self.reasks = action, text, reasks
+
+
+class _Final:
+    __slots__ = ("program", "response", "execution")
+
+    def __init__(self, program: str, response: AgentResponse, execution: ExecutionResult) -> None:
+        self.program, self.response, self.execution = program, response, execution
+
+
+class _Outcome:
+    __slots__ = ("observation", "ok", "final")
+
+    def __init__(self, observation: str, ok: bool = True, final: _Final | None = None) -> None:
+        self.observation, self.ok, self.final = observation, ok, final
+
+
+def parse_action(text: str) -> Action:
+    """One action from a model reply; JSONReplyError says what to fix (sent back to the model)."""
+    data = extract_json_object(text)
+    data = _normalise_action(data)
+    try:
+        return _ACTION.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'][1:]) or 'action'}: {err['msg']}" for err in exc.errors()[:6]
+        )
+        raise JSONReplyError(
+            f"The {data.get('action')!r} action is missing fields or has wrong ones ({problems})."
+        ) from None
+
+
+def _normalise_action(data: dict[str, Any]) -> dict[str, Any]:
+    """Forgive the usual slips: action names in other spellings, code under other keys."""
+    data = dict(data)
+    raw = data.get("action")
+    if isinstance(raw, dict):  # {"action": {"name": "run_code", "code": ...}}
+        inner = dict(raw)
+        raw = inner.pop("name", inner.pop("type", None))
+        data = {**data, **inner}
+    if not isinstance(raw, str):
+        raise JSONReplyError('Your JSON object has no "action" field naming one of: plan, reason, request_help, run_code, answer.')
+    key = raw.strip().lower().replace(" ", "_").replace("-", "_")
+    name = _ACTION_ALIASES.get(key)
+    if name is None:
+        raise JSONReplyError(f'"{raw}" is not an action; use one of: plan, reason, request_help, run_code, answer.')
+    data["action"] = name
+    if name in ("run_code", "answer") and "code" not in data:
+        for alt in ("program", "python", "source"):
+            if isinstance(data.get(alt), str):
+                data["code"] = data.pop(alt)
+                break
+    if name == "answer" and "response" not in data:
+        fields = {k: data.pop(k) for k in ("id", "query", "data_sources", "subtasks") if k in data}
+        data["response"] = fields
+    if name == "reason" and "reasoning" not in data:
+        for alt in ("reason", "thought", "text"):
+            if isinstance(data.get(alt), str) and data[alt].strip():
+                data["reasoning"] = data[alt]
+                break
+    if name == "request_help" and "request" not in data:
+        for alt in ("query", "question", "need"):
+            if isinstance(data.get(alt), str):
+                data["request"] = data.pop(alt)
+                break
+    return data
+
+
+def _action_detail(action: Action) -> dict[str, Any]:
+    if isinstance(action, PlanAction):
+        return {"plan": action.plan}
+    if isinstance(action, ReasonAction):
+        return {"reasoning": action.reasoning[:1000]}
+    if isinstance(action, RequestHelpAction):
+        return {"request": action.request, "reason": action.reason}
+    if isinstance(action, RunCodeAction):
+        return {"code": action.code}
+    assert isinstance(action, AnswerAction)
+    return {"code": action.code, "response": action.response.model_dump(mode="json")}
+
+
+def _snapshot(provider: ChatProvider) -> dict[str, Usage]:
+    return {"total": provider.usage, **provider.usage_by_label}
+
+
+def _minus(after: Usage, before: Usage | None) -> Usage:
+    if before is None:
+        return after
+    fields = ("prompt_tokens", "completion_tokens", "total_tokens", "calls", "retries")
+    return Usage(**{f: max(0, getattr(after, f) - getattr(before, f)) for f in fields})
+
+
+def _usage_since(provider: ChatProvider, before: dict[str, Usage]) -> dict[str, Any]:
+    by_label = {
+        label: _minus(usage, before.get(label)).model_dump()
+        for label, usage in provider.usage_by_label.items()
+    }
+    by_label = {k: v for k, v in by_label.items() if v["calls"] or v["retries"]}
+    return {"total": _minus(provider.usage, before.get("total")).model_dump(), "by_label": by_label}

@@ -1,0 +1,191 @@
+"""One lake's servers, up and ready to answer questions: what `ask` and `eval` share.
+
+    async with AskSession(lake, settings, trace=Trace(path)) as session:
+        result = await session.ask("How many ...?")          # RunResult
+        await session.save_notebook(Path("session.ipynb"))
+
+With a model (`settings`), the main agent answers; without one, the offline agent finds the
+data and returns a verified loading program. If the model fails mid-run, the offline agent
+still runs, so the user gets the program that loads the relevant data.
+
+How helpers get the model: file agents borrow it through MCP sampling when the client
+offers it; the host's ClientPool does not offer sampling yet, so until it does the session
+gives each file-agent server the same endpoint through its environment
+(`LAKEBOARD_LLM_*`, read by the server's own model client). `lend_model=False` keeps the
+file agents on their offline engine (`LAKEBOARD_FILE_AGENT_MODEL=off`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from host.agents.main_agent import MainAgent
+from host.agents.offline_agent import answer_offline
+from host.blackboard import Blackboard
+from host.kernel_session import KernelClient
+from host.lakes import Lake
+from host.llm import ChatProvider, LLMSettings
+from host.pool import ClientPool
+from host.servers_config import ServersConfig, StdioServerEntry
+from host.trace import Trace
+from schemas.agent import RunResult
+
+logger = logging.getLogger(__name__)
+
+FILE_AGENT_MODULE = "servers.file_agent"
+FILE_AGENT_MODEL_ENV = "LAKEBOARD_FILE_AGENT_MODEL"
+
+
+def helper_model_env(settings: LLMSettings | None, lend_model: bool) -> dict[str, str]:
+    """Environment that tells a file-agent server which model to use (or none)."""
+    if settings is None or not lend_model:
+        return {FILE_AGENT_MODEL_ENV: "off"}
+    env = {FILE_AGENT_MODEL_ENV: "auto", "LAKEBOARD_LLM_MODEL": settings.model}
+    if settings.base_url:
+        env["LAKEBOARD_LLM_BASE_URL"] = str(settings.base_url)
+    if settings.api_key is not None:
+        env["LAKEBOARD_LLM_API_KEY"] = settings.api_key.get_secret_value()
+    return env
+
+
+def with_helper_env(config: ServersConfig, env: dict[str, str]) -> ServersConfig:
+    """A copy of `config` whose file-agent entries carry `env` (other servers unchanged)."""
+    servers = {}
+    for name, entry in config.servers.items():
+        if isinstance(entry, StdioServerEntry) and FILE_AGENT_MODULE in entry.args:
+            entry = entry.model_copy(update={"env": {**entry.env, **env}})
+        servers[name] = entry
+    return ServersConfig(servers=servers, sources=dict(config.sources))
+
+
+class AskSession:
+    """A started pool (helpers and kernel), the blackboard, and the model if there is one."""
+
+    def __init__(
+        self,
+        lake: Lake,
+        settings: LLMSettings | None,
+        *,
+        trace: Trace | None = None,
+        max_steps: int = 10,
+        helper_timeout_s: float = 60.0,
+        cell_timeout_s: float = 120.0,
+        lend_model: bool = True,
+        servers: ServersConfig | None = None,
+    ) -> None:
+        if lake.root is None:
+            raise ValueError("the lake folder is not known; pass the lake folder, not only its config")
+        self.lake = lake
+        self.settings = settings
+        self.trace = trace
+        self.max_steps = max_steps
+        self.helper_timeout_s = helper_timeout_s
+        self.cell_timeout_s = cell_timeout_s
+        self.lend_model = lend_model
+        self._servers = servers
+        self.pool: ClientPool | None = None
+        self.provider: ChatProvider | None = None
+        self.blackboard: Blackboard | None = None
+        self.kernel: KernelClient | None = None
+        self._lake_paths: list[str] | None = None
+
+    async def __aenter__(self) -> AskSession:
+        config = self._servers if self._servers is not None else self.lake.servers()
+        config = with_helper_env(config, helper_model_env(self.settings, self.lend_model))
+        self.pool = ClientPool(config, trace=self.trace, log_dir=self.lake.config_dir / "logs")
+        try:
+            await self.pool.start()
+            self.kernel = KernelClient.find(self.pool, trace=self.trace, timeout_s=self.cell_timeout_s)
+        except BaseException:
+            await self.pool.close()
+            raise
+        self.blackboard = Blackboard(
+            self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s, respond_timeout_s=self.helper_timeout_s
+        )
+        if self.settings is not None:
+            self.provider = ChatProvider(self.settings)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.provider is not None:
+            await self.provider.aclose()
+        if self.pool is not None:
+            await self.pool.close()
+
+    @property
+    def lake_paths(self) -> list[str]:
+        if self._lake_paths is None:
+            root = self.lake.root
+            assert root is not None
+            self._lake_paths = sorted(
+                p.relative_to(root).as_posix()
+                for p in root.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+            )
+        return self._lake_paths
+
+    async def ask(self, question: str, *, task_id: str = "main-task", max_steps: int | None = None) -> RunResult:
+        """Answer one question (with the model) or find and load its data (without)."""
+        assert self.blackboard is not None and self.kernel is not None and self.lake.root is not None
+        if self.trace is not None:
+            self.trace.emit("ask", question=question, task_id=task_id, model=self.settings.model if self.settings else None)
+        if self.provider is None:
+            return await answer_offline(question, self.blackboard, self.kernel, self.lake.root, trace=self.trace)
+        agent = MainAgent(
+            self.provider,
+            self.blackboard,
+            self.kernel,
+            self.lake.root,
+            lake_paths=self.lake_paths,
+            trace=self.trace,
+            max_steps=max_steps or self.max_steps,
+            cell_timeout_s=self.cell_timeout_s,
+        )
+        result = await agent.run(question, task_id=task_id)
+        if result.status == "model_error":
+            fallback = await answer_offline(question, self.blackboard, self.kernel, self.lake.root, trace=self.trace)
+            result.notes.append("The model failed, so Lakeboard fell back to finding and loading the data without it.")
+            if fallback.program:
+                result.program, result.summary, result.execution = fallback.program, fallback.summary, fallback.execution
+                result.data_sources = fallback.data_sources
+            result.notes.extend(n for n in fallback.notes if not n.startswith("No model is configured"))
+        return result
+
+    async def save_notebook(self, path: Path) -> Path:
+        """Write the kernel session so far as a notebook (atomically); returns the path."""
+        assert self.kernel is not None
+        text = await self.kernel.notebook()
+        write_atomic(path, text)
+        return path
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def usage_line(usage: dict[str, Any]) -> str:
+    """Token usage as one line for people: total, then per label."""
+    total = usage.get("total") or {}
+    if not total.get("calls"):
+        return "Tokens: none (no model calls)"
+    line = (f"Tokens: {total['prompt_tokens']} prompt + {total['completion_tokens']} completion = "
+            f"{total['total_tokens']} in {total['calls']} calls")
+    if total.get("retries"):
+        line += f" ({total['retries']} retries)"
+    labels = usage.get("by_label") or {}
+    if len(labels) > 1:
+        line += "; " + ", ".join(f"{k}: {v['total_tokens']}" for k, v in labels.items())
+    return line
