@@ -52,7 +52,9 @@ def check(posting: Posting, n: int) -> Posting:
 
 
 async def measure(n: int, posts: int, delay_ms: float, sequential_runs: int, log_dir: Path) -> dict:
-    servers = {f"h{i:02d}": parse_entry(f"h{i:02d}", toy_entry(f"h{i:02d}", "--delay-ms", f"{delay_ms:g}")) for i in range(n)}
+    servers = {
+        f"h{i:02d}": parse_entry(f"h{i:02d}", toy_entry(f"h{i:02d}", "--delay-ms", f"{delay_ms:g}")) for i in range(n)
+    }
     started = time.monotonic()
     async with ClientPool(servers, connect_timeout_s=300, log_dir=log_dir) as pool:
         start_s = time.monotonic() - started
@@ -107,10 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="lakeboard-fanout-") as tmp:
         for n in sizes:
             print(f"N={n}: starting {n} helpers...", file=sys.stderr, flush=True)
-            rows.append(asyncio.run(measure(n, args.posts, args.delay_ms, args.sequential_runs, Path(tmp) / f"logs-{n}")))
+            rows.append(
+                asyncio.run(measure(n, args.posts, args.delay_ms, args.sequential_runs, Path(tmp) / f"logs-{n}"))
+            )
 
     limit = target_ms(args.delay_ms)
-    print(f"\nFan-out to N helpers, each taking {args.delay_ms:g} ms per call (load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)")
+    print(
+        f"\nFan-out to N helpers, each taking {args.delay_ms:g} ms per call (load avg {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores)"
+    )
     header = (
         f"{'N':>4} {'start s':>8} {'broadcast ms':>13} {'(max)':>7} {'respond round':>14} "
         f"{'post ms':>9} {'sequential ms':>14} {'speedup':>8}"
@@ -131,9 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     largest = max(rows, key=lambda r: r["n"])
     ok = largest["broadcast_ms"] <= limit
     verdict = "PASS" if ok else "FAIL"
-    print(f"{verdict}: broadcast at N={largest['n']} is {largest['broadcast_ms']:.0f} ms (target <= {limit:.0f} ms = 1.25 x {args.delay_ms:g} + 50)")
+    print(
+        f"{verdict}: broadcast at N={largest['n']} is {largest['broadcast_ms']:.0f} ms (target <= {limit:.0f} ms = 1.25 x {args.delay_ms:g} + 50)"
+    )
     if args.json:
-        args.json.write_text(json.dumps({"delay_ms": args.delay_ms, "target_ms": limit, "rows": rows, "pass": ok}, indent=2))
+        args.json.write_text(
+            json.dumps({"delay_ms": args.delay_ms, "target_ms": limit, "rows": rows, "pass": ok}, indent=2)
+        )
     return 0 if ok else 1
 
 

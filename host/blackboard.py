@@ -175,7 +175,11 @@ class Blackboard:
             return True
         outcome.can_help_s = time.monotonic() - started
         self._emit(
-            "decision", request_id, outcome.can_help_s, server=outcome.helper, **outcome.decision.model_dump(mode="json")
+            "decision",
+            request_id,
+            outcome.can_help_s,
+            server=outcome.helper,
+            **outcome.decision.model_dump(mode="json"),
         )
         return True
 
@@ -204,7 +208,14 @@ class Blackboard:
             return
         outcome.response = response
         outcome.response_kind = "search" if isinstance(response, SearchAgentResponse) else "file"
-        self._emit("response", request_id, outcome.respond_s, server=outcome.helper, response_kind=outcome.response_kind, response=raw)
+        self._emit(
+            "response",
+            request_id,
+            outcome.respond_s,
+            server=outcome.helper,
+            response_kind=outcome.response_kind,
+            response=raw,
+        )
 
     def _fail(
         self, outcome: HelperOutcome, request_id: str, phase: Phase, kind: Any, message: str, started: float
@@ -215,9 +226,13 @@ class Blackboard:
         else:
             outcome.respond_s = elapsed
         outcome.error = HelperError(phase=phase, kind=kind, message=message)
-        self._emit("helper_error", request_id, elapsed, server=outcome.helper, phase=phase, error_kind=kind, message=message)
+        self._emit(
+            "helper_error", request_id, elapsed, server=outcome.helper, phase=phase, error_kind=kind, message=message
+        )
 
-    def _emit(self, kind: str, request_id: str | None, elapsed_s: float | None, server: str | None = None, **data: Any) -> None:
+    def _emit(
+        self, kind: str, request_id: str | None, elapsed_s: float | None, server: str | None = None, **data: Any
+    ) -> None:
         if self.trace is not None:
             self.trace.emit(kind, request_id=request_id, server=server, elapsed_s=elapsed_s, **data)
 

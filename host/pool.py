@@ -237,12 +237,14 @@ class ClientPool:
     async def restart(self, name: str) -> ServerStatus:
         """Reconnect one server now (restarting its process for stdio) and wait for it."""
         member = self._member(name)
+        if self._closed:
+            raise RuntimeError("this pool is closed; make a new ClientPool")
         member.retry_at = 0.0
         if member.connecting is None:
             member.state = "restarting"
             self._schedule_connect(member)
         assert member.connecting is not None
-        await asyncio.shield(member.connecting)
+        await asyncio.wait({member.connecting})
         return member.status()
 
     # -- introspection ---------------------------------------------------------------
@@ -277,7 +279,9 @@ class ClientPool:
         """
         member = self._member(name)
         if member.client is None or member.state != "ready":
-            raise ServerUnavailable(name, None, f"server {name!r} is {member.state}: {member.last_error or ''}".rstrip(": "))
+            raise ServerUnavailable(
+                name, None, f"server {name!r} is {member.state}: {member.last_error or ''}".rstrip(": ")
+            )
         return member.client
 
     # -- calls -------------------------------------------------------------------------
@@ -320,7 +324,9 @@ class ClientPool:
                 # The session is fine: the answer itself was wrong (mcp checks results
                 # against the tool's output schema and raises RuntimeError).
                 if "Invalid structured content" in str(exc):
-                    raise InvalidOutput(name, tool, f"server {name!r} returned an invalid {tool} result: {_schema_problem(exc)}") from exc
+                    raise InvalidOutput(
+                        name, tool, f"server {name!r} returned an invalid {tool} result: {_schema_problem(exc)}"
+                    ) from exc
                 raise ProtocolError(name, tool, f"server {name!r} failed on {tool}: {_describe(exc)}") from exc
             # Transport failures: broken pipe, HTTP disconnect, connection refused.
             self._on_death(member, client, exc)
@@ -355,13 +361,17 @@ class ClientPool:
                 )
             self._schedule_connect(member)
         assert member.connecting is not None
-        # Shielded: a caller that gives up must not cancel a restart others will need.
-        with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
-            await asyncio.shield(member.connecting)
+        # asyncio.wait neither cancels the restart when this caller gives up (others may
+        # need it) nor raises if the pool's close() cancels it.
+        await asyncio.wait({member.connecting}, timeout=max(0.0, deadline - time.monotonic()))
+        if self._closed:
+            raise ServerUnavailable(member.name, tool, "the client pool is closed")
         if member.state == "ready" and member.client is not None:
             return member.client
         if member.connecting is not None:
-            raise ServerUnavailable(member.name, tool, f"server {member.name!r} was still restarting when {tool} timed out")
+            raise ServerUnavailable(
+                member.name, tool, f"server {member.name!r} was still restarting when {tool} timed out"
+            )
         raise ServerUnavailable(member.name, tool, f"server {member.name!r} could not be started: {member.last_error}")
 
     # -- connecting and restarting -------------------------------------------------------

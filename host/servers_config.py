@@ -78,9 +78,7 @@ def parse_entry(name: str, raw: Any, source: str = "<config>") -> ServerEntry:
     if not isinstance(raw, dict):
         raise ServersConfigError(f"{source}: server {name!r} must be a JSON object, got {type(raw).__name__}")
     if ("command" in raw) == ("url" in raw):
-        raise ServersConfigError(
-            f"{source}: server {name!r} needs exactly one of 'command' (stdio) or 'url' (HTTP)"
-        )
+        raise ServersConfigError(f"{source}: server {name!r} needs exactly one of 'command' (stdio) or 'url' (HTTP)")
     model = StdioServerEntry if "command" in raw else HttpServerEntry
     try:
         return model.model_validate(raw)
@@ -124,7 +122,9 @@ def _read_entries(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
-        raise ServersConfigError(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise ServersConfigError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     if not isinstance(data, dict):
         raise ServersConfigError(f"{path} must hold a JSON object with an 'mcpServers' object")
     if "mcpServers" in data:

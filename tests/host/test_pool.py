@@ -55,9 +55,15 @@ async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: p
             assert pool.names == ["local", "web", "kernel"]
 
             local, web = await asyncio.gather(
-                pool.call("local", "can_help", REQUEST, timeout_s=10), pool.call("web", "respond", REQUEST, timeout_s=10)
+                pool.call("local", "can_help", REQUEST, timeout_s=10),
+                pool.call("web", "respond", REQUEST, timeout_s=10),
             )
-            assert local.structured == {"agent_name": "local", "can_help": True, "reason": "local saw: monthly sales", "confidence": 0.5}
+            assert local.structured == {
+                "agent_name": "local",
+                "can_help": True,
+                "reason": "local saw: monthly sales",
+                "confidence": 0.5,
+            }
             assert web.structured["answer"] == "web found it"
 
             # Stdio servers get the host's environment plus their entry's env, in their cwd.
@@ -142,7 +148,11 @@ async def test_a_server_killed_mid_call_is_reported_dead_then_restarted() -> Non
         assert time.monotonic() - started < 1.0  # noticed at once, not at the timeout
         await wait_until(lambda: pool.status("a")["a"].state == "ready")
         assert await pid_of(pool, "a") != pid
-        assert [e.kind for e in trace.events if e.server == "a"] == ["server_started", "server_died", "server_restarted"]
+        assert [e.kind for e in trace.events if e.server == "a"] == [
+            "server_started",
+            "server_died",
+            "server_restarted",
+        ]
 
 
 async def test_servers_that_cannot_start_are_recorded_not_raised(tmp_path: Path) -> None:

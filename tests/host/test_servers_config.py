@@ -86,7 +86,11 @@ def test_missing_config_and_empty_folder(tmp_path: Path) -> None:
 def test_env_values_become_strings_and_relative_cwd_is_resolved(tmp_path: Path) -> None:
     write(
         tmp_path / "servers.json",
-        {"mcpServers": {"a": {"command": "python", "env": {"PORT": 8080, "DEBUG": True}, "cwd": "work", "icon": "x.png"}}},
+        {
+            "mcpServers": {
+                "a": {"command": "python", "env": {"PORT": 8080, "DEBUG": True}, "cwd": "work", "icon": "x.png"}
+            }
+        },
     )
     entry = load_servers(tmp_path).servers["a"]
     assert isinstance(entry, StdioServerEntry)
@@ -110,7 +114,11 @@ def test_sse_transport_and_round_trip_to_mcp_config(tmp_path: Path) -> None:
     assert config.servers["legacy"].transport == "sse"
     assert config.servers["forced"].transport == "sse"
     dumped = config.to_mcp_config()
-    assert dumped["mcpServers"]["forced"] == {"url": "http://127.0.0.1:1/events", "headers": {"X-Key": "k"}, "transport": "sse"}
+    assert dumped["mcpServers"]["forced"] == {
+        "url": "http://127.0.0.1:1/events",
+        "headers": {"X-Key": "k"},
+        "transport": "sse",
+    }
     assert dumped["mcpServers"]["local"] == {"command": "python", "args": ["-m", "s"], "timeout": 5000}
     # What we write back parses into the same entries.
     write(tmp_path / "again" / "servers.json", dumped)
