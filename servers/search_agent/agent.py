@@ -11,6 +11,7 @@ the answer is extractive: the best passages, with their documents or URLs as sou
 from __future__ import annotations
 
 import logging
+import re
 import threading
 
 import anyio
@@ -36,14 +37,19 @@ from servers.search_agent.triage import triage
 
 log = logging.getLogger(__name__)
 
+_ENTRY_LINE = re.compile(r"^\s*(?:[*+\-•]\s|\d+[.)]\s|\||[^:]{1,80}: \S)")
+
 INDEX_WAIT_S = 120.0
 # Cosine similarities (TF-IDF, unigrams+bigrams) that calibrate decisions and confidences.
 MIN_DOC_MATCH = 0.08  # below: no local document is about the request
 STRONG_DOC_MATCH = 0.35  # at or above: a document matches as well as it gets
-ENOUGH_EVIDENCE = 0.3  # offline: stop searching once the best passage scores this
+ENOUGH_EVIDENCE = 0.25  # offline: stop searching once the best passage scores this
 MIN_ANSWER_SCORE = 0.05  # offline: passages below this are not an answer
-ANSWER_PASSAGES = 3
-ANSWER_CHARS = 2400
+# Offline answers: the best source's relevant passages (a method's steps), plus the best
+# passage of up to two other sources.
+TOP_SOURCE_PASSAGES = 6
+OTHER_SOURCES = 2
+ANSWER_CHARS = 3500
 FINDING_CHARS = 1200  # per page, in prompts
 
 
@@ -124,7 +130,7 @@ class SearchAgent:
         can_help = parsed["can_help"]
         reason = str(parsed.get("reason") or ("The request needs general knowledge." if can_help else "The request is not for the search agent."))
         confidence = as_confidence(parsed.get("confidence"), 0.6 if can_help else 0.1)
-        if can_help and isinstance(self.backend, LocalBackend) and self.backend.index.best_score(request.request) <= 0.0:
+        if can_help and isinstance(self.backend, LocalBackend) and self.backend.index.best_score(_topic(request)) <= 0.0:
             return self._decision(False, "No local document mentions what the request is about.", 0.05)
         return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.2))
 
@@ -140,7 +146,7 @@ class SearchAgent:
         cue = phrasing.knowledge_cues[0] if phrasing.knowledge_cues else ""
         if isinstance(self.backend, LocalBackend):
             index = self.backend.index
-            hits = index.search(request.request, 1)
+            hits = index.search(_topic(request), 1)
             words = content_words(request.request)
             if not hits or hits[0].score < MIN_DOC_MATCH or not covers(words, hits[0].passages[0].indexed_text()):
                 return self._decision(False, "No local document matches the request.", 0.05)
@@ -208,8 +214,11 @@ class SearchAgent:
                 model = None  # an unusable reply: finish offline from what was found
 
             words = content_words(request.request)
-            best = [(p, s) for p, s in ranker.rank(request.request, 10) if covers(words, p.indexed_text())][:3]
-            if round_number == rounds or (best and best[0][1] >= ENOUGH_EVIDENCE):
+            best = [(p, s) for p, s in ranker.rank(_topic(request), 10) if covers(words, p.indexed_text())][:3]
+            # The local index ranks every document at once: once it found passages about the
+            # request, rephrasing cannot find better ones. A web search can.
+            exhaustive = isinstance(self.backend, LocalBackend)
+            if round_number == rounds or (best and (exhaustive or best[0][1] >= ENOUGH_EVIDENCE)):
                 break
             query = _expanded_query(request, ranker, [p for p, _ in best])
             if not query or query in queries:
@@ -224,22 +233,32 @@ class SearchAgent:
                            notes: list[str]) -> SearchAgentResponse:
         ranker = PassageRanker([p for page in pages.values() for p in page.passages])
         words = content_words(request.request)
-        ranked = [(p, s) for p, s in ranker.rank(request.request) if covers(words, p.indexed_text())]
+        ranked = [(p, s) for p, s in ranker.rank(_topic(request)) if covers(words, p.indexed_text())]
         if not ranked or ranked[0][1] < MIN_ANSWER_SCORE:
             reason = f"Searching {self.backend.describe()} found nothing relevant to the request."
             return self._response(False, _with_notes(reason, notes), queries=queries)
         best = ranked[0][1]
+        top_source = ranked[0][0].source
         chosen: list[Passage] = []
-        per_source: dict[str, int] = {}
+        others: set[str] = set()
         size = 0
         for passage, score in ranked:
-            if len(chosen) >= ANSWER_PASSAGES or score < max(MIN_ANSWER_SCORE, 0.5 * best):
+            if score < max(MIN_ANSWER_SCORE, 0.4 * best):
                 break
-            if per_source.get(passage.source, 0) >= 2 or (chosen and size + len(passage.text) > ANSWER_CHARS):
+            if passage.source == top_source:
+                if sum(p.source == top_source for p in chosen) >= TOP_SOURCE_PASSAGES:
+                    continue
+            elif passage.source in others or len(others) >= OTHER_SOURCES:
+                continue
+            if chosen and size + len(passage.text) > ANSWER_CHARS:
                 continue
             chosen.append(passage)
-            per_source[passage.source] = per_source.get(passage.source, 0) + 1
             size += len(passage.text)
+            if passage.source != top_source:
+                others.add(passage.source)
+        # Best source first; within a source, document order (steps read in sequence).
+        source_rank = {source: i for i, source in enumerate(dict.fromkeys(p.source for p in chosen))}
+        chosen.sort(key=lambda p: (source_rank[p.source], p.position))
         answer = "\n\n".join(
             f"{p.heading + ': ' if p.heading and p.heading != p.title else ''}{_focus(p.text, set(words))} [{p.source}]"
             for p in chosen
@@ -280,6 +299,11 @@ async def _ask(model: Model, prompt: str, system: str) -> tuple[Model | None, di
     return model, parsed
 
 
+def _topic(request: BlackboardRequest) -> str:
+    """What a request is about: its content words, without the phrasing ("what does ... mean")."""
+    return " ".join(content_words(request.request)) or request.request
+
+
 def _offline_query(request: BlackboardRequest) -> str:
     return " ".join(request.request.split())[:300]
 
@@ -291,7 +315,7 @@ def _expanded_query(request: BlackboardRequest, ranker: PassageRanker, top: list
 
 def _findings(request: BlackboardRequest, ranker: PassageRanker, pages: dict[str, Page]) -> tuple[str, list[str]]:
     """Numbered sources for a prompt: each page's passages most relevant to the request."""
-    scores = dict(zip((id(p) for p in ranker.passages), ranker.scores(request.request)))
+    scores = dict(zip((id(p) for p in ranker.passages), ranker.scores(_topic(request))))
     blocks: list[str] = []
     numbered: list[str] = []
     for page in pages.values():
@@ -307,13 +331,14 @@ def _findings(request: BlackboardRequest, ranker: PassageRanker, pages: dict[str
 
 
 def _focus(text: str, words: set[str]) -> str:
-    """Keep only the lines about the request when a passage is a list of many short entries.
+    """Keep only the entries about the request when a passage is a list of entries.
 
-    A glossary passage holds several definitions; a prose passage keeps all its lines
-    (cutting an explanation would lose its steps), which is the case when most lines match.
+    A passage of list items, table rows or "term: definition" lines holds several entries;
+    prose keeps all its lines (cutting an explanation would lose its steps).
     """
     lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) < 3:
+    entries = [line for line in lines if _ENTRY_LINE.match(line)]
+    if len(lines) < 3 or len(entries) < 0.8 * len(lines):
         return text
     matching = [line for line in lines if words & set(content_words(line))]
     if matching and len(matching) * 2 <= len(lines):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
@@ -30,7 +30,10 @@ _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)\*(?!\s)|(?<!\w)_(?!\s))")
+_MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_MD_EMPHASIS = re.compile(r"(?<![\w*])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+_MD_BLOCK_START = re.compile(r"^(\s*([*+\-•]|\d+[.)])\s|\s*\||#{1,6}\s|\s{4}|\t|```|~~~|>)")
+_ENTRY = re.compile(r"^[^\n:]{1,80}: \S")
 _HEADING_LINE = re.compile(r"^(#{1,6})\s+(.*)$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 
@@ -50,6 +53,7 @@ class Passage(BaseModel):
     title: str
     heading: str = ""
     text: str
+    position: int = Field(0, description="order of the passage within its document")
 
     def indexed_text(self) -> str:
         """Title and heading count as passage words: they say what the passage is about."""
@@ -100,10 +104,15 @@ def html_to_text(markup: str | bytes, *, drop_chrome: bool = False) -> tuple[str
 
 
 def markdown_to_text(raw: str) -> tuple[str, str]:
-    """Return (title, text) of Markdown or plain text: links and emphasis reduced to words."""
-    text = _MD_LINK.sub(r"\1", raw)
-    text = _MD_EMPHASIS.sub("", text)
-    text = normalize_text(text)
+    """Return (title, text) of Markdown or plain text: links and emphasis reduced to words.
+
+    Hard-wrapped lines are joined back into one line per paragraph or list item, so that a
+    line is a unit of meaning (an answer can quote whole lines).
+    """
+    text = _MD_LINK.sub(r"\1", raw.replace("\r\n", "\n"))
+    text = _MD_STRONG.sub(r"\2", text)
+    text = _MD_EMPHASIS.sub(r"\2", text)
+    text = normalize_text(_unwrap(text.replace("`", "")))
     title = ""
     for line in text.splitlines():
         match = _HEADING_LINE.match(line)
@@ -113,6 +122,28 @@ def markdown_to_text(raw: str) -> tuple[str, str]:
     if not title:
         title = next((line.strip() for line in text.splitlines() if line.strip()), "")[:120]
     return title, text
+
+
+def _unwrap(text: str) -> str:
+    """Join continuation lines to the line they continue; keep code, tables, lists, headings."""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            out.append(line)
+            continue
+        continues = (
+            not fenced and out and out[-1].strip() and stripped
+            and not _MD_BLOCK_START.match(line) and not _HEADING_LINE.match(out[-1].strip())
+            and not out[-1].lstrip().startswith(("|", "```", "~~~")) and not out[-1].startswith(("    ", "\t"))
+        )
+        if continues:
+            out[-1] = f"{out[-1].rstrip()} {stripped}"
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def pdf_to_text(path: Path) -> tuple[str, str]:
@@ -176,7 +207,7 @@ def split_passages(
         body = "\n".join(buffer).strip()
         buffer.clear()
         if body:
-            passages.append(Passage(source=source, title=title, heading=heading, text=body))
+            passages.append(Passage(source=source, title=title, heading=heading, text=body, position=len(passages)))
 
     for block in _BLANK_LINES.split(text):
         block = block.strip()
@@ -190,6 +221,13 @@ def split_passages(
             if not rest:
                 continue
             block = rest
+        if _ENTRY.match(block) and len(block) <= max_chars:
+            # "Term: definition" entries (glossaries, definition lists) stay alone, so a short
+            # entry is not outweighed by its neighbours when ranked.
+            flush()
+            buffer.append(block)
+            flush()
+            continue
         for piece in _cut_long(block, max_chars):
             if buffer and sum(len(b) for b in buffer) + len(piece) > target_chars:
                 flush()

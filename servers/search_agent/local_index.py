@@ -225,8 +225,5 @@ class LocalIndex:
         scores = self._ranker.scores(text)
         return max(scores, default=0.0)
 
-    def known_terms(self, text: str) -> list[str]:
-        return self._ranker.known_terms(text)
-
     def expansion_terms(self, text: str, top: Sequence[Passage], limit: int = 4) -> list[str]:
         return self._ranker.expansion_terms(text, top, limit)

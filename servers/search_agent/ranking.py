@@ -9,25 +9,45 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from servers.search_agent.documents import Passage
 
-_TOKEN = r"(?u)\b[^\W_][\w.]*[^\W_]\b"  # words of 2+ characters, "pm2.5" kept whole
-_WORD = re.compile(_TOKEN)
+_WORD = re.compile(r"(?u)\b[^\W_][\w.]*[^\W_]\b")  # words of 2+ characters, "pm2.5" kept whole
+
+
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """Snowball (Porter 2) stem: "computed", "computes", "computing" all become "comput"."""
+    return _stemmer().stemWord(word)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def tokens(text: str) -> list[str]:
+    """Stemmed words of `text` without English stop words: the ranking vocabulary."""
+    stop = _stop_words()
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in stop]
 
 
 def _vectorizer() -> Any:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     # Unigrams and bigrams: bigrams reward passages that keep a request's phrases together.
-    return TfidfVectorizer(
-        stop_words="english",
-        sublinear_tf=True,
-        ngram_range=(1, 2),
-        token_pattern=_TOKEN,
-        lowercase=True,
-    )
+    return TfidfVectorizer(tokenizer=tokens, token_pattern=None, lowercase=False, sublinear_tf=True, ngram_range=(1, 2))
 
 
 class PassageRanker:
@@ -57,14 +77,6 @@ class PassageRanker:
         scored.sort(key=lambda item: item[1], reverse=True)
         return scored[:limit] if limit is not None else scored
 
-    def known_terms(self, text: str) -> list[str]:
-        """Words of `text` (stop words excluded) that occur in at least one passage."""
-        if self._matrix is None:
-            return []
-        analyzer = self._vectorizer.build_analyzer()
-        vocabulary = self._vectorizer.vocabulary_
-        return [term for term in dict.fromkeys(analyzer(text)) if " " not in term and term in vocabulary]
-
     def expansion_terms(self, text: str, top: Sequence[Passage], limit: int = 4) -> list[str]:
         """Characteristic words of the best passages that `text` lacks (pseudo-relevance feedback)."""
         if self._matrix is None or not top:
@@ -75,15 +87,22 @@ class PassageRanker:
             return []
         weights = self._matrix[rows].sum(axis=0).A1
         features = self._vectorizer.get_feature_names_out()
-        have = set(content_words(text))
+        # Stems are for matching; a query needs the words as written in the passages.
+        surface: dict[str, str] = {}
+        for passage in top:
+            for word in content_words(passage.indexed_text()):
+                surface.setdefault(stem(word), word)
+        have = {stem(w) for w in content_words(text)}
         terms: list[str] = []
         for i in weights.argsort()[::-1]:
-            term = str(features[i])
             if weights[i] <= 0 or len(terms) >= limit:
                 break
-            if " " in term or term in have or term.isdigit() or len(term) < 3:
+            feature = str(features[i])
+            if " " in feature or feature in have or feature not in surface:
                 continue
-            terms.append(term)
+            word = surface[feature]
+            if len(word) >= 3 and not any(ch.isdigit() for ch in word):
+                terms.append(word)
         return terms
 
 
@@ -97,15 +116,9 @@ PHRASING_WORDS = frozenset({"does", "did", "mean", "means", "need", "needs", "wa
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words of `text` without stop or phrasing words, in order, deduplicated."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
+    stop = _stop_words()
     words = (w.lower() for w in _WORD.findall(text))
-    return list(dict.fromkeys(w for w in words if w not in ENGLISH_STOP_WORDS and w not in PHRASING_WORDS))
-
-
-def _stem(word: str) -> str:
-    # A 5-letter prefix joins inflections ("computed"/"computes", "concentrations"/"concentration").
-    return word[:5] if len(word) > 5 else word
+    return list(dict.fromkeys(w for w in words if w not in stop and w not in PHRASING_WORDS))
 
 
 def covers(words: Sequence[str], text: str) -> bool:
@@ -117,6 +130,6 @@ def covers(words: Sequence[str], text: str) -> bool:
     """
     if not words:
         return False
-    have = {_stem(w) for w in content_words(text)}
-    found = sum(_stem(w) in have for w in words)
+    have = set(tokens(text))
+    found = sum(stem(w) in have for w in words)
     return found >= min(3, max(1, math.ceil(0.4 * len(words))))

@@ -122,3 +122,25 @@ def test_broken_document_is_skipped_with_a_reason(lake: Path) -> None:
     index = LocalIndex([lake / "docs"]).build()
     assert len(index.documents) == 4
     assert len(index.skipped) == 1 and index.skipped[0].startswith("docs/broken.pdf: ")
+
+
+def test_markdown_unwraps_hard_wrapped_paragraphs_and_lists() -> None:
+    from servers.search_agent.documents import markdown_to_text
+
+    raw = ("# T\n\nA paragraph that is\nhard wrapped over\nthree lines, with *emphasis* and **strong** words.\n\n"
+           "* First item that\n  continues here.\n* Second item.\n\n    code_line = 1\n    other_line = 2\n\n"
+           "| a | b |\n| --- | --- |\n| 1 | 2 |\n\nKeep I_hi - I_lo and `x * y` as written.\n")
+    title, text = markdown_to_text(raw)
+    assert title == "T"
+    assert "A paragraph that is hard wrapped over three lines, with emphasis and strong words." in text
+    assert "* First item that continues here.\n* Second item." in text
+    assert "code_line = 1\nother_line = 2" in text
+    assert "| a | b |\n| --- | --- |\n| 1 | 2 |" in text
+    assert "Keep I_hi - I_lo and x * y as written." in text
+
+
+def test_definition_entries_are_passages_of_their_own() -> None:
+    text = "# Glossary\n\n" + "\n\n".join(f"Term {i}: definition number {i} of the glossary." for i in range(8))
+    passages = split_passages(text, source="g.html", title="Glossary")
+    assert len(passages) == 8 and passages[3].text == "Term 3: definition number 3 of the glossary."
+    assert [p.position for p in passages] == list(range(8))
