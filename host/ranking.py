@@ -17,7 +17,7 @@ from schemas.messages import FileMatch
 class SelectionPolicy:
     floor: float = 0.12  # below this the best file is not evidence of anything
     relative: float = 0.6  # a further file must score at least this share of the best
-    min_gain: float = 0.1  # ... and cover at least this share of the request's weight anew
+    min_gain: float = 0.05  # ... and cover at least this share of the request's weight anew
     tie: float = 0.97  # family members within this share of a chosen member come along
     max_files: int = 6  # excluding family members and companions
 

@@ -7,7 +7,10 @@ descriptions as searchable text, and the two are served together.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from schemas.profiles import FileProfile
+from servers.relevance.tokens import terms
 
 _MIN_SHARED = 3
 
@@ -33,10 +36,11 @@ def link_dictionaries(profiles: list[FileProfile]) -> dict[str, list[str]]:
     columns_of = {
         p.path: {_norm(c) for c in p.column_names if _norm(c)} for p in profiles if p.status == "ok" and p.tables
     }
-    links: dict[str, list[str]] = {}
+    links: dict[str, set[str]] = {}
     for cand in profiles:
         if cand.status != "ok" or not cand.tables or len(cand.column_names) < 2:
             continue
+        described: set[str] = set()
         for values in _column_values(cand):
             if len(values) < _MIN_SHARED:
                 continue
@@ -45,8 +49,21 @@ def link_dictionaries(profiles: list[FileProfile]) -> dict[str, list[str]]:
                     continue
                 shared = len(values & cols)
                 if shared >= _MIN_SHARED and shared >= 0.5 * min(len(values), len(cols)):
-                    links.setdefault(path, []).append(cand.path)
-    return {k: sorted(set(v)) for k, v in links.items()}
+                    described.add(path)
+        for path in _closest_by_name(cand.path, described):
+            links.setdefault(path, set()).add(cand.path)
+    return {k: sorted(v) for k, v in links.items()}
+
+
+def _closest_by_name(dictionary: str, described: set[str]) -> set[str]:
+    """When a dictionary fits several files (copies, or files sharing columns), it belongs
+    to the ones whose names it echoes; if it echoes none, to all of them."""
+    if len(described) <= 1:
+        return described
+    own = set(terms(PurePosixPath(dictionary).stem))
+    overlap = {p: len(own & set(terms(PurePosixPath(p).stem))) for p in described}
+    best = max(overlap.values())
+    return {p for p, n in overlap.items() if n == best} if best else described
 
 
 def dictionary_text(profile: FileProfile) -> str:

@@ -17,11 +17,12 @@ from servers.relevance.tokens import bigrams, stem, terms, words
 FIELD_WEIGHTS: dict[str, float] = {
     "name": 1.0,
     "columns": 0.9,
-    "title": 0.85,
+    "title": 0.9,
     "path": 0.75,
     "dictionary": 0.7,
     "values": 0.6,
     "text": 0.5,
+    "notes": 0.85,
 }
 
 _MAX_VALUES_PER_COLUMN = 30
@@ -37,6 +38,9 @@ class FileDocument:
     # string per name/value: where a quoted phrase from a request is looked up verbatim
     verbatim: set[str] = field(default_factory=set)
     name_terms: list[str] = field(default_factory=list)
+    # the names this file gives itself: its file name, its tables' titles, its column
+    # names; a request that names one of them in full is pointing at this file
+    labels: list[list[str]] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     usable: bool = True
 
@@ -66,12 +70,15 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
     phrase_sources = [name_terms]
 
     titles: list[str] = []
+    notes: list[str] = []
     columns: list[str] = []
     values: list[str] = []
     for table in profile.tables:
         if table.name:
             titles.append(table.name)
-        titles.extend(table.notes)
+        # the first line above a table is its title; later lines are footnotes and sources
+        titles.extend(table.notes[:1])
+        notes.extend(table.notes[1:])
         for col in table.columns:
             if not _is_placeholder_column(col.name):
                 columns.append(col.name)
@@ -85,6 +92,7 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
         columns.append(a.name)
 
     fields["title"] = terms(" ".join(titles))
+    fields["notes"] = terms(" ".join(notes))
     fields["columns"] = terms(" ; ".join(columns))
     fields["values"] = terms(" ; ".join(values))
     # Prose around tables (an HTML page's navigation, a workbook's notes sheet) is weak
@@ -100,12 +108,14 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
     for seq in phrase_sources:
         phrases |= bigrams(seq)
     verbatim = {" ".join(stem(w) for w in words(v)) for v in columns + values}
+    labels = [name_terms] + [terms(t) for t in titles] + [terms(c) for c in columns]
     return FileDocument(
         path=profile.path,
         verbatim=verbatim,
         fields={k: set(v) for k, v in fields.items() if v},
         phrases=phrases,
         name_terms=name_terms,
+        labels=[lab for lab in labels if lab],
         columns=columns,
         usable=profile.status == "ok",
     )
@@ -113,6 +123,7 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
 
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|2100)(?!\d)")
 _MAX_YEAR_SPAN = 300
+_TIME_WORDS = {"year", "years", "yr", "date", "dates", "time", "period", "month", "day", "fy", "season", "decade", "century"}
 
 
 def _years_spanned(col: ColumnProfile, rows: list[dict]) -> list[str]:
@@ -121,9 +132,11 @@ def _years_spanned(col: ColumnProfile, rows: list[dict]) -> list[str]:
     A question's years are often the only words that tell apart tables of the same
     subject (one covers 2001-2024, another only the last five years).
     """
-    seen = [col.minimum, col.maximum, *col.examples, *(str(r.get(col.name, "")) for r in rows)]
-    years = [int(m.group(1)) for v in seen if v for m in [_YEAR.search(str(v))] if m]
-    if len(years) < 2 and not (col.minimum and col.maximum):
+    seen = [v for v in (col.minimum, col.maximum, *col.examples, *(r.get(col.name) for r in rows)) if v not in (None, "")]
+    years = [int(m.group(1)) for v in seen for m in [_YEAR.search(str(v))] if m]
+    named_for_time = bool(_TIME_WORDS & set(words(col.name)))
+    # a count column whose values happen to fall in 1500..2100 is not a calendar
+    if len(years) < 2 or not (named_for_time or len(years) == len(seen)):
         return []
     lo, hi = min(years, default=0), max(years, default=0)
     if not years or hi - lo > _MAX_YEAR_SPAN:

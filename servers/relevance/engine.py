@@ -21,7 +21,7 @@ from servers.relevance.tokens import bigrams, query_terms, quoted_phrases, speci
 # A request term the lake has never seen still counts against coverage, but less than
 # an average term: it is often a word of the question rather than of the data.
 _ABSENT_TERM_FACTOR = 0.35
-_W_COVERAGE, _W_PHRASE, _W_NAME = 0.8, 0.1, 0.1
+_W_COVERAGE, _W_PHRASE, _W_NAME = 0.7, 0.1, 0.2
 # A quoted phrase found verbatim as a column name or value is the strongest evidence a
 # request can give; it lifts the score by this much (then clipped to 1).
 _QUOTED_BONUS = 0.15
@@ -71,6 +71,13 @@ class LexicalEngine:
         absent = _ABSENT_TERM_FACTOR * (sum(known) / len(known) if known else 1.0)
         return {t: round((w if w > 0 else absent) * specificity(seen[t]), 4) for t, w in idf.items()}
 
+    def _label_fit(self, label: list[str], weights: dict[str, float]) -> float:
+        """Share of a label's (idf-weighted) words the request uses; one-word labels count half."""
+        w = {t: self.idf(t) for t in set(label)}
+        total = sum(w.values())
+        fit = sum(v for t, v in w.items() if t in weights) / total if total else 0.0
+        return fit if len(w) > 1 else fit / 2
+
     def score(self, request: str) -> list[FileMatch]:
         """Every file with some evidence, best first."""
         weights = self.term_weights(request)
@@ -93,8 +100,7 @@ class LexicalEngine:
             if not matched:
                 continue
             phrase = len(query_phrases & doc.phrases) / len(query_phrases) if query_phrases else 0.0
-            name_set = set(doc.name_terms)
-            name_fit = len(name_set & weights.keys()) / len(name_set) if name_set else 0.0
+            name_fit = max((self._label_fit(lab, weights) for lab in doc.labels), default=0.0)
             s = _W_COVERAGE * covered / total + _W_PHRASE * phrase + _W_NAME * name_fit
             if quoted:
                 s += _QUOTED_BONUS * sum(q in doc.verbatim for q in quoted) / len(quoted)

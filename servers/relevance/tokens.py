@@ -31,7 +31,7 @@ STOPWORDS = frozenset(
     decimal decimals determine digit digits exactly explanation find give given greatest highest
     inclusive least less lowest many maximum mean median minimum needed number numbers only percent
     percentage place places please proportion provide question ratio round rounded rounding
-    show smallest largest sum tell total value values yes true false whole
+    show smallest largest sum tell total value values yes true false whole vs versus
     """.split()
 )
 
@@ -43,8 +43,12 @@ def stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
+_PLURAL_ACRONYM = re.compile(r"([A-Z]{2,})s\b")
+
+
 def words(text: str) -> list[str]:
     """Lower-cased words of `text`, identifiers split (camelCase, snake_case, digits)."""
+    text = _PLURAL_ACRONYM.sub(r"\1", text)  # "CSVs", "IDs": one word, not "CS Vs"
     return [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", text))]
 
 
