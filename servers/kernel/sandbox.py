@@ -116,6 +116,9 @@ def kernel_environment(config: KernelConfig) -> dict[str, str]:
         "IPYTHONDIR": f"{home}/.ipython",
         "MPLCONFIGDIR": f"{home}/.matplotlib",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # Each glibc malloc arena reserves 64 MB of address space: with one per thread, a
+        # few threads would use up the RLIMIT_AS budget without allocating anything.
+        "MALLOC_ARENA_MAX": "2",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         "OMP_NUM_THREADS": threads,
         "OPENBLAS_NUM_THREADS": threads,
@@ -185,6 +188,10 @@ class SandboxLayout:
         # The kernel must not be able to rewrite its own connection file before a restart.
         args += ["--ro-bind", str(self.connection_file), str(self.connection_file)]
         args += ["--ro-bind", str(LAUNCHER), LAUNCHER_IN_SANDBOX]
+        # In-memory filesystems are capped (they would otherwise eat the host's RAM); the
+        # sandbox's own root and /dev (both tmpfs built by bwrap) become read-only.
+        shm = min(64, config.tmp_mb) * 1024 * 1024
+        args += ["--size", str(shm), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/"]
         args += ["--chdir", str(config.workdir)]
         return args
 

@@ -42,6 +42,7 @@ LIVENESS_S = 0.25  # how often a silent wait checks that the kernel is alive
 OUTPUT_FLOOD_FACTOR = 50  # interrupt a cell that prints this many times the output limit
 VARIABLES_TIMEOUT_S = 15.0
 VARIABLES_EXPR = "__import__('lakeboard_kernel_launcher').describe_variables()"
+ZOMBIES_EXPR = "__import__('lakeboard_kernel_launcher').reap_zombies()"
 
 
 class KernelStartError(RuntimeError):
@@ -61,6 +62,7 @@ class KernelSession:
         self._generation = 0  # bumped by every (re)start
         self._cell_running = False
         self._restart_requested = False
+        self._pending_interrupts: set[str] = set()
         self._state_dir: Path | None = None
         self._log_file: Any = None
         self._cgroup: PidsCgroup | None = None
@@ -179,7 +181,7 @@ class KernelSession:
             )
         self._generation += 1
         kc = self._km.client()
-        kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
+        kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
         self._kc = kc
         try:
             await self._wait_ready(kc)
@@ -219,6 +221,7 @@ class KernelSession:
                 return
 
     def _stop_client(self) -> None:
+        self._pending_interrupts.clear()
         if self._kc is not None:
             try:
                 self._kc.stop_channels()
@@ -276,7 +279,7 @@ class KernelSession:
         if not self._cell_running:
             message = "No cell was running; nothing to interrupt."
         else:
-            await self._km.interrupt_kernel()
+            self._send_interrupt()
             message = "Interrupt sent to the running cell."
         return KernelActionResult(action="interrupt", message=message, sandboxed=self.sandboxed, warning=self.warning)
 
@@ -338,7 +341,7 @@ class KernelSession:
                 if self._restart_requested:
                     break
                 timed_out = True
-                await self._km.interrupt_kernel()
+                self._send_interrupt()
                 grace_deadline = now + self.config.interrupt_grace_s
             if grace_deadline is not None and now >= grace_deadline:
                 break  # the interrupt was ignored
@@ -359,19 +362,23 @@ class KernelSession:
             outputs.add(msg_type, content)
             if not flooded and outputs.received_chars > OUTPUT_FLOOD_FACTOR * self.config.max_output_chars:
                 flooded = True
-                await self._km.interrupt_kernel()
+                self._send_interrupt()
                 grace_deadline = time.monotonic() + self.config.interrupt_grace_s
-                notes.append(
-                    f"The cell was interrupted after printing more than {outputs.received_chars:,} characters "
-                    "(far past the output limit); print less, or write large results to a file in the workdir."
-                )
 
         error = outputs.error
         restart_reason: str | None = None
+        if idle and self._pending_interrupts:
+            await self._settle_interrupts(kc)
         if idle:
             reply = await self._shell_reply(kc, msg_id, timeout=2.0)
-            if reply is not None and outputs.execution_count is None:
-                outputs.execution_count = reply["content"].get("execution_count")
+            content = reply["content"] if reply is not None else {}
+            if outputs.execution_count is None:
+                outputs.execution_count = content.get("execution_count")
+            if error is None and content.get("status") == "error":
+                # The kernel failed without publishing the error (e.g. while formatting it).
+                outputs.add("error", {"ename": content.get("ename", "Error"), "evalue": content.get("evalue", ""),
+                                      "traceback": content.get("traceback", [])})
+                error = outputs.error
         else:  # the kernel died, ignored the interrupt, or a restart was requested
             restarted = True
             if died is not None:
@@ -393,7 +400,11 @@ class KernelSession:
                 )
                 restart_reason = "a cell ignored the interrupt"
             await self._restart_locked(restart_reason, note=False)
-        if flooded and idle and not timed_out:
+        if flooded and idle and not timed_out and error is not None and error.name == "KeyboardInterrupt":
+            notes.append(
+                f"The cell was interrupted after printing more than {outputs.received_chars:,} characters; "
+                "print less, or write large results to a file in the workdir."
+            )
             error = ExecutionError(
                 name="OutputLimitExceeded",
                 value="The cell was interrupted because it printed far more than the output limit "
@@ -413,6 +424,7 @@ class KernelSession:
         if not restarted and (timed_out or limit_hit or _looks_like_process_limit(error)):
             reaped = await asyncio.to_thread(self._reap_strays)
             if reaped:
+                await self._silent(kc, ZOMBIES_EXPR, timeout=5.0)  # the kernel reaps its dead children
                 notes.append(f"Stopped {reaped} process(es) the cell left behind.")
         if limit_hit or _looks_like_process_limit(error):
             notes.append(f"The cell reached the sandbox's process limit ({self.config.max_procs}).")
@@ -444,6 +456,27 @@ class KernelSession:
             self.notebook.add_note(restart_note(restart_reason))
         return result
 
+    def _send_interrupt(self) -> None:
+        """Ask the kernel to SIGINT itself (bwrap does not forward signals from outside)."""
+        kc = self._kc
+        if kc is None:
+            return
+        msg = kc.session.msg("interrupt_request", content={})
+        kc.control_channel.send(msg)
+        self._pending_interrupts.add(msg["header"]["msg_id"])
+
+    async def _settle_interrupts(self, kc: Any, timeout: float = 1.0) -> None:
+        """Wait until every interrupt sent has been delivered (the kernel replies after
+        signalling itself), so a late SIGINT cannot land in the next cell."""
+        deadline = time.monotonic() + timeout
+        while self._pending_interrupts and (remaining := deadline - time.monotonic()) > 0:
+            try:
+                msg = await kc.control_channel.get_msg(timeout=remaining)
+            except Empty:
+                break
+            self._pending_interrupts.discard(msg["parent_header"].get("msg_id"))
+        self._pending_interrupts.clear()
+
     async def _shell_reply(self, kc: Any, msg_id: str, timeout: float) -> dict[str, Any] | None:
         deadline = time.monotonic() + timeout
         while True:
@@ -456,6 +489,20 @@ class KernelSession:
                 return None
             if msg["parent_header"].get("msg_id") == msg_id:
                 return msg
+
+    async def _silent(self, kc: Any, expression: str, timeout: float) -> str:
+        """Evaluate one expression in the kernel without touching history, outputs or
+        the execution count (a silent execute's user_expressions); returns its str value."""
+        msg_id = kc.execute("", silent=True, store_history=False, user_expressions={"v": expression})
+        reply = await self._shell_reply(kc, msg_id, timeout=timeout)
+        if reply is None:
+            raise TimeoutError(f"the kernel did not answer within {timeout:g} s")
+        value = reply["content"].get("user_expressions", {}).get("v", {})
+        if value.get("status") != "ok":
+            raise RuntimeError(f"{value.get('ename')}: {value.get('evalue')}")
+        import ast
+
+        return str(ast.literal_eval(value["data"]["text/plain"]))
 
     def _reap_strays(self) -> int:
         """Kill processes the kernel's code left running (e.g. a fork bomb's copies).
@@ -488,7 +535,12 @@ class KernelSession:
                 proc.kill()
             except psutil.Error:
                 pass
-        psutil.wait_procs(list(stopped.values()), timeout=2)
+        deadline = time.monotonic() + 2.0
+        pending = list(stopped.values())
+        while pending and time.monotonic() < deadline:
+            pending = [p for p in pending if _still_running(p)]
+            if pending:
+                time.sleep(0.02)
         return len(stopped)
 
     def _descendants(self, root: Any) -> list[Any]:
@@ -515,18 +567,15 @@ class KernelSession:
             if not await self._km.is_alive():
                 return VariablesResult(variables=[], sandboxed=self.sandboxed,
                                        warning=self._warn("The kernel is not running; run a cell to restart it."))
-            kc = self._kc
-            msg_id = kc.execute("", silent=True, store_history=False, user_expressions={"v": VARIABLES_EXPR})
-            reply = await self._shell_reply(kc, msg_id, timeout=VARIABLES_TIMEOUT_S)
-        if reply is None:
-            await self._km.interrupt_kernel()
-            raise TimeoutError(f"Listing variables took longer than {VARIABLES_TIMEOUT_S:g} s.")
-        value = reply["content"].get("user_expressions", {}).get("v", {})
-        if value.get("status") != "ok":
-            raise RuntimeError(f"Listing variables failed: {value.get('ename')}: {value.get('evalue')}")
-        import ast
-
-        rows = json.loads(ast.literal_eval(value["data"]["text/plain"]))
+            try:
+                text = await self._silent(self._kc, VARIABLES_EXPR, timeout=VARIABLES_TIMEOUT_S)
+            except TimeoutError:
+                self._send_interrupt()
+                await self._settle_interrupts(self._kc)
+                raise TimeoutError(f"Listing variables took longer than {VARIABLES_TIMEOUT_S:g} s.") from None
+            except RuntimeError as exc:
+                raise RuntimeError(f"Listing variables failed: {exc}") from exc
+        rows = json.loads(text)
         return VariablesResult(variables=[VariableInfo(**row) for row in rows], sandboxed=self.sandboxed,
                                warning=self.warning)
 
@@ -540,6 +589,15 @@ def _safe_ppid(proc: Any) -> int | None:
         return proc.ppid()
     except Exception:
         return None
+
+
+def _still_running(proc: Any) -> bool:
+    import psutil
+
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def _looks_like_process_limit(error: ExecutionError | None) -> bool:
