@@ -17,7 +17,13 @@ import threading
 import anyio
 
 from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
-from servers.search_agent.backends import LocalBackend, Page, SearchBackend, SearchError, make_backend
+from servers.search_agent.backends import (
+    LocalBackend,
+    Page,
+    SearchBackend,
+    SearchError,
+    make_backend,
+)
 from servers.search_agent.documents import Passage
 from servers.search_agent.local_index import LocalDocumentList
 from servers.search_agent.prompts import (
@@ -132,7 +138,7 @@ class SearchAgent:
         confidence = as_confidence(parsed.get("confidence"), 0.6 if can_help else 0.1)
         if can_help and isinstance(self.backend, LocalBackend) and self.backend.index.best_score(_topic(request)) <= 0.0:
             return self._decision(False, "No local document mentions what the request is about.", 0.05)
-        return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.2))
+        return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.1))
 
     def _decide_offline(self, request: BlackboardRequest) -> HelpDecision:
         phrasing = triage(request.request)
@@ -169,6 +175,10 @@ class SearchAgent:
         problem = await self._problem()
         if problem:
             return self._response(False, problem)
+        if model is None:
+            decision = self._decide_offline(request)
+            if not decision.can_help and triage(request.request).asks_data:
+                return self._response(False, decision.reason)  # the file agents' work: no search
         where = self.backend.describe()
         system = SYSTEM.format(where=where)
         rounds = self.settings.rounds

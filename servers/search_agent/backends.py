@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Protocol
 
 import anyio

@@ -13,8 +13,17 @@ from urllib.parse import urljoin
 import anyio
 from pydantic import BaseModel
 
-from servers.search_agent.address_guard import AddressPolicy, BlockedAddressError, check_url, guarded_transport
-from servers.search_agent.documents import html_to_text, markdown_to_text, normalize_text
+from servers.search_agent.address_guard import (
+    AddressPolicy,
+    BlockedAddressError,
+    check_url,
+    guarded_transport,
+)
+from servers.search_agent.documents import (
+    html_to_text,
+    markdown_to_text,
+    normalize_text,
+)
 
 log = logging.getLogger(__name__)
 

@@ -73,7 +73,7 @@ class PassageRanker:
 
     def rank(self, text: str, limit: int | None = None) -> list[tuple[Passage, float]]:
         """Passages most similar to `text` first, zero scores left out."""
-        scored = [(p, s) for p, s in zip(self.passages, self.scores(text)) if s > 0.0]
+        scored = [(p, s) for p, s in zip(self.passages, self.scores(text), strict=True) if s > 0.0]
         scored.sort(key=lambda item: item[1], reverse=True)
         return scored[:limit] if limit is not None else scored
 

@@ -143,3 +143,9 @@ async def test_web_failures_and_missing_keys_are_reasons(web, web_agent) -> None
     response = await keyless.respond(ask(AQI_QUESTION))
     assert not response.can_help and response.reason == decision.reason
     assert not [r for r in web.requests if r["path"] == "/customsearch/v1"]
+
+
+async def test_respond_does_not_search_for_data_requests(web, web_agent) -> None:
+    response = await web_agent().respond(ask(DATA_QUESTION))
+    assert not response.can_help and "data in the lake" in response.reason and response.queries == []
+    assert web.requests == []

@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.search_agent.documents import UnreadableDocument, read_document, split_passages
+from servers.search_agent.documents import (
+    UnreadableDocument,
+    read_document,
+    split_passages,
+)
 from servers.search_agent.local_index import LocalIndex
 
 

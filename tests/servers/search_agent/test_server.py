@@ -16,7 +16,14 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from .conftest import BRAVE_KEY, REPO, free_port, module_command, server_env, wait_for_port
+from .conftest import (
+    BRAVE_KEY,
+    REPO,
+    free_port,
+    module_command,
+    server_env,
+    wait_for_port,
+)
 
 AQI_QUESTION = "How is the air quality index computed from pollutant concentrations?"
 DATA_QUESTION = "Which files contain the hourly sensor readings for March 2024?"

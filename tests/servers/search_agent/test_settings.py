@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.search_agent.settings import argument_parser, resolve_settings, settings_from_argv
+from servers.search_agent.settings import (
+    argument_parser,
+    resolve_settings,
+    settings_from_argv,
+)
 
 
 def resolve(argv: list[str], env: dict[str, str] | None = None):
