@@ -79,19 +79,6 @@ def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
         return 2
 
 
-def llm_settings(args: argparse.Namespace):
-    """The model from --model/--base-url/--api-key/--llm-config, the environment or the config file."""
-    from host.llm import LLMSettings
-
-    flags = {
-        "model": getattr(args, "model", None),
-        "base_url": getattr(args, "base_url", None),
-        "api_key": getattr(args, "api_key", None),
-        "config": getattr(args, "llm_config", None),
-    }
-    return LLMSettings.resolve(flags)
-
-
 async def _ask(args: argparse.Namespace, settings) -> int:
     import time
 
@@ -167,6 +154,7 @@ def _print_run(result) -> None:
 
 
 def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
+    from host.agents.session import llm_settings
     from host.llm import LLMConfigError
 
     try:

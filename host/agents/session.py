@@ -40,6 +40,18 @@ FILE_AGENT_MODULE = "servers.file_agent"
 FILE_AGENT_MODEL_ENV = "LAKEBOARD_FILE_AGENT_MODEL"
 
 
+def llm_settings(args: Any) -> LLMSettings | None:
+    """The model from --model/--base-url/--api-key/--llm-config flags, the environment or the
+    config file (None: no model). Only these flags are read: `--timeout` means something else."""
+    flags = {
+        "model": getattr(args, "model", None),
+        "base_url": getattr(args, "base_url", None),
+        "api_key": getattr(args, "api_key", None),
+        "config": getattr(args, "llm_config", None),
+    }
+    return LLMSettings.resolve(flags)
+
+
 def helper_model_env(settings: LLMSettings | None, lend_model: bool) -> dict[str, str]:
     """Environment that tells a file-agent server which model to use (or none)."""
     if settings is None or not lend_model:

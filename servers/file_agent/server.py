@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import anyio
-from fastmcp import FastMCP
+import mcp_types
+from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ResourceError, ToolError
 
 from schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
 from schemas.profiles import FileEntry, FileProfile
 from servers.file_agent.agent import FileAgent, OutsidePartition
+from servers.file_agent.model_engine import ModelEngine
 
 INSTRUCTIONS = (
     "A file agent of a Lakeboard data lake. It knows one partition of the lake's files. "
@@ -20,16 +21,18 @@ INSTRUCTIONS = (
 
 def build_server(agent: FileAgent) -> FastMCP:
     mcp = FastMCP(name=f"lakeboard-file-agent-{agent.name}", instructions=INSTRUCTIONS)
+    # The engine picks who answers: the client's model (sampling), the server's own, or offline.
+    engine = ModelEngine(agent)
 
     @mcp.tool
-    async def can_help(request: BlackboardRequest) -> HelpDecision:
+    async def can_help(request: BlackboardRequest, ctx: Context) -> HelpDecision | mcp_types.InputRequiredResult:
         """Decide whether this agent's files hold what the request needs (with a confidence in [0, 1])."""
-        return await anyio.to_thread.run_sync(agent.decide, request)
+        return await engine.decide(request, ctx)
 
     @mcp.tool
-    async def respond(request: BlackboardRequest) -> FileAgentResponse:
+    async def respond(request: BlackboardRequest, ctx: Context) -> FileAgentResponse | mcp_types.InputRequiredResult:
         """Answer a request: relevant files, loading code, explanation, sample and necessary steps."""
-        return await anyio.to_thread.run_sync(agent.respond, request)
+        return await engine.respond(request, ctx)
 
     @mcp.tool
     def list_files() -> list[FileEntry]:

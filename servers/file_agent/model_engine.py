@@ -1,0 +1,337 @@
+"""A file agent with a model: the paper's three steps, falling back to the offline engine.
+
+Steps 1 and 2 (choose files to look at, analyse them) run once per server process, on the
+first request that comes with a model; their result is kept. Step 3 runs per request:
+`decide` (can_help) and `respond`. Each step asks for one JSON object; a malformed reply is
+re-asked once, and if it is still unusable (or the model fails) the offline engine
+(`FileAgent`) answers instead and says so in its reason.
+
+The response keeps the contract's evidence fields: `matches` and `term_weights` come from the
+offline engine's lake-wide scores of the files the model chose, `data_sample` from their
+profiles, and the loading code from the profiles when the model wrote none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import anyio
+import mcp_types as types
+
+from schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
+from schemas.profiles import FileProfile
+from servers.file_agent import answers, prompts
+from servers.file_agent.agent import FileAgent
+from servers.file_agent.model_access import FileAgentModel, InputNeeded, model_for
+from servers.model_client import ModelUnavailable, extract_json
+
+log = logging.getLogger(__name__)
+
+
+class MalformedReply(ValueError):
+    """The model's reply is unusable even after a re-ask."""
+
+
+class ModelEngine:
+    """Decides and responds with a model when one is available, else with the offline agent."""
+
+    def __init__(
+        self,
+        agent: FileAgent,
+        *,
+        look_at: int = 12,
+        inventory_lines: int = 300,
+        profile_chars: int = 3000,
+        prompt_chars: int = 30_000,
+        max_tokens: int = 4096,
+    ) -> None:
+        self.agent = agent
+        self.look_at = look_at
+        self.inventory_lines = inventory_lines
+        self.profile_chars = profile_chars
+        self.prompt_chars = prompt_chars
+        self.max_tokens = max_tokens
+        self.analysis: str | None = None
+        self.looked_at: list[str] = []
+        self._analysing = asyncio.Lock()
+
+    # -- the tools' entry points ---------------------------------------------------------
+    async def decide(self, request: BlackboardRequest, ctx: Any = None) -> HelpDecision | types.InputRequiredResult:
+        model = model_for(ctx)
+        if model is None:
+            return await anyio.to_thread.run_sync(self.agent.decide, request)
+        try:
+            return await self.decide_with(model, request)
+        except InputNeeded as need:
+            return need.as_result()
+        except (ModelUnavailable, MalformedReply) as exc:
+            log.warning("%s: deciding offline: %s", self.agent.name, exc)
+            decision = await anyio.to_thread.run_sync(self.agent.decide, request)
+            return decision.model_copy(update={"reason": f"{decision.reason} (offline engine: {exc})"})
+
+    async def respond(self, request: BlackboardRequest, ctx: Any = None) -> FileAgentResponse | types.InputRequiredResult:
+        model = model_for(ctx)
+        if model is None:
+            return await anyio.to_thread.run_sync(self.agent.respond, request)
+        try:
+            return await self.respond_with(model, request)
+        except InputNeeded as need:
+            return need.as_result()
+        except (ModelUnavailable, MalformedReply) as exc:
+            log.warning("%s: responding offline: %s", self.agent.name, exc)
+            response = await anyio.to_thread.run_sync(self.agent.respond, request)
+            return response.model_copy(update={"reason": f"{response.reason} (offline engine: {exc})"})
+
+    # -- steps 1 and 2 -----------------------------------------------------------------
+    async def analyse(self, model: FileAgentModel) -> str:
+        """Steps 1 and 2, once: choose files to look at, analyse them. Returns the analysis."""
+        if self.analysis is not None:
+            return self.analysis
+        async with self._analysing:
+            if self.analysis is not None:
+                return self.analysis
+            base = self._system(None)
+            try:
+                chosen = await self._ask_json(model, "select", base, prompts.SELECT.format(limit=self.look_at),
+                                              self._parse_selection)
+            except MalformedReply as exc:
+                log.info("%s: default selection (%s)", self.agent.name, exc)
+                chosen = self._default_selection()
+            text = await model.complete(
+                "analyse", base, prompts.ANALYSE.format(profiles=self._profiles(chosen)), max_tokens=self.max_tokens
+            )
+            if not text.strip():
+                raise MalformedReply("the model wrote an empty analysis")
+            self.analysis, self.looked_at = text.strip(), chosen
+            log.info("%s: analysed %d files with the %s model", self.agent.name, len(chosen), model.source)
+            return self.analysis
+
+    # -- step 3 ------------------------------------------------------------------------
+    async def decide_with(self, model: FileAgentModel, request: BlackboardRequest) -> HelpDecision:
+        analysis = await self.analyse(model)
+        prompt = prompts.DECIDE.format(request=request.request, reason=prompts.reason_line(request.reason))
+        data = await self._ask_json(model, "decide", self._system(analysis), prompt, _parse_decision)
+        confidence = data["confidence"]
+        if confidence is None:
+            confidence = self._offline_score(request)
+        return HelpDecision(
+            agent_name=self.agent.name,
+            can_help=data["can_help"],
+            reason=data["reason"] or ("my files hold what is asked" if data["can_help"] else "none of my files holds it"),
+            confidence=confidence,
+        )
+
+    async def respond_with(self, model: FileAgentModel, request: BlackboardRequest) -> FileAgentResponse:
+        analysis = await self.analyse(model)
+        matches = self.agent.engine.score(request.request)
+        candidates = list(dict.fromkeys([m.path for m in matches[:6]] + self.looked_at))
+        prompt = prompts.RESPOND.format(
+            request=request.request,
+            reason=prompts.reason_line(request.reason),
+            profiles=self._profiles(candidates),
+        )
+        data = await self._ask_json(model, "respond", self._system(analysis), prompt, self._parse_response)
+        name = self.agent.name
+        if not data["can_help"]:
+            return FileAgentResponse(agent_name=name, can_help=False, reason=data["reason"] or "none of my files helps",
+                                     confidence=data["confidence"] or 0.0)
+        files: list[str] = data["files"]
+        by_path = {m.path: m for m in matches}
+        chosen_matches = [by_path.get(p) or FileMatch(path=p, score=0.0) for p in files]
+        confidence = data["confidence"]
+        if confidence is None:
+            confidence = max((m.score for m in chosen_matches), default=0.0)
+        profiles = [self.agent.profiles[p] for p in files]
+        code = data["code"] or answers.loading_code(profiles, self.agent.root)
+        return FileAgentResponse(
+            agent_name=name,
+            can_help=True,
+            reason=data["reason"] or f"{files[0]} holds what is asked",
+            files=files,
+            code=code,
+            data_explanation=data["data_explanation"] or "\n".join(answers.explanation(p) for p in profiles),
+            data_sample=answers.samples(profiles),
+            libraries=data["libraries"] or answers.libraries(code),
+            necessary_steps=data["necessary_steps"] or answers.necessary_steps(profiles),
+            confidence=confidence,
+            matches=chosen_matches + [m for m in matches if m.path not in set(files)][:20],
+            term_weights=self.agent.engine.term_weights(request.request),
+        )
+
+    # -- prompts and parsing -----------------------------------------------------------
+    async def _ask_json(self, model: FileAgentModel, key: str, system: str, prompt: str, parse) -> Any:
+        """Ask once, re-ask once on an unusable reply; MalformedReply if still unusable."""
+        reply = await model.complete(key, system, prompt, max_tokens=self.max_tokens)
+        try:
+            return parse(reply)
+        except ValueError as exc:
+            problem = str(exc)
+        retry = prompts.REASK.format(prompt=prompt, problem=problem, reply=reply[:2000] or "(empty)")
+        reply = await model.complete(f"{key}-again", system, retry, max_tokens=self.max_tokens)
+        try:
+            return parse(reply)
+        except ValueError as exc:
+            raise MalformedReply(f"the model's {key} reply was unusable twice ({exc})") from None
+
+    def _system(self, analysis: str | None) -> str:
+        agent = self.agent
+        inventory = []
+        for p in list(agent.profiles.values())[: self.inventory_lines]:
+            state = "" if p.ok else f" [NOT DATA: {p.status}]"
+            inventory.append(f"- {p.path} ({p.format}, {p.size_bytes:,} bytes){state}: {_clip(p.summary or p.reason or '', 160)}")
+        if len(agent.profiles) > self.inventory_lines:
+            inventory.append(f"- ... and {len(agent.profiles) - self.inventory_lines} more files")
+        return prompts.system(agent.name, agent.config.name, agent.spec.description, "\n".join(inventory),
+                              len(agent.profiles), analysis)
+
+    def _profiles(self, paths: list[str]) -> str:
+        blocks, used = [], 0
+        for path in paths:
+            profile = self.agent.profiles.get(path)
+            if profile is None:
+                continue
+            block = _clip(_profile_text(profile, self.agent.root), self.profile_chars)
+            if used + len(block) > self.prompt_chars:
+                blocks.append(f"(profiles of {len(paths) - len(blocks)} more files left out for length)")
+                break
+            blocks.append(block)
+            used += len(block)
+        return "\n\n".join(blocks) or "(no readable files)"
+
+    def _known(self, path: Any) -> str | None:
+        if not isinstance(path, str) or not path.strip():
+            return None
+        text = path.strip()
+        root = str(self.agent.root).rstrip("/") + "/"
+        if text.startswith(root):
+            text = text[len(root):]
+        key = PurePosixPath(text.lstrip("./")).as_posix()
+        return key if key in self.agent.profiles else None
+
+    def _parse_selection(self, reply: str) -> list[str]:
+        data = _json_object(reply)
+        files = data.get("files")
+        if not isinstance(files, list):
+            raise ValueError('the JSON object needs a "files" list')
+        chosen = list(dict.fromkeys(p for p in (self._known(f) for f in files) if p))
+        if not chosen:
+            raise ValueError("none of the listed files is in your inventory; copy paths exactly as listed")
+        return chosen[: self.look_at]
+
+    def _default_selection(self) -> list[str]:
+        ok = [p.path for p in self.agent.profiles.values() if p.ok]
+        return ok[: self.look_at]
+
+    def _parse_response(self, reply: str) -> dict[str, Any]:
+        data = _json_object(reply)
+        can_help = _boolean(data.get("can_help", True))
+        out: dict[str, Any] = {
+            "can_help": can_help,
+            "reason": str(data.get("reason") or "").strip(),
+            "confidence": _confidence(data.get("confidence")),
+        }
+        if not can_help:
+            return out
+        files = data.get("files")
+        if not isinstance(files, list):
+            raise ValueError('the JSON object needs a "files" list of paths from your inventory')
+        known = list(dict.fromkeys(p for p in (self._known(f) for f in files) if p))
+        if not known:
+            raise ValueError("none of the listed files is in your inventory; copy paths exactly as listed")
+        code = data.get("code") or ""
+        if not isinstance(code, str):
+            raise ValueError('"code" must be a string of Python')
+        out |= {
+            "files": known,
+            "code": code.strip(),
+            "data_explanation": _text(data.get("data_explanation") or data.get("explanation")),
+            "libraries": [str(x) for x in data.get("libraries") or [] if str(x).strip()] if isinstance(data.get("libraries"), list) else [],
+            "necessary_steps": _steps(data.get("necessary_steps")),
+        }
+        return out
+
+    def _offline_score(self, request: BlackboardRequest) -> float:
+        matches = self.agent.engine.score(request.request)
+        return matches[0].score if matches else 0.0
+
+
+def _json_object(reply: str) -> dict[str, Any]:
+    try:
+        data = extract_json(reply or "")
+    except ValueError:
+        raise ValueError("the reply holds no JSON object") from None
+    if not isinstance(data, dict):
+        raise ValueError("the reply must be one JSON object, not a list")
+    return data
+
+
+def _parse_decision(reply: str) -> dict[str, Any]:
+    data = _json_object(reply)
+    if "can_help" not in data:
+        raise ValueError('the JSON object needs "can_help" (true or false)')
+    return {
+        "can_help": _boolean(data["can_help"]),
+        "reason": str(data.get("reason") or "").strip(),
+        "confidence": _confidence(data.get("confidence")),
+    }
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "no", "0"):
+        return False
+    if isinstance(value, (int, float)):
+        return bool(value)
+    raise ValueError('"can_help" must be true or false')
+
+
+def _confidence(value: Any) -> float | None:
+    """A confidence in [0, 1]; percentages are scaled; None when absent or not a number."""
+    try:
+        number = float(str(value).strip().rstrip("%")) if value is not None else None
+    except ValueError:
+        return None
+    if number is None or number != number:
+        return None
+    if number > 1.0 and number <= 100.0:
+        number /= 100.0
+    return min(1.0, max(0.0, number))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (dict, list)):
+        import json
+
+        return json.dumps(value, indent=1)
+    return ""
+
+
+def _steps(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [line.strip("-* ").strip() for line in value.splitlines() if line.strip()]
+    if isinstance(value, list):
+        return [str(x).strip() for x in value if str(x).strip()]
+    return []
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split()) if "\n" not in text else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _profile_text(profile: FileProfile, root: Path) -> str:
+    from servers.profiling import loader_code
+
+    code = profile.loader or loader_code(profile, root)
+    return (
+        f"### {profile.path}\n{answers.explanation(profile)}\n\n"
+        f"{answers.sample(profile)}\n\nLoading code:\n{code.strip()}"
+    )

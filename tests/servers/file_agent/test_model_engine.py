@@ -1,0 +1,157 @@
+"""A file agent with a model: the three steps over real MCP, the model from sampling or its own.
+
+Chain: fastmcp Client --stdio--> `python -m servers.file_agent` --sampling/createMessage (or
+an InputRequiredResult in the 2026 era)--> the host's SamplingHandler --> ChatProvider --HTTP-->
+ScriptedLLM on 127.0.0.1. The scripted "model" answers each step from its prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from host.llm import ChatProvider
+from host.sampling import SamplingHandler
+from schemas.clusters import ClusterConfig
+from schemas.messages import FileAgentResponse, HelpDecision
+from tests.support.scripted_llm import ScriptedLLM, scripted_llm  # noqa: F401  (fixture)
+
+REQUEST = {"request": "total passenger boardings of the transit network in 2024", "reason": "sum the ridership"}
+MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "OPENAI_MODEL",
+             "OPENAI_BASE_URL", "OPENAI_API_KEY", "LAKEBOARD_FILE_AGENT_MODEL")
+
+
+def cluster_of(config_dir, path: str) -> str:
+    config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    return next(c.name for c in config.clusters if path in c.files)
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The test process's environment without any model settings, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV}
+    return {**env, "FASTMCP_LOG_LEVEL": "WARNING", **extra}
+
+
+def agent_client(config_dir, cluster: str, *, provider: ChatProvider | None = None, mode: str = "legacy",
+                 env: dict[str, str] | None = None) -> Client:
+    transport = StdioTransport(
+        sys.executable,
+        ["-m", "servers.file_agent", "--config", str(config_dir / "clusters.json"), "--cluster", cluster],
+        env=env or server_env(),
+    )
+    handler = SamplingHandler(provider, label=f"sampling:{cluster}") if provider is not None else None
+    return Client(transport, sampling_handler=handler, mode=mode, timeout=60)
+
+
+def step_of(body: dict) -> str:
+    prompt = body["messages"][-1]["content"]
+    if "Answer again" in prompt:
+        return "again"
+    for marker, step in (("Step 1:", "select"), ("Step 2:", "analyse"), ("you volunteered", "respond"),
+                         ("Decide whether", "decide")):
+        if marker in prompt:
+            return step
+    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+
+
+CODE = "import pandas as pd\ndf = pd.read_parquet('/lake/transit/ridership_2024.parquet')\nprint(df.boardings.sum())"
+
+
+def transit_model(body: dict) -> str:
+    """What a competent model would say at each step, for the transit partition."""
+    step = step_of(body)
+    if step == "select":
+        return '```json\n{"files": ["transit/ridership_2024.parquet", "transit/routes.json", "nope.csv"]}\n```'
+    if step == "analyse":
+        return "ridership_2024.parquet: daily boardings per route in 2024. routes.json: route ids and names."
+    if step == "decide":
+        return json.dumps({"can_help": True, "reason": "ridership_2024.parquet has daily boardings", "confidence": 0.9})
+    return json.dumps({
+        "can_help": True, "reason": "boardings per day and route",
+        "files": ["transit/ridership_2024.parquet", "/not/in/partition.csv"],
+        "code": CODE, "data_explanation": "boardings: passengers counted at the gates",
+        "libraries": ["pandas"], "necessary_steps": ["sum the boardings column"],
+    })
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_three_steps_with_the_clients_model(demo_config, scripted_llm, mode):
+    cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
+    marker = f"You are file agent {cluster}"
+    scripted_llm.route(marker, *[transit_model] * 5)
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        async with agent_client(demo_config, cluster, provider=llm, mode=mode) as client:
+            decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
+            response = FileAgentResponse.model_validate((await client.call_tool("respond", {"request": REQUEST})).structured_content)
+        usage = llm.usage_by_label[f"sampling:{cluster}"]
+    assert decision == HelpDecision(agent_name=cluster, can_help=True,
+                                    reason="ridership_2024.parquet has daily boardings", confidence=0.9)
+    # Steps 1 and 2 ran once; can_help and respond each asked once more.
+    assert [step_of(r.body) for r in scripted_llm.requests_for(marker)] == ["select", "analyse", "decide", "respond"]
+    assert usage.calls == 4
+    analyse = scripted_llm.requests_for(marker)[1]
+    assert "ridership_2024.parquet" in analyse.messages[-1]["content"]  # the chosen files' profiles
+    assert "nope.csv" not in analyse.messages[-1]["content"]
+    respond = scripted_llm.requests_for(marker)[3]
+    assert "daily boardings per route" in respond.system_prompt  # step 2's analysis informs step 3
+    assert response.files == ["transit/ridership_2024.parquet"]  # the unknown path is dropped
+    assert response.code == CODE and response.libraries == ["pandas"]
+    assert response.necessary_steps == ["sum the boardings column"]
+    assert "ridership_2024.parquet" in response.data_sample  # filled from the profile
+    assert response.matches[0].path == "transit/ridership_2024.parquet" and response.term_weights
+    assert 0.0 <= response.confidence <= 1.0
+
+
+async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo_config, scripted_llm):
+    cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
+    marker = f"You are file agent {cluster}"
+    scripted_llm.route(
+        marker,
+        "I would pick the parquet file.",                       # select: no JSON
+        '{"files": ["transit/ridership_2024.parquet"]}',        # select, re-asked: fine
+        "The parquet file has boardings.",                      # analyse
+        '{"can_help": "perhaps", "reason": "?"}',               # decide: not a boolean
+        '{"reason": "still no decision"}',                      # decide, re-asked: still unusable
+        "not json at all",                                      # respond
+        "neither is this",                                      # respond, re-asked
+    )
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        async with agent_client(demo_config, cluster, provider=llm) as client:
+            decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
+            response = FileAgentResponse.model_validate((await client.call_tool("respond", {"request": REQUEST})).structured_content)
+    reask = scripted_llm.requests_for(marker)[1].messages[-1]["content"]
+    assert "could not be used" in reask and "I would pick the parquet file." in reask
+    # The offline engine decided and responded, and says so.
+    assert decision.can_help and "offline engine" in decision.reason and 0.2 <= decision.confidence <= 1.0
+    assert "offline engine" in response.reason
+    assert "transit/ridership_2024.parquet" in response.files and "read_parquet" in response.code
+    assert scripted_llm.remaining(marker) == 0 and not scripted_llm.unexpected
+
+
+async def test_own_model_when_the_client_offers_no_sampling(demo_config, scripted_llm):
+    cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
+    marker = f"You are file agent {cluster}"
+    scripted_llm.route(marker, *[transit_model] * 3)
+    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted_llm.base_url)
+    async with agent_client(demo_config, cluster, env=env) as client:
+        decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
+    assert decision.confidence == 0.9 and decision.reason == "ridership_2024.parquet has daily boardings"
+    assert [step_of(r.body) for r in scripted_llm.requests_for(marker)] == ["select", "analyse", "decide"]
+
+
+async def test_offline_without_any_model_or_when_switched_off(demo_config, scripted_llm):
+    cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
+    async with agent_client(demo_config, cluster) as client:  # no sampling, no model in the environment
+        plain = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        env = server_env(LAKEBOARD_FILE_AGENT_MODEL="off")
+        async with agent_client(demo_config, cluster, provider=llm, env=env) as client:
+            off = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
+    assert plain.can_help and "offline" not in plain.reason
+    assert off == plain
+    assert scripted_llm.chat_requests == []
