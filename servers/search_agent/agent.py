@@ -90,8 +90,12 @@ class SearchAgent:
         """Why the agent cannot search right now (configuration or index failure), or None."""
         if isinstance(self.backend, LocalBackend) and self.backend.problem() is None:
             self.start()
+            index = self.backend.index
             try:
-                await anyio.to_thread.run_sync(self.backend.index.wait, INDEX_WAIT_S)
+                if index.ready:
+                    index.wait(0)  # re-raises a failed build as a sentence
+                else:
+                    await anyio.to_thread.run_sync(index.wait, INDEX_WAIT_S)
             except (TimeoutError, RuntimeError) as exc:
                 return str(exc)
         return self.backend.problem()

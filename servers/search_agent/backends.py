@@ -139,6 +139,7 @@ class WebBackend:
         )
         self.api = httpx.AsyncClient(timeout=httpx.Timeout(API_TIMEOUT_S), headers={"Accept": "application/json"})
         self._rounds = _TTLCache()
+        self._pages = _TTLCache()
 
     def problem(self) -> str | None:
         return self.settings.problem()
@@ -163,6 +164,10 @@ class WebBackend:
         notes: list[str] = []
 
         async def read(i: int, hit: SearchHit) -> None:
+            cached = self._pages.get(hit.url)
+            if cached is not None:
+                pages[i] = cached
+                return
             try:
                 fetched = await self.fetcher.fetch(hit.url)
                 text, title = fetched.text, fetched.title or hit.title
@@ -170,9 +175,15 @@ class WebBackend:
                 log.info("page not read: %s", exc)
                 notes.append(str(exc))
                 text, title = hit.snippet, hit.title  # the result snippet is still evidence
+            except Exception as exc:  # a page that breaks a reader must not sink the whole search
+                log.exception("reading %s failed", hit.url)
+                notes.append(f"{hit.url} could not be read ({type(exc).__name__}).")
+                text, title = hit.snippet, hit.title
             passages = split_passages(text, source=hit.url, title=title) if text else []
             if passages:
                 pages[i] = Page(source=hit.url, title=title, passages=passages)
+                if text is not hit.snippet:
+                    self._pages.put(hit.url, pages[i])
 
         async with anyio.create_task_group() as group:
             for i, hit in enumerate(hits):

@@ -95,7 +95,7 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-private-fetch", action="store_true", default=None,
                         help="allow fetching result pages from private, loopback and link-local addresses")
     parser.add_argument("--allow-fetch-network", action="append", metavar="CIDR", default=None,
-                        help="allow fetching pages from this network only (repeatable), e.g. 127.0.0.1/32")
+                        help="also allow fetching pages from this network (repeatable), e.g. 127.0.0.1/32")
     parser.add_argument("--sampling", choices=("auto", "off"),
                         help="auto: let the client's model write queries and answers when it supports MCP sampling; "
                         "off: always offline ranking (env LAKEBOARD_SEARCH_SAMPLING)")
