@@ -109,6 +109,22 @@ async def test_http_transport_with_searxng_on_loopback(web) -> None:
         assert response["can_help"] and response["sources"][0] == f"{web.base}/pages/aqi.html"
         assert "linear interpolation between breakpoints" in response["answer"]
         assert web.paths_requested("/search") and "/pages/aqi.html" in web.paths_requested("/pages/")
+
+        # The model path over HTTP in the 2026 era: every completion is a new tools/call leg,
+        # yet each query reaches the search API once (results are cached between legs).
+        web.requests.clear()
+        model = ScriptedModel({
+            "Write the first search query": '{"query": "air quality index"}',
+            "Round 1 of": '{"action": "search", "query": "glossary humidity"}',
+            "Round 2 of": '{"action": "answer", "answer": "scripted.", "sources": [2, 1, 99], "confidence": 0.9}',
+        })
+        async with Client(f"http://127.0.0.1:{port}/mcp", sampling_handler=model) as client:
+            sampled = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+            assert client.protocol_version == "2026-07-28"
+        assert sampled["answer"] == "scripted." and sampled["queries"] == ["air quality index", "glossary humidity"]
+        # sources are numbered in the order pages were found; 99 names no source and is dropped
+        assert sampled["sources"] == [f"{web.base}/pages/glossary.html", f"{web.base}/pages/aqi.html"]
+        assert [r["params"]["q"] for r in web.requests if r["path"] == "/search"] == sampled["queries"]
     finally:
         process.terminate()
         process.wait(timeout=10)
