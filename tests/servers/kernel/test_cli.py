@@ -1,0 +1,97 @@
+"""Start-up refusals, configuration checks, and the pieces the sandbox is built from."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servers.kernel.config import KernelConfig
+from servers.kernel.outputs import BoundedText, CellOutputs
+from servers.kernel.sandbox import SandboxLayout, kernel_environment
+from tests.servers.kernel.conftest import REPO, make_lake, server_env
+
+
+def test_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
+    lake = make_lake(tmp_path)
+    env = server_env(tmp_path) | {"PATH": str(tmp_path)}  # no bwrap on this PATH
+    done = subprocess.run(
+        [sys.executable, "-m", "servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "refusing to start" in done.stderr and "--unsafe-no-sandbox" in done.stderr
+    assert done.stdout == ""
+
+
+def test_rejects_a_missing_lake(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "servers.kernel", "--lake", str(tmp_path / "nope"), "--workdir", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2 and "is not a directory" in done.stderr
+
+
+def test_config_rejects_dangerous_layouts(tmp_path: Path) -> None:
+    lake = make_lake(tmp_path)
+    with pytest.raises(ValueError, match="inside the lake"):
+        KernelConfig(lake=lake, workdir=lake / "scratch")
+    with pytest.raises(ValueError, match="cannot be '/'"):
+        KernelConfig(lake=Path("/"), workdir=tmp_path)
+    assert KernelConfig(lake=Path(lake), workdir=tmp_path / "w").lake.is_absolute()
+
+
+def test_bwrap_command_mounts_the_lake_read_only_at_its_own_path(tmp_path: Path) -> None:
+    lake = make_lake(tmp_path)
+    config = KernelConfig(lake=lake, workdir=tmp_path / "w")
+    layout = SandboxLayout(config=config, ipc_dir=tmp_path / "ipc", connection_file=tmp_path / "ipc" / "k.json",
+                           etc_dir=tmp_path / "etc")
+    argv = layout.bwrap_argv()
+    pairs = [(argv[i], argv[i + 1], argv[i + 2]) for i in range(len(argv) - 2)]
+    assert ("--ro-bind", str(lake), str(lake)) in pairs
+    assert ("--bind", str(config.workdir), str(config.workdir)) in pairs
+    # The lake comes after the workdir, so it stays read-only whatever their nesting.
+    lake_bind = pairs.index(("--ro-bind", str(lake), str(lake)))
+    assert lake_bind > pairs.index(("--bind", str(config.workdir), str(config.workdir)))
+    assert ("--ro-bind", str(layout.connection_file), str(layout.connection_file)) in pairs
+    for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--clearenv",
+                 "--new-session"):
+        assert flag in argv
+    assert argv[-2:] == ["--chdir", str(config.workdir)] and argv[-5:-3] == ["--remount-ro", "/"]
+    assert "/home" not in argv and "/etc/shadow" not in argv and str(Path.home()) not in argv[argv.index("--proc"):]
+
+
+def test_kernel_environment_is_minimal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "nope")
+    env = kernel_environment(KernelConfig(lake=make_lake(tmp_path), workdir=tmp_path / "w"))
+    assert "OPENAI_API_KEY" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+    assert "sk-should-not-leak" not in "".join(env.values())
+    assert env["HOME"] == "/tmp/home" and env["MALLOC_ARENA_MAX"] == "2"
+
+
+def test_bounded_text_keeps_head_and_tail_with_a_marker() -> None:
+    text = BoundedText(1000)
+    for i in range(10_000):
+        text.append(f"line {i}\n")
+    out = text.text()
+    assert out.startswith("line 0\n") and out.endswith("line 9999\n")
+    assert "characters truncated (output limit 1,000 characters)" in out
+    assert text.truncated and len(out) < 1200
+    small = BoundedText(1000)
+    small.append("short")
+    assert small.text() == "short" and not small.truncated
+
+
+def test_cell_outputs_clear_output_and_error_formatting() -> None:
+    outputs = CellOutputs(500)
+    outputs.add("stream", {"name": "stdout", "text": "progress 10%"})
+    outputs.add("clear_output", {"wait": False})
+    outputs.add("stream", {"name": "stdout", "text": "done\n"})
+    outputs.add("error", {"ename": "ValueError", "evalue": "bad", "traceback": ["\x1b[0;31mValueError\x1b[0m: bad"]})
+    assert outputs.streams["stdout"].text() == "done\n"
+    assert outputs.error is not None and outputs.error.traceback == ["ValueError: bad"]
+    kinds = [o["output_type"] for o in outputs.notebook_outputs()]
+    assert kinds == ["stream", "error"]

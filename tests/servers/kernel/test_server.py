@@ -1,0 +1,237 @@
+"""The kernel server's MCP behaviour: tools, notebook semantics, resources, transports."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from schemas.execution import ExecutionResult, KernelActionResult, NotebookSaved, SandboxPolicy, VariablesResult
+from tests.servers.kernel.conftest import REPO, require_sandbox, run, server_env
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+
+async def test_tools_and_output_schema(kernel: Client) -> None:
+    tools = {tool.name: tool for tool in await kernel.list_tools()}
+    assert {"execute", "interrupt", "restart", "variables", "save_notebook"} <= set(tools)
+    schema = tools["execute"].output_schema
+    assert schema is not None and {"stdout", "error", "sandboxed", "timed_out"} <= set(schema["properties"])
+
+
+async def test_state_persists_between_cells(kernel: Client) -> None:
+    first = await run(kernel, "import math\nradius = 2\nprint('hello')")
+    second = await run(kernel, "area = math.pi * radius ** 2\nround(area, 3)")
+    assert first.stdout == "hello\n" and first.result is None
+    assert second.result == "12.566"
+    assert second.execution_count == first.execution_count + 1
+    assert second.sandboxed is True and second.warning is None and second.error is None
+
+
+async def test_errors_and_stderr(kernel: Client) -> None:
+    result = await run(kernel, "import sys\nprint('to stderr', file=sys.stderr)\n{}['missing']")
+    assert result.stderr == "to stderr\n"
+    assert result.error is not None and result.error.name == "KeyError" and result.error.value == "'missing'"
+    assert any("Cell In[" in line for line in result.error.traceback)
+    assert not any("\x1b[" in line for line in result.error.traceback)
+    assert not result.ok
+
+
+async def test_images_come_back_as_image_content(kernel: Client) -> None:
+    code = f"import base64\nfrom IPython.display import Image, display\ndisplay(Image(data=base64.b64decode({PIXEL!r})))"
+    raw = await kernel.call_tool("execute", {"code": code})
+    result = ExecutionResult.model_validate(raw.structured_content)
+    assert result.display and base64.b64decode(result.display[0].data["image/png"]) == base64.b64decode(PIXEL)
+    images = [block for block in raw.content if block.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == "image/png"
+    assert base64.b64decode(images[0].data) == base64.b64decode(PIXEL)
+    assert raw.content[0].type == "text"
+
+
+async def test_rich_display_and_text_rendering(kernel: Client) -> None:
+    raw = await kernel.call_tool("execute", {"code": "from IPython.display import HTML, display\ndisplay(HTML('<b>hi</b>'))\n6*7"})
+    result = ExecutionResult.model_validate(raw.structured_content)
+    assert result.display[0].data["text/html"] == "<b>hi</b>"
+    assert result.result == "42"
+    assert "Out[" in raw.content[0].text and "42" in raw.content[0].text
+
+
+async def test_variables_lists_names_types_and_shapes(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
+    lake = kernel_dirs["lake"]
+    await run(kernel, f"import pandas as pd, numpy as np\nframe = pd.read_csv({str(lake / 'data.csv')!r})\n"
+                      "matrix = np.zeros((3, 4), dtype='int32')\nnames = ['a', 'b']\n_private = 1")
+    raw = await kernel.call_tool("variables", {})
+    listing = VariablesResult.model_validate(raw.structured_content)
+    by_name = {v.name: v for v in listing.variables}
+    assert by_name["frame"].type == "pandas.DataFrame" or by_name["frame"].type.endswith("DataFrame")
+    assert by_name["frame"].shape == [2, 2]
+    assert by_name["matrix"].shape == [3, 4] and by_name["matrix"].dtype == "int32"
+    assert by_name["names"].length == 2 and by_name["names"].type == "list"
+    assert "_private" not in by_name and "pd" not in by_name and "In" not in by_name
+    # Listing is silent: it leaves no trace in the execution count.
+    before = await run(kernel, "1")
+    await kernel.call_tool("variables", {})
+    after = await run(kernel, "1")
+    assert after.execution_count == before.execution_count + 1
+
+
+async def test_interrupt_tool_stops_a_running_cell(kernel: Client) -> None:
+    await run(kernel, "survivor = 'kept'")
+    cell = asyncio.create_task(run(kernel, "import time\ntime.sleep(60)", timeout_s=60))
+    await asyncio.sleep(1.0)
+    raw = await kernel.call_tool("interrupt", {})
+    action = KernelActionResult.model_validate(raw.structured_content)
+    assert action.action == "interrupt" and "sent" in action.message
+    result = await asyncio.wait_for(cell, 20)
+    assert result.error is not None and result.error.name == "KeyboardInterrupt"
+    assert result.timed_out is False and result.restarted is False
+    assert (await run(kernel, "survivor")).result == "'kept'"
+    idle = KernelActionResult.model_validate((await kernel.call_tool("interrupt", {})).structured_content)
+    assert "No cell" in idle.message
+
+
+async def test_restart_tool_clears_state(kernel: Client) -> None:
+    await run(kernel, "doomed = 1")
+    raw = await kernel.call_tool("restart", {})
+    action = KernelActionResult.model_validate(raw.structured_content)
+    assert action.action == "restart" and action.startup_s is not None and action.startup_s < 10
+    result = await run(kernel, "doomed")
+    assert result.error is not None and result.error.name == "NameError"
+    assert result.execution_count == 1
+
+
+async def test_restart_during_a_running_cell(kernel: Client) -> None:
+    cell = asyncio.create_task(run(kernel, "import time\ntime.sleep(60)", timeout_s=60))
+    await asyncio.sleep(1.0)
+    started = time.monotonic()
+    await kernel.call_tool("restart", {})
+    result = await asyncio.wait_for(cell, 20)
+    assert time.monotonic() - started < 10
+    assert result.restarted is True and result.error is not None and result.error.name == "KernelRestarted"
+    assert (await run(kernel, "2 + 2")).result == "4"
+
+
+async def test_notebook_resource_and_save(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
+    await run(kernel, "print('recorded')")
+    contents = await kernel.read_resource("kernel://notebook.ipynb")
+    nb = nbformat.reads(contents[0].text, as_version=4)
+    nbformat.validate(nb)
+    sources = [cell.source for cell in nb.cells]
+    assert "print('recorded')" in sources
+    recorded = next(cell for cell in nb.cells if cell.source == "print('recorded')")
+    assert recorded.outputs[0].output_type == "stream" and recorded.outputs[0].text == "recorded\n"
+    assert any(cell.cell_type == "markdown" and "restarted" in cell.source for cell in nb.cells)
+    errors = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "error"]
+    assert any(o.ename == "KeyError" for o in errors)
+
+    raw = await kernel.call_tool("save_notebook", {"path": "session.ipynb"})
+    saved = NotebookSaved.model_validate(raw.structured_content)
+    path = kernel_dirs["workdir"] / "session.ipynb"
+    assert saved.path == str(path) and saved.cells == len(nb.cells) + 0 or saved.cells >= len(nb.cells)
+    nbformat.validate(nbformat.read(path, as_version=4))
+    assert not list(kernel_dirs["workdir"].glob(".session.ipynb.*"))  # no temporary file left
+
+
+async def test_save_notebook_refuses_bad_paths(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
+    lake = kernel_dirs["lake"]
+    with pytest.raises(ToolError, match="read-only"):
+        await kernel.call_tool("save_notebook", {"path": str(lake / "session.ipynb")})
+    with pytest.raises(ToolError, match=r"\.ipynb"):
+        await kernel.call_tool("save_notebook", {"path": "notes.txt"})
+    with pytest.raises(ToolError, match="does not exist"):
+        await kernel.call_tool("save_notebook", {"path": "no/such/dir/x.ipynb"})
+    assert not (lake / "session.ipynb").exists()
+
+
+async def test_sandbox_resource(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
+    contents = await kernel.read_resource("kernel://sandbox")
+    policy = SandboxPolicy.model_validate_json(contents[0].text)
+    assert policy.sandboxed and policy.mechanism == "bubblewrap" and policy.network is False
+    assert policy.lake == str(kernel_dirs["lake"]) and policy.workdir == str(kernel_dirs["workdir"])
+    assert policy.memory_mb == 1024 and policy.max_procs == 64
+    assert policy.process_limit in ("cgroup", "rlimit")
+
+
+async def test_bad_arguments_are_rejected(kernel: Client) -> None:
+    with pytest.raises(ToolError):
+        await kernel.call_tool("execute", {"code": "1", "timeout_s": -1})
+    assert (await run(kernel, "3 * 3")).result == "9"
+
+
+# -- other server configurations ----------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+    require_sandbox()
+    port = free_port()
+    d = kernel_dirs
+    process = subprocess.Popen(
+        [sys.executable, "-m", "servers.kernel", "--lake", str(d["lake"]), "--workdir", str(tmp_path),
+         "--transport", "http", "--port", str(port)],
+        cwd=REPO, env=server_env(d["home"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the HTTP server exited"
+                assert time.monotonic() < deadline, "the HTTP server did not start"
+                await asyncio.sleep(0.1)
+        async with Client(f"http://127.0.0.1:{port}/mcp", timeout=60) as client:
+            await run(client, "value = 20")
+            result = await run(client, "value + 1")
+            assert result.result == "21" and result.sandboxed is True
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+async def test_unsafe_mode_says_so_in_every_result(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+    from tests.servers.kernel.conftest import stdio_client
+
+    d = kernel_dirs
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--unsafe-no-sandbox") as client:
+        result = await run(client, "import os\nos.getcwd()")
+        assert result.sandboxed is False and result.warning and "UNSAFE" in result.warning
+        assert result.result == repr(str(tmp_path))
+        listing = VariablesResult.model_validate((await client.call_tool("variables", {})).structured_content)
+        assert listing.sandboxed is False and "UNSAFE" in (listing.warning or "")
+        action = KernelActionResult.model_validate((await client.call_tool("restart", {})).structured_content)
+        assert action.sandboxed is False and "UNSAFE" in (action.warning or "")
+        # Even unsandboxed, the kernel does not inherit the server's environment.
+        env = await run(client, "import os\n'OPENAI_API_KEY' in os.environ")
+        assert env.result == "False" and "UNSAFE" in (env.warning or "")
+
+
+async def test_cpu_time_limit_restarts_the_kernel(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+    require_sandbox()
+    from tests.servers.kernel.conftest import stdio_client
+
+    d = kernel_dirs
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "3") as client:
+        result = await run(client, "while True:\n    pass", timeout_s=120)
+        assert result.restarted is True and result.error is not None and result.error.name == "KernelDied"
+        assert "CPU" in result.error.value and not result.timed_out
+        assert (await run(client, "1 + 1")).result == "2"
+        contents = await client.read_resource("kernel://notebook.ipynb")
+        assert "CPU" in json.dumps(json.loads(contents[0].text)["cells"])
