@@ -1,0 +1,66 @@
+"""End-to-end fixtures: the demo lake indexed once, its real servers, a scripted model on 127.0.0.1.
+
+The lake is indexed the way a user does it (`python -m servers.indexing lakes/demo --out TMP`);
+the kernel runs in its bubblewrap sandbox, or with `--unsafe-no-sandbox` only where bubblewrap
+cannot run here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from host.lakes import Lake
+from host.servers_config import ServersConfig, StdioServerEntry, load_servers
+
+from tests.e2e.scenarios import DEMO_LAKE, REPO
+
+
+@pytest.fixture(scope="session")
+def demo_index(tmp_path_factory) -> Path:
+    """lakes/demo indexed by the indexer's own command; returns the config folder."""
+    out = tmp_path_factory.mktemp("e2e-configs")
+    done = subprocess.run(
+        [sys.executable, "-m", "servers.indexing", str(DEMO_LAKE), "--out", str(out), "--name", "demo", "--quiet"],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    config_dir = out / "demo"
+    if _sandbox_problem() is not None:
+        _allow_unsandboxed_kernel(config_dir)
+    return config_dir
+
+
+@pytest.fixture(scope="session")
+def demo_lake(demo_index) -> Lake:
+    return Lake(demo_index, DEMO_LAKE)
+
+
+def _sandbox_problem() -> str | None:
+    from servers.kernel.sandbox import bwrap_problem
+
+    return bwrap_problem()
+
+
+def _allow_unsandboxed_kernel(config_dir: Path) -> None:
+    """Where bubblewrap cannot run, start the kernel unconfined (its results say so)."""
+    path = config_dir / "servers.json"
+    data = json.loads(path.read_text())
+    for entry in data["mcpServers"].values():
+        if "servers.kernel" in entry.get("args", []):
+            entry["args"].append("--unsafe-no-sandbox")
+    path.write_text(json.dumps(data, indent=2))
+
+
+def kernel_is_sandboxed(config: ServersConfig) -> bool:
+    return not any(
+        isinstance(e, StdioServerEntry) and "--unsafe-no-sandbox" in e.args for e in config.servers.values()
+    )
+
+
+def servers_of(lake: Lake) -> ServersConfig:
+    return load_servers(lake.config_dir)

@@ -1,0 +1,185 @@
+"""`ask` end to end: real file-agent, search and kernel servers over MCP, a scripted model over HTTP.
+
+One pool serves the whole module (starting eleven servers is most of the cost); each test
+queues its scripted turns for the main agent and checks the answer, the steps and the trace.
+File agents answer with their offline engine here (test_helpers_with_model.py lends them
+the model).
+"""
+
+from __future__ import annotations
+
+import pytest
+import pytest_asyncio
+
+from host.agents.prompts import MAIN_AGENT_MARKER
+from host.agents.session import AskSession
+from host.trace import Trace
+from schemas.board import TraceEvent
+from tests.e2e import scenarios
+from tests.e2e.conftest import kernel_is_sandboxed, servers_of
+from tests.support.scripted_llm import HTTPError, ScriptedLLM
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture(scope="module")
+def model():
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def session(demo_lake, model):
+    trace = Trace()  # in memory: tests read trace.events
+    async with AskSession(demo_lake, model.settings(), trace=trace, lend_model=False, helper_timeout_s=60) as s:
+        yield s
+
+
+def events_since(session: AskSession, start: int) -> list[TraceEvent]:
+    return session.trace.events[start:]
+
+
+def kinds(events: list[TraceEvent]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def script(model: ScriptedLLM, turns) -> None:
+    assert model.remaining(MAIN_AGENT_MARKER) == 0, "a previous test left turns behind"
+    model.route(MAIN_AGENT_MARKER, *turns)
+
+
+def all_consumed(model: ScriptedLLM) -> None:
+    assert model.remaining(MAIN_AGENT_MARKER) == 0
+    assert not model.unexpected, [r.body for r in model.unexpected]
+
+
+async def test_answer_needs_a_blackboard_request(session, model):
+    question = scenarios.QUESTIONS["demo-medium-1"]
+    start = len(session.trace.events)
+    script(model, scenarios.busiest_route_turns())
+
+    result = await session.ask(question["query"], task_id=question["id"])
+
+    assert result.status == "answered", result.error
+    assert result.answer == question["answer"] == "University Line"
+    assert [s.action.action for s in result.steps] == ["plan", "request_help", "run_code", "answer"]
+    assert result.response.id == "main-task" and result.response.query == question["query"]
+    assert result.data_sources == ["transit/ridership_2024.parquet", "transit/routes.json"]
+    assert [t.id for t in result.response.subtasks] == ["subtask-1", "subtask-2"]
+    assert result.execution.sandboxed == kernel_is_sandboxed(servers_of(session.lake))
+    all_consumed(model)
+
+    events = events_since(session, start)
+    # The broadcast: one post to every helper, each helper's own decision, the volunteers' responses.
+    [post] = [e for e in events if e.kind == "post"]
+    helpers = post.data["helpers"]
+    assert set(helpers) == set(session.pool.helpers) and session.kernel.server not in helpers
+    decisions = [e for e in events if e.kind == "decision"]
+    assert {e.server for e in decisions} == set(helpers)
+    [posting] = [e for e in events if e.kind == "posting"]
+    volunteers = {e.server for e in decisions if e.data["can_help"]}
+    assert "demo-transit" in volunteers and set(posting.data["volunteers"]) == volunteers
+    responded = {e.server for e in events if e.kind == "response"}
+    assert "demo-transit" in responded
+    # The kernel runs: the exploration, then the final program after a fresh start.
+    runs = [e for e in events if e.kind == "kernel_run"]
+    assert [r.data["purpose"] for r in runs] == ["run_code", "answer"] and all(r.data["ok"] for r in runs)
+    assert kinds(events)[-1] == "agent_end"
+    # The model saw the volunteers' code (that is where its paths came from).
+    seen = model.requests_for(MAIN_AGENT_MARKER)[2].messages[-1]["content"]
+    assert "== demo-transit" in seen and "read_parquet" in seen
+    usage = result.usage["total"]
+    assert usage["calls"] == 4 and usage["total_tokens"] > 0 and set(result.usage["by_label"]) == {"main"}
+
+
+async def test_a_failing_first_program_gets_fixed(session, model):
+    question = scenarios.QUESTIONS["demo-easy-2"]
+    script(model, scenarios.service_category_turns())
+
+    result = await session.ask(question["query"])
+
+    assert result.status == "answered", result.error
+    assert result.answer == "Noise" == question["answer"]
+    first, second = result.steps[1], result.steps[2]
+    assert first.action.action == second.action.action == "answer"
+    assert not first.ok and "KeyError" in first.observation and "fresh kernel" in first.observation
+    assert second.ok and "['category']" in result.program
+    all_consumed(model)
+
+
+async def test_a_malformed_action_is_reasked(session, model):
+    question = scenarios.QUESTIONS["demo-easy-1"]
+    start = len(session.trace.events)
+    script(model, scenarios.total_boardings_turns())
+
+    result = await session.ask(question["query"])
+
+    assert result.status == "answered", result.error
+    assert result.answer == question["answer"] == 17584234
+    assert [s.action.action for s in result.steps] == ["request_help", "answer"]
+    assert result.steps[0].reasks == 2  # two unusable replies before the first action; no action spent
+    assert any("2 malformed model replies" in n for n in result.notes)
+    requests = model.requests_for(MAIN_AGENT_MARKER)
+    reask_1 = requests[-3].messages[-1]["content"]
+    reask_2 = requests[-2].messages[-1]["content"]
+    assert "no JSON object" in reask_1
+    assert "'run_code' action is missing fields" in reask_2 and "code" in reask_2
+    replies = [e for e in events_since(session, start) if e.kind == "model_reply"]
+    assert [e.data["ok"] for e in replies] == [False, False, True, True]
+    all_consumed(model)
+
+
+async def test_a_transient_model_error_is_retried(session, model):
+    question = scenarios.QUESTIONS["demo-easy-9"]
+    turns = scenarios.calibration_turns()
+    script(model, [turns[0], HTTPError(503), *turns[1:]])
+
+    result = await session.ask(question["query"])
+
+    assert result.status == "answered", result.error
+    assert result.answer == question["answer"] == 13
+    assert result.usage["total"]["retries"] == 1
+    all_consumed(model)
+
+
+async def test_a_model_that_fails_for_good_still_leaves_a_loading_program(session, model):
+    question = scenarios.QUESTIONS["demo-easy-1"]
+    start = len(session.trace.events)
+    script(model, [scenarios.act("plan", plan=["find the ridership data"]),
+                   HTTPError(400, {"error": {"message": "This model is overloaded with nonsense"}})])
+
+    result = await session.ask(question["query"])
+
+    assert result.status == "model_error"
+    assert "HTTP 400" in result.error and "overloaded with nonsense" in result.error
+    assert result.answer is None and len(result.steps) == 1
+    # The offline agent took over: discovery, then a loading program that ran in the kernel.
+    assert "transit/ridership_2024.parquet" in result.data_sources
+    assert "def load_" in result.program and result.execution.ok
+    loaded = result.summary["datasets"]["transit/ridership_2024.parquet"]
+    assert loaded["type"] == "DataFrame" and "boardings" in loaded["columns"]
+    assert any("fell back" in n for n in result.notes)
+    end = [e for e in events_since(session, start) if e.kind == "agent_end"][0]
+    assert end.data["status"] == "model_error"
+    all_consumed(model)
+
+
+async def test_the_action_budget_ends_a_run_without_an_answer(session, model):
+    script(model, [scenarios.act("plan", plan=["think"]), scenarios.act("reason", reasoning="still thinking")])
+
+    result = await session.ask("How many stops are there?", max_steps=2)
+
+    assert result.status == "max_steps" and result.answer is None
+    assert "within 2 actions" in result.error
+    last_prompt = model.requests_for(MAIN_AGENT_MARKER)[-1].messages[-1]["content"]
+    assert "This is your last action" in last_prompt
+    all_consumed(model)
+
+
+async def test_the_notebook_records_the_kernel_session(session, tmp_path):
+    path = await session.save_notebook(tmp_path / "nb" / "session.ipynb")
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    sources = [c.source for c in notebook.cells if c.cell_type == "code"]
+    assert any("read_parquet" in s for s in sources)
