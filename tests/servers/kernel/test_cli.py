@@ -59,7 +59,7 @@ def test_bwrap_command_mounts_the_lake_read_only_at_its_own_path(tmp_path: Path)
     for flag in ("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--clearenv",
                  "--new-session"):
         assert flag in argv
-    assert argv[-2:] == ["--chdir", str(config.workdir)] and argv[-5:-3] == ["--remount-ro", "/"]
+    assert argv[-2:] == ["--chdir", str(config.workdir)] and argv[-4:-2] == ["--remount-ro", "/"]
     assert "/home" not in argv and "/etc/shadow" not in argv and str(Path.home()) not in argv[argv.index("--proc"):]
 
 
