@@ -49,54 +49,56 @@ class ProfileCache:
     def file_for(self, relpath: str) -> Path:
         return self.dir / f"{cache_key(relpath)}.json"
 
-    def _read(self, relpath: str) -> dict | None:
+    # Entry layout: one line of JSON metadata (version, size, mtime_ns), then the profile's JSON.
+    # Staleness is decided from the first line; pydantic parses the profile straight from bytes.
+    def _read(self, relpath: str) -> tuple[dict, bytes] | None:
         try:
             raw = self.file_for(relpath).read_bytes()
         except OSError:
             return None
+        head, sep, body = raw.partition(b"\n")
         try:
-            doc = json.loads(raw)
+            meta = json.loads(head) if sep else None
         except ValueError:
+            meta = None
+        if not isinstance(meta, dict):
             log.warning("ignoring a damaged cache entry for %s", relpath)
             return None
-        return doc if isinstance(doc, dict) else None
+        return meta, body
 
-    def _profile(self, doc: dict, relpath: str) -> FileProfile | None:
+    def _profile(self, body: bytes, relpath: str) -> FileProfile | None:
         try:
-            prof = FileProfile.model_validate(doc.get("profile"))
+            prof = FileProfile.model_validate_json(body)
         except ValidationError:
+            log.warning("ignoring a damaged cache entry for %s", relpath)
             return None
         return prof if prof.path == relpath else None  # a hash collision is not our file
 
     def get(self, relpath: str, size: int, mtime_ns: int) -> FileProfile | None:
         """The cached profile if it was made from this very version of the file (and this profiler)."""
-        doc = self._read(relpath)
-        if not doc or doc.get("version") != PROFILER_VERSION:
+        entry = self._read(relpath)
+        if entry is None:
             return None
-        if doc.get("size") != size or doc.get("mtime_ns") != mtime_ns:
+        meta, body = entry
+        if meta.get("version") != PROFILER_VERSION or meta.get("size") != size or meta.get("mtime_ns") != mtime_ns:
             return None
-        return self._profile(doc, relpath)
+        return self._profile(body, relpath)
 
     def load(self, relpath: str) -> FileProfile | None:
         """The cached profile, without checking that the file is unchanged (fast start for servers)."""
-        doc = self._read(relpath)
-        return self._profile(doc, relpath) if doc else None
+        entry = self._read(relpath)
+        return self._profile(entry[1], relpath) if entry else None
 
     def put(self, profile: FileProfile) -> None:
-        self._ensure()
-        doc = {
-            "version": PROFILER_VERSION,
-            "size": profile.size_bytes,
-            "mtime_ns": profile.mtime_ns,
-            "profile": profile.model_dump(mode="json"),
-        }
-        _atomic_write(self.file_for(profile.path), json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+        self.put_json(profile, profile.model_dump_json())
 
     def put_json(self, profile: FileProfile, profile_json: str) -> None:
         """put(), reusing JSON already serialised (by a worker process)."""
         self._ensure()
-        head = json.dumps({"version": PROFILER_VERSION, "size": profile.size_bytes, "mtime_ns": profile.mtime_ns})
-        _atomic_write(self.file_for(profile.path), head[:-1] + ',"profile":' + profile_json + "}")
+        meta = json.dumps(
+            {"version": PROFILER_VERSION, "path": profile.path, "size": profile.size_bytes, "mtime_ns": profile.mtime_ns}
+        )
+        _atomic_write(self.file_for(profile.path), meta + "\n" + profile_json)
 
     def remove(self, relpath: str) -> None:
         try:
@@ -127,9 +129,9 @@ class ProfileCache:
         """Every cached profile (no staleness check)."""
         for stem in list(self.keys()):
             try:
-                doc = json.loads((self.dir / f"{stem}.json").read_bytes())
-                yield FileProfile.model_validate(doc["profile"])
-            except (OSError, ValueError, KeyError, ValidationError):
+                raw = (self.dir / f"{stem}.json").read_bytes()
+                yield FileProfile.model_validate_json(raw.partition(b"\n")[2])
+            except (OSError, ValueError, ValidationError):
                 continue
 
 

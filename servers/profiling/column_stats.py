@@ -72,24 +72,28 @@ def _is_textual(dtype: Any) -> bool:
 
 def profile_column(name: str, s: "pd.Series") -> ColumnProfile:
     total = len(s)
-    nn = s.dropna()
-    n_nonnull = len(nn)
     col = ColumnProfile(name=name, dtype=str(s.dtype))
+    textual = _is_textual(s.dtype)
+    if textual:
+        # Python's Counter beats pandas on a few thousand strings (and arrow-backed dropna is slow).
+        values = [v for v in s.tolist() if v is not None and v == v]
+    else:
+        values = None
+        n_nonnull = int(total - s.isna().sum())
+    n_nonnull = len(values) if values is not None else n_nonnull
     col.null_fraction = round(1 - n_nonnull / total, 4) if total else None
     if not n_nonnull:
         col.n_unique = 0
         return col
-    textual = _is_textual(s.dtype)
-    head = nn.head(200).tolist()
-    col.examples = _first_distinct(head)
-    if not textual:
+    if values is None:
+        head = [v for v in s.head(200).tolist() if v is not None and v == v]
+        col.examples = _first_distinct(head)
         try:
-            col.n_unique = int(nn.nunique())
+            col.n_unique = int(s.nunique())
         except TypeError:
-            col.n_unique = len({value_text(v, 200) for v in nn.tolist()})
+            col.n_unique = len({value_text(v, 200) for v in s.dropna().tolist()})
         return col
-    # Python's Counter beats pandas' value_counts on a few thousand strings.
-    values = nn.tolist()
+    col.examples = _first_distinct(values[:200])
     try:
         counts = Counter(values)
     except TypeError:  # unhashable cells (lists, dicts from JSON)
@@ -119,15 +123,29 @@ def _first_distinct(values: list[Any]) -> list[str]:
 
 def profile_columns(df: "pd.DataFrame") -> list[ColumnProfile]:
     names = unique_names([str(c) for c in df.columns])
-    return [profile_column(n, df.iloc[:, j]) for j, n in enumerate(names)]
+    return [profile_column(n, series) for n, (_, series) in zip(names, df.items())]
+
+
+_PLAIN = (str, int, float, bool, type(None))
 
 
 def sample_records(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> list[dict[str, Any]]:
+    """The first rows as JSON-safe records."""
     names = unique_names([str(c) for c in df.columns])
-    head = df.head(n)
+    columns = [s.head(n).tolist() for _, s in df.items()]
     rows = []
-    for values in head.itertuples(index=False, name=None):
-        rows.append({k: json_value(v) for k, v in zip(names, values)})
+    for values in zip(*columns):
+        row = {}
+        for k, v in zip(names, values):
+            if type(v) in _PLAIN:
+                if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+                    v = None
+                elif isinstance(v, str) and len(v) > _MAX_CELL_CHARS:
+                    v = v[: _MAX_CELL_CHARS - 1] + "…"
+            else:
+                v = json_value(v)
+            row[k] = v
+        rows.append(row)
     return rows
 
 

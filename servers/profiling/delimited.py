@@ -24,7 +24,8 @@ from servers.profiling.text_sample import TextSample, normalise_newlines, read_t
 SAMPLE_ROWS = 2000  # rows parsed with pandas for dtypes and statistics
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
-_DECIMAL_COMMA = re.compile(r"^-?\d+,\d+$")
+_DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
+_MULTI_GROUP = re.compile(r"^-?\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?$")
 _DOT_THOUSANDS = re.compile(r"^-?\d{1,3}(?:\.\d{3})+(?:,\d+)?$")
 _DOT_DECIMAL = re.compile(r"\d\.\d")
 _MISSING = re.compile(
@@ -75,6 +76,8 @@ class LinesGrid:
         strip = " \t\"'" + delimiter
         self.blank = [not ln.strip(strip) for ln in lines]
         self._rows: dict[int, list[str]] = {}
+        # pandas skips whitespace-only lines as it skips empty ones; they are rare, so look once.
+        self._space_lines = any(ln.isspace() for ln in lines if ln[:1] in (" ", "\t"))
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -94,7 +97,11 @@ class LinesGrid:
 
     def n_records(self, start: int, stop: int) -> int:
         """Rows pandas reads from grid rows [start, stop): it skips empty lines."""
-        return sum(1 for ln in self.lines[start:stop] if ln.strip())
+        chunk = self.lines[start:stop]
+        n = len(chunk) - chunk.count("")
+        if self._space_lines:
+            n -= len([ln for ln in chunk if ln and ln.isspace()])
+        return n
 
     def skip_count(self, k: int) -> int:
         """pandas' skiprows that lands on grid row k (blank lines count)."""
@@ -194,7 +201,9 @@ def profile_delimited(path: Path, prof: FileProfile, sample: TextSample, lines: 
         tail_notes = [row_text(r) for r in tail_rows[len(tail_rows) - skipfooter :] if row_text(r)] if skipfooter else []
 
     multi = len(blocks) > 1
-    last_nonblank = max((i for i in range(len(grid)) if not grid.blank[i]), default=-1)
+    last_nonblank = len(grid) - 1
+    while last_nonblank >= 0 and grid.blank[last_nonblank]:
+        last_nonblank -= 1
     for bi, b in enumerate(blocks):
         is_last = bi == len(blocks) - 1
         tp = _table(prof, sample, grid, text, b, delim, last_nonblank)
@@ -252,7 +261,7 @@ def _table(
         if skip:
             opts["skiprows"] = skip
 
-    probe = [grid.row(i) for i in b.header_rows + list(range(b.data_start, min(len(grid), b.data_start + 100)))]
+    probe = [grid.row(i) for i in b.header_rows + list(range(b.data_start, min(len(grid), b.data_start + 30)))]
     if not b.names:
         # Padding columns (trailing delimiters) with neither a name nor a value: leave them out.
         used = max((j + 1 for r in probe for j, c in enumerate(r) if c.strip()), default=0)
@@ -260,11 +269,11 @@ def _table(
         if 0 < used < fields:
             opts["usecols"] = list(range(used))
     # Number formats and missing-value markers, from the first data rows.
-    cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 100)) for c in grid.row(i)]
+    cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 50)) for c in grid.row(i)]
     value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
-    decimal_comma = delim != "," and value_cells and (
-        sum(bool(_DECIMAL_COMMA.match(c)) for c in value_cells) >= 0.3 * len(value_cells)
-        and not any(_DOT_DECIMAL.search(c) for c in value_cells)
+    # "3,512" fits both a thousands separator and a decimal comma; "1,5" or "2,25" only the latter.
+    decimal_comma = delim != "," and any(_DECIMAL_COMMA.match(c) for c in value_cells) and not any(
+        _MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells
     )
     if decimal_comma:
         opts["decimal"] = ","

@@ -11,6 +11,7 @@ from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
 MAX_ROWS = 2000  # rows read per sheet
+CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole
 MAX_COLS = 256
 SAMPLE_ROWS = 2000
 
@@ -36,25 +37,32 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     with path.open("rb") as f:
         head = f.read(8)
     if head.startswith(b"\xd0\xcf\x11\xe0"):
-        sheets = _xls_sheets(path)
         prof.attributes["engine"] = "xlrd"
+        sheets = _calamine_sheets(path) or _xls_sheets(path)
     elif head.startswith(b"PK"):
         import zipfile
 
         try:
             with zipfile.ZipFile(path) as z:
-                names = set(z.namelist())
+                infos = z.infolist()
         except zipfile.BadZipFile as e:
             _unreadable(prof, f"not a valid Excel workbook: the zip container is damaged ({e})")
             return
+        names = {i.filename for i in infos}
         if "content.xml" in names and "xl/workbook.xml" not in names:
-            _unreadable(prof, "OpenDocument spreadsheet (.ods): pandas needs the odfpy package to read it")
-            return
-        if any(n.startswith("xl/") and n.endswith(".bin") and "workbook" in n for n in names):
-            _unreadable(prof, "binary Excel workbook (.xlsb): pandas needs the pyxlsb package to read it")
-            return
-        sheets = _xlsx_sheets(path)
-        prof.attributes["engine"] = "openpyxl"
+            prof.attributes["engine"] = "calamine"  # OpenDocument spreadsheet
+        elif any(n.startswith("xl/") and n.endswith(".bin") and "workbook" in n for n in names):
+            prof.attributes["engine"] = "calamine"  # binary workbook (.xlsb)
+        else:
+            prof.attributes["engine"] = "openpyxl"
+        # calamine (Rust) reads a sheet whole: fast, but only bounded for sheets of modest size.
+        biggest = max((i.file_size for i in infos if i.filename.startswith("xl/worksheets/")), default=0)
+        sheets = _calamine_sheets(path) if biggest <= CALAMINE_MAX_SHEET_BYTES else None
+        if sheets is None:
+            if prof.attributes["engine"] == "calamine":
+                _unreadable(prof, "this spreadsheet format needs the python-calamine package")
+                return
+            sheets = _xlsx_sheets(path)
     else:
         _unreadable(prof, "not an Excel workbook: the content is neither an .xlsx (zip) nor an .xls (OLE2) file")
         return
@@ -122,6 +130,47 @@ def _xlsx_sheets(path: Path):
         wb.close()
 
 
+def _calamine_sheets(path: Path):
+    """Sheets via python-calamine, or None when it is not installed or cannot read the file."""
+    try:
+        import python_calamine
+    except ImportError:
+        return None
+    try:
+        wb = python_calamine.CalamineWorkbook.from_path(str(path))
+    except Exception:  # noqa: BLE001 - let the other readers produce their own error
+        return None
+    out = []
+    try:
+        for name in wb.sheet_names:
+            try:
+                sh = wb.get_sheet_by_name(name)
+            except Exception:  # noqa: BLE001 - chart sheets and the like
+                continue
+            raw = sh.to_python(skip_empty_area=False, nrows=MAX_ROWS + 1)
+            truncated = len(raw) > MAX_ROWS
+            rows = [tuple(_cell(v) for v in r[:MAX_COLS]) for r in raw[:MAX_ROWS]]
+            while rows and all(v is None for v in rows[-1]):
+                rows.pop()
+            total = (sh.end[0] + 1) if sh.end else len(rows)
+            out.append((name, rows, truncated, total))
+    finally:
+        try:
+            wb.close()
+        except Exception:  # noqa: BLE001
+            pass
+    return out
+
+
+def _cell(v: Any) -> Any:
+    """calamine cells as openpyxl gives them: None for empty, int for whole numbers."""
+    if v == "":
+        return None
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    return v
+
+
 def _xls_sheets(path: Path):
     import xlrd
 
@@ -176,11 +225,12 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
     opts: dict[str, Any] = {"sheet_name": sheet}
     end = b.data_end if b.data_end is not None else len(rows) - 1
     data = [list(r) for r in rows[b.data_start : min(end + 1, b.data_start + SAMPLE_ROWS)]]
-    width = max([len(r) for r in data] + [len(rows[i]) for i in b.header_rows] + [0])
-    while width and all((len(r) < width or r[width - 1] is None) for r in data) and all(
-        len(rows[i]) < width or rows[i][width - 1] is None for i in b.header_rows
-    ):
-        width -= 1
+    width = 0
+    for r in data + [rows[i] for i in b.header_rows]:
+        last = len(r)
+        while last > width and r[last - 1] is None:
+            last -= 1
+        width = max(width, last)
     if b.names:
         names = b.names[:width] + [f"column_{j}" for j in range(len(b.names), width)]
         opts.update(header=None, skiprows=b.data_start, names=names, usecols=list(range(len(names))))

@@ -169,8 +169,7 @@ def _table_of(obj: Any):
                 df = pd.DataFrame(recs[:SAMPLE_ROWS])
                 return path, "rows", df, len(recs)
             rec_sample = [r if isinstance(r, dict) else {"value": r} for r in recs[:SAMPLE_ROWS]]
-            df = pd.json_normalize(rec_sample)
-            return path, "records", df, len(recs)
+            return path, "records", _normalise(rec_sample), len(recs)
     if isinstance(obj, dict) and obj:
         values = list(obj.values())
         if all(not isinstance(v, (dict, list)) for v in values):
@@ -186,6 +185,15 @@ def _table_of(obj: Any):
             except ValueError:
                 return None
     return None
+
+
+def _normalise(records: list[dict]) -> "pd.DataFrame":
+    """pd.json_normalize(records); flat records take the much faster DataFrame constructor (same result)."""
+    import pandas as pd
+
+    if not any(isinstance(v, dict) for r in records[:500] for v in r.values()):
+        return pd.DataFrame.from_records(records)
+    return pd.json_normalize(records)
 
 
 def _summary(obj: Any, table) -> str:
@@ -225,7 +233,7 @@ def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -
     prof.kind = "table"
     prof.encoding = sample.encoding
     rec_sample = [r if isinstance(r, dict) else {"value": r} for r in records]
-    df = pd.json_normalize(rec_sample)
+    df = _normalise(rec_sample)
     tp = TableProfile(options={"layout": "lines"})
     if sample.complete:
         tp.n_rows, tp.n_rows_exact = len(lines), True

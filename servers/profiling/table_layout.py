@@ -26,7 +26,7 @@ _DATE = re.compile(
     r"^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}[-/]\d{1,2})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AaPp][Mm])?.*)?$"
     r"|^\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?$"
 )
-_NA = frozenset({"na", "n/a", "nan", "null", "none", "-", "--", "#n/a", "n.a.", ".", "..", "...", "x", "(x)", "(na)", "(d)"})
+_NA = frozenset({"na", "n/a", "nan", "null", "none", "-", "--", "#n/a", "n.a.", ".", "..", "...", "(x)", "(na)", "(d)"})
 _YEAR = re.compile(r"^(1[0-9]|2[0-9])\d\d$")
 _NOTE_START = re.compile(r"^\s*(?:[*†‡§¹²³\d]\s|[*†‡§¹²³]|note|source|footnote|\(\w\)|\[\w+\])", re.IGNORECASE)
 
@@ -159,17 +159,15 @@ class _Analyzer:
         return r
 
     def segments(self) -> list[_Segment]:
+        n = len(self.grid)
+        flags = getattr(self.grid, "blank", None)
+        blanks = [i for i, b in enumerate(flags) if b] if flags is not None else [i for i in range(n) if self.grid.is_blank(i)]
         segs: list[_Segment] = []
-        start = None
-        for i in range(len(self.grid)):
-            if self.grid.is_blank(i):
-                if start is not None:
-                    segs.append(_Segment(start, i - 1))
-                    start = None
-            elif start is None:
-                start = i
-        if start is not None:
-            segs.append(_Segment(start, len(self.grid) - 1))
+        start = 0
+        for b in blanks + [n]:
+            if b > start:
+                segs.append(_Segment(start, b - 1))
+            start = b + 1
         return segs
 
     def probe_rows(self, seg: _Segment, head: bool) -> list[int]:

@@ -93,7 +93,7 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
         tail_raw = None
     else:
         with open(path, "rb") as f:
-            raw = f.read(head_bytes + 1)
+            raw = f.read(min(size, head_bytes) + 1)  # a right-sized buffer: cheaper for small files
         complete = len(raw) <= head_bytes
         tail_raw = read_tail(path) if not complete else None
     if not complete:

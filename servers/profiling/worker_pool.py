@@ -1,21 +1,24 @@
 """Run readers in worker processes, so a file that hangs or crashes a reader costs one file.
 
-Workers are forked from a forkserver that has already imported pandas and the readers,
-so they start in milliseconds and are reused across files. Each file gets a time bound
-and a memory bound; a worker that exceeds one is killed and replaced, and the file gets
-a profile that says why.
+Each worker is a plain `python -m servers.profiling.worker ROOT` subprocess (so it does not
+depend on how the calling program was started, e.g. a stdio MCP server or a `-c` script),
+reused across files. It reads relative paths on stdin, one per line, and answers each
+with one line of profile JSON on a private pipe. Every file gets a time bound and a memory
+bound; a worker that exceeds one is killed and replaced, and the file gets a profile that
+says why. Workers that cannot start at all are reported as such, never blamed on a file.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-import multiprocessing as mp
 import os
+import subprocess
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -23,49 +26,25 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_LIMIT = 1536 << 20  # bytes of RSS per worker
-_PRELOAD = ["pandas", "servers.profiling.profile", "servers.profiling.delimited", "servers.profiling.worker_pool"]
+PIPELINE = 2  # files sent ahead to each worker, so it never waits for this process
+_PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _context() -> mp.context.BaseContext:
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(_PRELOAD)
-        return ctx
-    return mp.get_context("spawn")
-
-
-def _worker_main(conn: Connection, root: str) -> None:
-    """Profile the relative paths received on `conn`, send back each profile as JSON."""
-    # stdout may be an MCP stdio channel in the parent: nothing may be written there.
-    try:
-        os.dup2(2, 1)
-        sys.stdout = sys.stderr
-    except OSError:
-        pass
-    import warnings
-
-    warnings.simplefilter("ignore")
-    logging.getLogger().setLevel(logging.ERROR)
-    from servers.profiling.profile import profile_file
-
-    root_path = Path(root)
-    while True:
-        try:
-            rel = conn.recv()
-        except (EOFError, OSError):
-            return
-        if rel is None:
-            return
-        prof = profile_file(root_path / rel, root_path)
-        conn.send_bytes(prof.model_dump_json().encode("utf-8"))
+class WorkerStartError(RuntimeError):
+    """Worker processes die before answering anything (broken environment, not a bad file)."""
 
 
 @dataclass
 class _Worker:
-    proc: mp.process.BaseProcess
-    conn: Connection
-    task: str | None = None
-    started: float = 0.0
+    proc: subprocess.Popen
+    fd: int  # read end of the answer pipe
+    buffer: bytearray = field(default_factory=bytearray)
+    tasks: deque = field(default_factory=deque)  # sent, not answered yet; the first is being profiled
+    started: float = 0.0  # when the first task began (send time, or the previous answer's arrival)
+    answered: int = 0
+
+    def fileno(self) -> int:
+        return self.fd
 
 
 @dataclass
@@ -86,70 +65,123 @@ class WorkerPool:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
     ) -> None:
-        self.root = str(Path(root))
+        self.root = str(Path(root).resolve())
         self.n = max(1, workers)
         self.timeout_s = timeout_s
         self.memory_limit = memory_limit
-        self._ctx = _context()
         self._workers: list[_Worker] = []
+        self._early_deaths = 0
 
     def _spawn(self) -> _Worker:
-        parent, child = self._ctx.Pipe(duplex=True)
-        proc = self._ctx.Process(target=_worker_main, args=(child, self.root), daemon=True)
-        proc.start()
-        child.close()
-        return _Worker(proc, parent)
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(_PROJECT_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+        env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
+        env.setdefault("OMP_NUM_THREADS", "1")  # workers are the parallelism; no thread pools inside
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "servers.profiling.worker", self.root],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(write_fd,),
+            env=env,
+            cwd=str(_PROJECT_ROOT),
+        )
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        return _Worker(proc, read_fd)
 
     def _retire(self, w: _Worker) -> None:
         try:
             w.proc.kill()
-        except (OSError, AttributeError, ValueError):
+        except OSError:
             pass
-        w.proc.join(timeout=5)
-        w.conn.close()
+        try:
+            w.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (w.proc.stdin,):
+            try:
+                if f:
+                    f.close()
+            except OSError:
+                pass
+        try:
+            os.close(w.fd)
+        except OSError:
+            pass
         if w in self._workers:
             self._workers.remove(w)
+
+    def _send(self, w: _Worker, rel: str) -> bool:
+        try:
+            assert w.proc.stdin is not None
+            w.proc.stdin.write(json.dumps(rel).encode("utf-8") + b"\n")  # JSON: names may hold newlines
+            w.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
 
     def run(self, relpaths: Iterable[str]) -> Iterator[Outcome]:
         """Profile every relative path; outcomes arrive in completion order."""
         pending = deque(relpaths)
+        last_rss_check = 0.0
         try:
-            while pending or any(w.task for w in self._workers):
-                idle = sum(1 for w in self._workers if w.task is None)
+            while pending or any(w.tasks for w in self._workers):
+                idle = sum(1 for w in self._workers if not w.tasks)
                 while idle < len(pending) and len(self._workers) < self.n:
                     self._workers.append(self._spawn())
                     idle += 1
                 for w in list(self._workers):
-                    if w.task is None and pending:
-                        w.task = pending.popleft()
-                        w.started = time.monotonic()
-                        try:
-                            w.conn.send(w.task)
-                        except (BrokenPipeError, OSError):
-                            yield self._failed(w, "crash")
-                busy = [w for w in self._workers if w.task is not None]
+                    while pending and len(w.tasks) < PIPELINE:
+                        rel = pending.popleft()
+                        if not w.tasks:
+                            w.started = time.monotonic()
+                        w.tasks.append(rel)
+                        if not self._send(w, rel):
+                            yield from self._failed(w, "crash", pending)
+                            break
+                busy = [w for w in self._workers if w.tasks]
                 if not busy:
                     continue
                 now = time.monotonic()
                 deadline = min(w.started + self.timeout_s for w in busy)
-                ready = wait([w.conn for w in busy], timeout=max(0.0, min(deadline - now, 0.5)))
-                for w in busy:
-                    if w.conn in ready:
-                        try:
-                            data = w.conn.recv_bytes()
-                        except (EOFError, OSError):
-                            yield self._failed(w, "crash")
-                            continue
-                        rel, w.task = w.task, None
-                        yield Outcome(rel, data.decode("utf-8"))
+                ready = wait(busy, timeout=max(0.0, min(deadline - now, 0.5)))
+                for w in ready:
+                    yield from self._read(w, pending)
                 now = time.monotonic()
-                for w in [w for w in self._workers if w.task is not None]:
+                check_rss = now - last_rss_check >= 0.5
+                if check_rss:
+                    last_rss_check = now
+                for w in [w for w in self._workers if w.tasks]:
                     if now - w.started > self.timeout_s:
-                        yield self._failed(w, "timeout")
-                    elif self._rss(w) > self.memory_limit:
-                        yield self._failed(w, "memory")
+                        yield from self._failed(w, "timeout", pending)
+                    elif check_rss and self._rss(w) > self.memory_limit:
+                        yield from self._failed(w, "memory", pending)
         finally:
             self.close()
+
+    def _read(self, w: _Worker, pending: deque) -> Iterator[Outcome]:
+        try:
+            chunk = os.read(w.fd, 1 << 20)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:  # the worker is gone
+            yield from self._failed(w, "crash", pending)
+            return
+        w.buffer += chunk
+        while True:
+            nl = w.buffer.find(b"\n")
+            if nl < 0 or not w.tasks:
+                break
+            line = bytes(w.buffer[:nl])
+            del w.buffer[: nl + 1]
+            rel = w.tasks.popleft()
+            w.started = time.monotonic()
+            w.answered += 1
+            yield Outcome(rel, line.decode("utf-8"))
 
     def _rss(self, w: _Worker) -> int:
         try:
@@ -159,27 +191,44 @@ class WorkerPool:
         except Exception:  # noqa: BLE001 - the process may have just exited
             return 0
 
-    def _failed(self, w: _Worker, why: str) -> Outcome:
-        rel = w.task or ""
-        code = w.proc.exitcode
+    def _failed(self, w: _Worker, why: str, pending: deque) -> Iterator[Outcome]:
+        """Retire a worker; its current file gets the blame, its queued files go back in line."""
+        rel = w.tasks.popleft() if w.tasks else ""
+        pending.extendleft(reversed(w.tasks))
+        w.tasks.clear()
         self._retire(w)
+        code = w.proc.returncode
+        if why == "crash" and w.answered == 0:
+            # Died before its first answer: maybe the file, maybe a broken environment.
+            self._early_deaths += 1
+            if self._early_deaths >= 3:
+                pending.appendleft(rel)
+                raise WorkerStartError(
+                    f"profiling workers exit before answering (exit code {code}); "
+                    f"run `{sys.executable} -m servers.profiling.worker {self.root}` to see why"
+                )
         if why == "timeout":
             msg = f"reading this file took longer than {self.timeout_s:g} s, so the reader was stopped"
-            return Outcome(rel, None, msg, "unreadable")
-        if why == "memory":
+            yield Outcome(rel, None, msg, "unreadable")
+        elif why == "memory":
             msg = f"the reader needed more than {self.memory_limit >> 20} MB of memory on this file and was stopped"
-            return Outcome(rel, None, msg, "too_large")
-        detail = f" (exit code {code})" if code is not None else ""
-        return Outcome(rel, None, f"the reader crashed on this file{detail}", "unreadable")
+            yield Outcome(rel, None, msg, "too_large")
+        else:
+            detail = f" (exit code {code})" if code is not None else ""
+            yield Outcome(rel, None, f"the reader crashed on this file{detail}", "unreadable")
 
     def close(self) -> None:
         for w in list(self._workers):
-            if w.task is None:
-                try:
-                    w.conn.send(None)
-                except (BrokenPipeError, OSError):
-                    pass
+            try:
+                if w.proc.stdin:
+                    w.proc.stdin.close()  # end of input: the worker exits
+            except OSError:
+                pass
+        deadline = time.monotonic() + 2
         for w in list(self._workers):
-            w.proc.join(timeout=2)
+            try:
+                w.proc.wait(timeout=max(0.05, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
             self._retire(w)
         self._workers.clear()

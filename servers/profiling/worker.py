@@ -1,0 +1,49 @@
+"""A profiling worker process: `python -m servers.profiling.worker ROOT`.
+
+Reads lake-relative paths on stdin (one per line) and writes each file's profile as one
+line of JSON to the file descriptor named by LAKEBOARD_PROFILE_FD (stdout when unset).
+Its own stdout is pointed at stderr, so nothing a library prints can corrupt the answers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import warnings
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m servers.profiling.worker LAKE_ROOT", file=sys.stderr)
+        return 2
+    root = Path(args[0])
+    fd = int(os.environ.get("LAKEBOARD_PROFILE_FD", "-1"))
+    if fd < 0:
+        fd = os.dup(1)
+    out = os.fdopen(fd, "wb", buffering=0)
+    try:
+        os.dup2(2, 1)  # stray prints (Python or C) go to stderr
+    except OSError:
+        pass
+    sys.stdout = sys.stderr
+    warnings.simplefilter("ignore")
+    logging.basicConfig(level=logging.ERROR)
+
+    from servers.profiling.profile import profile_file
+
+    for line in sys.stdin.buffer:
+        line = line.strip()
+        if not line:
+            continue
+        rel = json.loads(line)
+        prof = profile_file(root / rel, root)
+        out.write(prof.model_dump_json().encode("utf-8") + b"\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

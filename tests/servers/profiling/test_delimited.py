@@ -1,0 +1,295 @@
+"""Delimited text: delimiter, encoding, header past title lines, footnotes, stacked tables."""
+
+from __future__ import annotations
+
+import gzip
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from servers.profiling import profile_file
+from servers.profiling.text_sample import HEAD_BYTES
+from tests.servers.profiling.loading import profile_and_load
+
+REPORT = (
+    "Annual report of widget counts\n"
+    "Prepared by the statistics office\n"
+    "\n"
+    "region,year,count\n"
+    'north,2020,"1,200"\n'
+    "south,2020,950\n"
+    "east,2021,\"2,040\"\n"
+    ",,\n"
+    "Note: counts for 2021 are provisional.\n"
+    "Source: statistics office\n"
+)
+
+
+def test_preamble_and_footnotes_are_skipped(tmp_path: Path) -> None:
+    f = tmp_path / "report.csv"
+    f.write_text(REPORT)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.kind == "table" and prof.format == "csv"
+    t = prof.tables[0]
+    assert t.header_row == 3 and t.n_rows == 3 and t.n_rows_exact
+    assert [c.name for c in t.columns] == ["region", "year", "count"]
+    assert t.options["thousands"] == "," and t.options["nrows"] == 3
+    assert "Annual report of widget counts" in t.notes
+    assert any(n.startswith("Note: counts for 2021") for n in t.notes)
+    assert any(n.startswith("Source:") for n in t.notes)
+    df = ns["df"]
+    assert df.shape == (3, 3)
+    assert df["count"].tolist() == [1200, 950, 2040]
+    assert str(df["count"].dtype) == "int64"
+    region = next(c for c in t.columns if c.name == "region")
+    assert set(region.top_values) == {"north", "south", "east"}
+    assert "Annual report of widget counts" in prof.summary
+    assert prof.loader.startswith("# Load report.csv")
+
+
+def test_semicolon_decimal_comma_latin1(tmp_path: Path) -> None:
+    f = tmp_path / "werte.csv"
+    f.write_bytes("Stadt;Wert;Jahr\nKöln;1,5;2020\nDüsseldorf;2,25;2021\nMünchen;3,0;2022\n".encode("latin-1"))
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert prof.encoding in ("cp1252", "latin-1")
+    assert t.delimiter == ";" and t.options["sep"] == ";" and t.options["decimal"] == ","
+    df = ns["df"]
+    assert df["Stadt"].tolist() == ["Köln", "Düsseldorf", "München"]
+    assert df["Wert"].tolist() == [1.5, 2.25, 3.0]
+    stadt = next(c for c in t.columns if c.name == "Stadt")
+    assert "Köln" in stadt.top_values
+
+
+def test_cp1252_punctuation(tmp_path: Path) -> None:
+    f = tmp_path / "notes.csv"
+    f.write_bytes("item,label\n1,Landline \x96 existing\n2,\x93quoted\x94 name\n".encode("latin-1"))
+    prof, ns = profile_and_load(f)
+    assert prof.encoding == "cp1252"
+    assert ns["df"]["label"].tolist() == ["Landline – existing", "“quoted” name"]
+
+
+def test_utf8_bom_is_not_in_the_first_column_name(tmp_path: Path) -> None:
+    f = tmp_path / "bom.csv"
+    f.write_bytes("\ufeffid,name\n1,a\n2,b\n".encode("utf-8"))
+    prof, ns = profile_and_load(f)
+    assert prof.encoding == "utf-8-sig"
+    assert list(ns["df"].columns) == ["id", "name"]
+
+
+def test_tab_separated_named_csv_with_thousands(tmp_path: Path) -> None:
+    f = tmp_path / "areas.csv"
+    f.write_text("Year\tNorth\tSouth\n2024\t3,512\tN/A\n2023\t737\t1,000\n2022\t11,843\t9\n")
+    prof, ns = profile_and_load(f)
+    assert prof.format == "tsv" and prof.tables[0].options["sep"] == "\t"
+    assert ns["df"]["North"].tolist() == [3512, 737, 11843]
+    assert ns["df"]["South"].isna().sum() == 1
+
+
+def test_stacked_tables_each_with_its_own_header(tmp_path: Path) -> None:
+    f = tmp_path / "stacked.csv"
+    f.write_text(
+        "Reports by status,,\n"
+        ",,\n"
+        "Status,Reports,Share\n"
+        "Active,100,10%\n"
+        "Retired,900,90%\n"
+        ",,\n"
+        "Branch,Reports,Share\n"
+        "Army,600,60%\n"
+        "Navy,400,40%\n"
+        ",,\n"
+        "Of all reports 92% named a branch.,,\n"
+        ",,\n"
+        "Source: the office,,\n"
+    )
+    prof, ns = profile_and_load(f)
+    assert len(prof.tables) == 2
+    first, second = prof.tables
+    assert [c.name for c in first.columns] == ["Status", "Reports", "Share"]
+    assert [c.name for c in second.columns] == ["Branch", "Reports", "Share"]
+    assert "Reports by status" in first.notes
+    assert any("92% named a branch" in n for n in second.notes)
+    tables = ns["tables"]
+    assert [df.shape for df in tables.values()] == [(2, 3), (2, 3)]
+    assert list(tables.values())[1]["Branch"].tolist() == ["Army", "Navy"]
+
+
+def test_key_value_block_after_a_table_is_its_own_table(tmp_path: Path) -> None:
+    f = tmp_path / "payment.csv"
+    f.write_text(
+        "Method,Reports,Loss\n"
+        'Card,"108,881",$275M\n'
+        'Cash,"13,609",$308M\n'
+        ",,\n"
+        'Number of reports,"2,600,678",\n'
+        'Reports with a method,"475,905",18% of total\n'
+    )
+    prof, ns = profile_and_load(f)
+    assert len(prof.tables) == 2
+    main = list(ns["tables"].values())[0]
+    assert main["Method"].tolist() == ["Card", "Cash"]
+    assert main["Reports"].tolist() == [108881, 13609]
+
+
+def test_quoted_fields_with_line_breaks(tmp_path: Path) -> None:
+    f = tmp_path / "stations.csv"
+    rows = ["id,name,description,elevation"]
+    for i in range(30):
+        desc = f'"site {i} is north of the pass.\n\nthe mast sits above the trees"' if i % 3 == 0 else f"site {i}"
+        rows.append(f"{i},station {i},{desc},{1000 + i}")
+    f.write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert len(prof.tables) == 1
+    t = prof.tables[0]
+    assert t.n_rows == 30 and [c.name for c in t.columns] == ["id", "name", "description", "elevation"]
+    assert ns["df"].shape == (30, 4)
+
+
+def test_headerless_numbers(tmp_path: Path) -> None:
+    f = tmp_path / "matrix.csv"
+    f.write_text("1,2.5,3\n4,5.5,6\n7,8.5,9\n")
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].options["header"] is None
+    assert ns["df"].shape == (3, 3)
+
+
+def test_year_labels_in_the_header(tmp_path: Path) -> None:
+    f = tmp_path / "wide.csv"
+    f.write_text("State,2019,2020,2021\nAlabama,1,2,3\nAlaska,4,5,6\n")
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].header_row == 0
+    assert list(ns["df"].columns) == ["State", "2019", "2020", "2021"]
+    assert ns["df"].shape == (2, 4)
+
+
+def test_two_row_header_is_combined(tmp_path: Path) -> None:
+    f = tmp_path / "estimates.csv"
+    f.write_text(
+        "Population estimates by area\n"
+        "Area,Base,Estimate,,\n"
+        ",,2020,2021,2022\n"
+        "North,100,101,102,103\n"
+        "South,200,201,202,203\n"
+    )
+    prof, ns = profile_and_load(f)
+    names = [c.name for c in prof.tables[0].columns]
+    assert names == ["Area", "Base", "Estimate 2020", "Estimate 2021", "Estimate 2022"]
+    assert ns["df"].shape == (2, 5) and ns["df"]["Estimate 2022"].tolist() == [103, 203]
+
+
+def test_single_column_list(tmp_path: Path) -> None:
+    f = tmp_path / "states.csv"
+    f.write_text("Name\nConnecticut\nMaine\nVermont\n")
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok"
+    assert ns["df"]["Name"].tolist() == ["Connecticut", "Maine", "Vermont"]
+
+
+def test_padding_delimiters_do_not_become_columns(tmp_path: Path) -> None:
+    f = tmp_path / "padded.csv"
+    f.write_text("Title of the table,,,\n,,,\na,b,,\n1,2,,\n3,4,,\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["df"].columns) == ["a", "b"]
+
+
+def test_rows_longer_than_the_header_do_not_shift_into_the_index(tmp_path: Path) -> None:
+    f = tmp_path / "trailing.csv"
+    f.write_text("a,b,c\n1,2,3,\n4,5,6,\n")
+    prof, ns = profile_and_load(f)
+    df = ns["df"]
+    assert df["a"].tolist() == [1, 4] and df["c"].tolist() == [3, 6]
+
+
+def test_missing_value_marker_from_the_preamble(tmp_path: Path) -> None:
+    f = tmp_path / "monthly.csv"
+    f.write_text('Title: monthly fires\nMissing: -999\n\nDate,"Acres"\n200001,40757\n200002,-999\n')
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].options["na_values"] == ["-999"]
+    assert ns["df"]["Acres"].isna().tolist() == [False, True]
+
+
+def test_windows_and_old_mac_line_endings(tmp_path: Path) -> None:
+    crlf = tmp_path / "windows.csv"
+    crlf.write_bytes(b"Old export,\r\n,\r\nx,y\r\n1,2\r\n3,4\r\n,\r\nSource: the export tool\r\n")
+    cr = tmp_path / "mac.csv"
+    cr.write_bytes(b"Old export\rx,y\r1,2\r3,4\r")
+    for f in (crlf, cr):
+        prof, ns = profile_and_load(f)
+        assert list(ns["df"].columns) == ["x", "y"] and ns["df"].shape == (2, 2), f.name
+
+
+def test_gzip_compressed_csv(tmp_path: Path) -> None:
+    f = tmp_path / "data.csv.gz"
+    with gzip.open(f, "wt") as g:
+        g.write("Export of readings\n\nsite,value\n" + "".join(f"s{i},{i}\n" for i in range(50)))
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.attributes.get("compression") == "gzip"
+    assert ns["df"].shape == (50, 2)
+
+
+def test_empty_and_blank_files(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.csv"
+    blank.write_text("\n  \n\n")
+    p1, p2 = profile_file(empty, tmp_path), profile_file(blank, tmp_path)
+    assert p1.status == "empty" and "0 bytes" in (p1.reason or "")
+    assert p2.status == "empty" and p2.reason
+
+
+def test_binary_junk_named_csv(tmp_path: Path) -> None:
+    f = tmp_path / "junk.csv"
+    f.write_bytes(bytes(range(256)) * 40)
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "unreadable"
+    assert "binary" in prof.reason and ".csv" in prof.reason
+
+
+def test_big_file_is_profiled_from_its_head_and_tail(tmp_path: Path) -> None:
+    f = tmp_path / "big.csv"
+    row = "2024-01-01,north,widget,12,3.5\n"
+    n = (3 * HEAD_BYTES) // len(row)
+    with f.open("w") as out:
+        out.write("Export of all orders\n\n")
+        out.write("date,region,product,qty,price\n")
+        out.write(row * n)
+        out.write("\nTotals are provisional and may change.\nSource: order system\n")
+    t0 = time.perf_counter()
+    prof, ns = profile_and_load(f)
+    assert time.perf_counter() - t0 < 30
+    t = prof.tables[0]
+    assert not t.n_rows_exact and abs(t.n_rows - n) < 0.05 * n
+    assert t.options.get("skipfooter") == 3 and t.options.get("engine") == "python"
+    assert any("Source: order system" in note for note in t.notes)
+    assert ns["df"].shape == (n, 5)
+
+
+def test_huge_sparse_file_is_read_in_bounded_time_and_memory(tmp_path: Path) -> None:
+    import resource
+
+    f = tmp_path / "huge.csv"
+    with f.open("w") as out:
+        out.write("id,value\n" + "".join(f"{i},{i * 2}\n" for i in range(1000)))
+    with f.open("r+b") as out:
+        out.truncate(2 << 30)  # 2 GB: sparse, the rest reads as NUL bytes
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    prof = profile_file(f, tmp_path)
+    assert time.perf_counter() - t0 < 10
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 200
+    assert prof.status == "ok" and prof.size_bytes == 2 << 30
+    t = prof.tables[0]
+    assert not t.n_rows_exact and [c.name for c in t.columns] == ["id", "value"]
+    assert t.options.get("encoding_errors") == "replace"
+
+
+def test_loader_reads_the_same_frame_as_the_profile_sample(tmp_path: Path) -> None:
+    f = tmp_path / "sample.csv"
+    f.write_text("a,b\n" + "".join(f"{i},x{i % 3}\n" for i in range(100)))
+    prof, ns = profile_and_load(f)
+    assert isinstance(ns["df"], pd.DataFrame) and len(ns["df"]) == prof.tables[0].n_rows == 100
+    assert prof.tables[0].sample_rows[0] == {"a": 0, "b": "x0"}
+    assert len(prof.tables[0].sample_rows) == 20
