@@ -120,7 +120,7 @@ class SearchAgent:
             decision = await self._decide_with_model(request, model)
             if decision is not None:
                 return decision
-        return self._decide_offline(request)
+        return await anyio.to_thread.run_sync(self._decide_offline, request)
 
     def _decision(self, can_help: bool, reason: str, confidence: float) -> HelpDecision:
         return HelpDecision(agent_name=self.name, can_help=can_help, reason=reason, confidence=round(confidence, 3))
@@ -140,8 +140,9 @@ class SearchAgent:
         can_help = parsed["can_help"]
         reason = str(parsed.get("reason") or ("The request needs general knowledge." if can_help else "The request is not for the search agent."))
         confidence = as_confidence(parsed.get("confidence"), 0.6 if can_help else 0.1)
-        if can_help and isinstance(self.backend, LocalBackend) and self.backend.index.best_score(_topic(request)) <= 0.0:
-            return self._decision(False, "No local document mentions what the request is about.", 0.05)
+        if can_help and isinstance(self.backend, LocalBackend):
+            if await anyio.to_thread.run_sync(self.backend.index.best_score, _topic(request)) <= 0.0:
+                return self._decision(False, "No local document mentions what the request is about.", 0.05)
         return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.1))
 
     def _decide_offline(self, request: BlackboardRequest) -> HelpDecision:
@@ -180,7 +181,7 @@ class SearchAgent:
         if problem:
             return self._response(False, problem)
         if model is None:
-            decision = self._decide_offline(request)
+            decision = await anyio.to_thread.run_sync(self._decide_offline, request)
             if not decision.can_help and triage(request.request).asks_data:
                 return self._response(False, decision.reason)  # the file agents' work: no search
         where = self.backend.describe()
@@ -209,7 +210,7 @@ class SearchAgent:
             notes.extend(result.notes)
             for page in result.pages:
                 pages.setdefault(page.source, page)
-            ranker = PassageRanker([p for page in pages.values() for p in page.passages])
+            ranker = await anyio.to_thread.run_sync(PassageRanker, [p for page in pages.values() for p in page.passages])
 
             if model is not None:
                 findings, numbered = _findings(request, ranker, pages)
@@ -238,7 +239,7 @@ class SearchAgent:
             if not query or query in queries:
                 break
 
-        return self._extractive_answer(request, pages, queries, notes)
+        return await anyio.to_thread.run_sync(self._extractive_answer, request, pages, queries, notes)
 
     def _response(self, can_help: bool, reason: str, **fields: object) -> SearchAgentResponse:
         return SearchAgentResponse(agent_name=self.name, can_help=can_help, reason=reason, **fields)  # type: ignore[arg-type]

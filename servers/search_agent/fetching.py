@@ -102,7 +102,10 @@ class PageFetcher:
                     if declared.isdigit() and int(declared) > self.limits.max_bytes:
                         raise FetchError(f"{current} is larger than the {self.limits.max_bytes} byte limit.")
                     body = await self._read_limited(response, current)
-                    title, text = _to_text(body, content_type, response.encoding or "utf-8", current)
+                    # Parsing a large page takes a while: off the event loop.
+                    title, text = await anyio.to_thread.run_sync(
+                        _to_text, body, content_type, response.encoding or "utf-8", current
+                    )
                     return FetchedPage(url=url, final_url=current, content_type=content_type, title=title, text=text)
             except BlockedAddressError as exc:
                 raise FetchError(str(exc)) from exc
