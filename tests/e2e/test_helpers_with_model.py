@@ -1,0 +1,76 @@
+"""The whole paper system: the main agent and every file agent driven by the (scripted) model.
+
+The file agents run the three steps with the model the host configured (select, analyse,
+then decide and respond per request); only the transit agent's files hold what the question
+needs, so only it volunteers, and the main agent answers from the code its model wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from host.agents.prompts import MAIN_AGENT_MARKER
+from host.agents.session import AskSession
+from host.trace import Trace
+from tests.e2e import scenarios
+from tests.support.scripted_llm import ScriptedLLM
+
+HELPER_MARKER = "You are file agent"
+MODEL_NOTE = "# loading code written by the transit agent's model"
+
+
+def helper_model(body: dict) -> str:
+    system = body["messages"][0]["content"]
+    agent = re.match(r"You are file agent (\S+) ", system).group(1)
+    prompt = body["messages"][-1]["content"]
+    inventory = re.findall(r"^- (\S+) \(", system, re.M)
+    if "Step 1:" in prompt:
+        return json.dumps({"files": inventory[:3]})
+    if "Step 2:" in prompt:
+        return f"The {agent} partition: " + ", ".join(inventory)
+    transit = agent == "transit"
+    if "Decide whether" in prompt:
+        return json.dumps({
+            "can_help": transit,
+            "reason": "ridership_2024.parquet counts boardings per route and day" if transit else f"{agent} holds no ridership",
+            "confidence": 0.95 if transit else 0.05,
+        })
+    assert transit, f"{agent} was asked to respond without volunteering"
+    path = scenarios.DEMO_LAKE / "transit" / "ridership_2024.parquet"
+    return json.dumps({
+        "can_help": True,
+        "reason": "daily boardings per route",
+        "files": ["transit/ridership_2024.parquet"],
+        "code": f"{MODEL_NOTE}\nimport pandas as pd\ndf = pd.read_parquet('{path}')",
+        "data_explanation": "one row per route and day; boardings counts passengers",
+        "libraries": ["pandas"],
+        "necessary_steps": ["sum the boardings column over the year"],
+    })
+
+
+async def test_file_agents_answer_with_the_model(demo_lake):
+    question = scenarios.QUESTIONS["demo-easy-1"]
+    with ScriptedLLM() as model:
+        model.route(HELPER_MARKER, *[helper_model] * 60)
+        model.route(MAIN_AGENT_MARKER, *scenarios.total_boardings_turns(malformed=False))
+        trace = Trace()
+        async with AskSession(demo_lake, model.settings(), trace=trace) as session:
+            result = await session.ask(question["query"])
+
+    assert result.status == "answered", result.error
+    assert result.answer == 17584234
+    decisions = {e.server: e.data for e in trace.events if e.kind == "decision"}
+    file_agents = {name for name in decisions if name not in ("demo-search",)}
+    assert decisions["demo-transit"]["can_help"] and decisions["demo-transit"]["confidence"] == 0.95
+    assert decisions["demo-transit"]["reason"] == "ridership_2024.parquet counts boardings per route and day"
+    assert all(not decisions[a]["can_help"] for a in file_agents - {"demo-transit"})
+    [response] = [e for e in trace.events if e.kind == "response" and e.server in file_agents]
+    assert response.server == "demo-transit" and response.data["response"]["code"].startswith(MODEL_NOTE)
+    # Every file agent ran select, analyse and decide; the transit agent also responded.
+    helper_steps = [r.messages[-1]["content"] for r in model.requests_for(HELPER_MARKER)]
+    assert sum("Step 1:" in p for p in helper_steps) == len(file_agents)
+    assert sum("you volunteered" in p for p in helper_steps) == 1
+    seen = model.requests_for(MAIN_AGENT_MARKER)[-1].messages[-1]["content"]
+    assert MODEL_NOTE in seen and "sum the boardings column" in seen
+    assert not model.unexpected
