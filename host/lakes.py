@@ -39,8 +39,18 @@ def _runs_module(entry, module: str) -> bool:
     return module in (getattr(entry, "args", None) or [])
 
 
-def config_name(lake: Path) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", lake.name.lower()).strip("-")[:40] or "lake"
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "lake"
+
+
+def config_name(lake: Path, configs: Path) -> str:
+    """The lake folder's name, or `parent-name` when another lake already uses that name
+    (two lakes called `input` or `data` must not share a config)."""
+    name = _slug(lake.name)
+    owner = _lake_of(configs / name)
+    if owner is None or owner == lake:
+        return name
+    return _slug(f"{lake.parent.name}-{lake.name}")
 
 
 def resolve_lake(
@@ -55,7 +65,7 @@ def resolve_lake(
         if reindex and root is not None:
             run_indexer(root, folder.parent, name=folder.name, quiet=quiet)
         return Lake(folder, root)
-    config_dir = (configs / config_name(path.resolve())).resolve()
+    config_dir = (configs / config_name(path.resolve(), configs)).resolve()
     if reindex or not (config_dir / "servers.json").is_file():
         run_indexer(path, config_dir.parent, name=config_dir.name, quiet=quiet)
     return Lake(config_dir, path.resolve())

@@ -27,7 +27,7 @@ class OutsidePartition(ValueError):
 
 @dataclass(frozen=True)
 class AgentPolicy:
-    volunteer_at: float = 0.2  # lake-wide score at which the agent says it can help
+    volunteer_at: float = 0.12  # lake-wide score at which the agent says it can help (the host's floor)
     relative: float = 0.6  # further files must score this share of the agent's best
     max_files: int = 8  # data files with loading code (a family counts once)
 

@@ -17,6 +17,19 @@ from servers.partitioning.base import slug
 log = logging.getLogger(__name__)
 
 
+def _refuse_other_lake(config_dir: Path, lake: Path) -> None:
+    existing = config_dir / "clusters.json"
+    if existing.is_file():
+        try:
+            owner = ClusterConfig.model_validate_json(existing.read_text()).lake
+        except ValueError:
+            return  # unreadable: it is rewritten
+        if Path(owner) != lake:
+            raise ValueError(
+                f"{config_dir} already holds the config of another lake ({owner}); choose another --name"
+            )
+
+
 @dataclass
 class IndexResult:
     config_dir: Path
@@ -46,6 +59,7 @@ def index_lake(
         raise NotADirectoryError(f"the lake {str(lake)!r} is not a folder")
     name = slug(name or lake.name)
     config_dir = out.expanduser().resolve() / name
+    _refuse_other_lake(config_dir, lake)
     profile_dir = config_dir / "profiles"
     profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress)
     if not profiles:

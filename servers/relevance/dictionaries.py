@@ -31,8 +31,12 @@ def _column_values(profile: FileProfile) -> list[set[str]]:
     return out
 
 
-def link_dictionaries(profiles: list[FileProfile]) -> dict[str, list[str]]:
-    """Map data file path -> dictionary file paths that describe its columns."""
+def link_dictionaries(profiles: list[FileProfile], *, closest_only: bool = True) -> dict[str, list[str]]:
+    """Map data file path -> dictionary file paths that describe its columns.
+
+    With `closest_only`, a dictionary that fits several files goes with the ones whose
+    names it echoes (the file it was written for); without, with every file it fits.
+    """
     columns_of = {
         p.path: {_norm(c) for c in p.column_names if _norm(c)} for p in profiles if p.status == "ok" and p.tables
     }
@@ -50,7 +54,7 @@ def link_dictionaries(profiles: list[FileProfile]) -> dict[str, list[str]]:
                 shared = len(values & cols)
                 if shared >= _MIN_SHARED and shared >= 0.5 * min(len(values), len(cols)):
                     described.add(path)
-        for path in _closest_by_name(cand.path, described):
+        for path in _closest_by_name(cand.path, described) if closest_only else described:
             links.setdefault(path, set()).add(cand.path)
     return {k: sorted(v) for k, v in links.items()}
 
