@@ -70,6 +70,7 @@ class Blackboard:
         trace: where post/decision/response/helper_error/posting events go.
         can_help_timeout_s: per-helper limit for `can_help` (a restart wait included).
         respond_timeout_s: per-helper limit for `respond`.
+            A server entry's own `timeout` (ms, mcpServers format) overrides both.
         board: the response board to fill (a new one by default).
     """
 
@@ -160,7 +161,12 @@ class Blackboard:
         """Call can_help; False when the server has no can_help and that is not an error."""
         started = time.monotonic()
         try:
-            result = await self.pool.call(outcome.helper, "can_help", arguments, timeout_s=self.can_help_timeout_s)
+            result = await self.pool.call(
+                outcome.helper,
+                "can_help",
+                arguments,
+                timeout_s=self.pool.timeout_for(outcome.helper, self.can_help_timeout_s),
+            )
             outcome.decision = HelpDecision.model_validate(result.json())
         except ToolMissing as exc:
             if quiet_if_missing:
@@ -189,7 +195,12 @@ class Blackboard:
         started = time.monotonic()
         outcome.respond_started_s = started - posted_at
         try:
-            result = await self.pool.call(outcome.helper, "respond", arguments, timeout_s=self.respond_timeout_s)
+            result = await self.pool.call(
+                outcome.helper,
+                "respond",
+                arguments,
+                timeout_s=self.pool.timeout_for(outcome.helper, self.respond_timeout_s),
+            )
             raw = result.json()
         except PoolError as exc:
             self._fail(outcome, request_id, "respond", exc.kind, str(exc), started)

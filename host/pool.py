@@ -264,6 +264,13 @@ class ClientPool:
         """Servers that never connected, so whether they are helpers is not known yet."""
         return [m.name for m in self._members.values() if not m.ever_connected]
 
+    def timeout_for(self, name: str, default_s: float | None = None) -> float:
+        """A server's call timeout: its entry's `timeout` (ms) if set, else `default_s`, else the pool's."""
+        entry = self._member(name).entry
+        if entry.timeout:
+            return entry.timeout / 1000
+        return default_s if default_s is not None else self.default_timeout_s
+
     def tools(self, name: str) -> list[str]:
         return list(self._member(name).tools)
 
@@ -303,7 +310,7 @@ class ClientPool:
         """
         member = self._member(name)
         if timeout_s is None:
-            timeout_s = member.entry.timeout / 1000 if member.entry.timeout else self.default_timeout_s
+            timeout_s = self.timeout_for(name)
         started = time.monotonic()
         deadline = started + timeout_s
         client = await self._ready_client(member, tool, deadline)

@@ -157,12 +157,17 @@ async def test_max_responders_asks_only_the_most_confident_volunteers() -> None:
         high=toy_entry("high", "--confidence", "0.9"),
         mid=toy_entry("mid", "--confidence", "0.6"),
         no=toy_entry("no", "--volunteer", "no", "--confidence", "1.0"),
+        # Its entry's own timeout (ms, mcpServers format) overrides the blackboard's.
+        impatient={**toy_entry("impatient", "--hang-on", "can_help"), "timeout": 300},
     )
     async with ClientPool(servers) as pool:
         board = Blackboard(pool, can_help_timeout_s=10, respond_timeout_s=10)
         posting = await board.post(BlackboardRequest(request="x"), max_responders=2)
         assert sorted(o.helper for o in posting.responses) == ["high", "mid"]
         assert posting.outcome("low").volunteered and posting.outcome("low").respond_s is None
+        impatient = posting.outcome("impatient")
+        assert impatient.error is not None and impatient.error.kind == "timeout"
+        assert "within 0.3s" in impatient.error.message and impatient.can_help_s < 1.5
 
         only = await board.post(BlackboardRequest(request="y"), helpers=["low"])
         assert [o.helper for o in only.outcomes] == ["low"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -13,7 +14,7 @@ import psutil
 import pytest
 
 from host.pool import ClientPool, ServerDied, ServerTimeout, ServerUnavailable, ToolFailed, ToolMissing
-from host.servers_config import parse_entry
+from host.servers_config import load_servers, parse_entry
 from host.trace import Trace
 from tests.support.servers import free_port, http_toy, toy_entry
 
@@ -41,18 +42,23 @@ async def wait_until(predicate, timeout_s: float = 20.0) -> None:
 async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LAKEBOARD_TOY_FROM_HOST", "inherited")
     with http_toy("web", "--kind", "search") as (url, _process):
-        servers = entries(
-            local=toy_entry("local", env={"LAKEBOARD_TOY_FROM_ENTRY": "mine"}),
-            web={"url": url},
-            kernel=toy_entry("kernel", "--not-helper"),
-        )
+        # A lake's config: servers.json, plus a partition mounted by dropping a file in servers.d/.
+        config_dir = tmp_path / "configs" / "lake"
+        (config_dir / "servers.d").mkdir(parents=True)
+        main = {
+            "local": toy_entry("local", env={"LAKEBOARD_TOY_FROM_ENTRY": "mine"}),
+            "kernel": toy_entry("kernel", "--not-helper"),
+        }
+        (config_dir / "servers.json").write_text(json.dumps({"mcpServers": main}))
+        (config_dir / "servers.d" / "web.json").write_text(json.dumps({"mcpServers": {"web": {"url": url}}}))
+        servers = load_servers(config_dir)
         trace = Trace()
         async with ClientPool(servers, trace=trace, log_dir=tmp_path / "logs") as pool:
             status = pool.status()
-            assert {n: s.state for n, s in status.items()} == {"local": "ready", "web": "ready", "kernel": "ready"}
+            assert {n: s.state for n, s in status.items()} == {"local": "ready", "kernel": "ready", "web": "ready"}
             assert status["web"].transport == "http" and status["local"].transport == "stdio"
             assert pool.helpers == ["local", "web"]  # the kernel lists no can_help
-            assert pool.names == ["local", "web", "kernel"]
+            assert pool.names == ["local", "kernel", "web"]
 
             local, web = await asyncio.gather(
                 pool.call("local", "can_help", REQUEST, timeout_s=10),
@@ -69,7 +75,7 @@ async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: p
             # Stdio servers get the host's environment plus their entry's env, in their cwd.
             me = (await pool.call("local", "whoami", timeout_s=10)).json()
             assert me["env"] == {"LAKEBOARD_TOY_FROM_HOST": "inherited", "LAKEBOARD_TOY_FROM_ENTRY": "mine"}
-            assert me["cwd"] == servers["local"].cwd
+            assert me["cwd"] == servers.servers["local"].cwd
             server_pid = me["pid"]
 
             # The session stays open across requests: the same process answers again.
