@@ -1,0 +1,111 @@
+"""The `lakeboard` command as a user runs it: `ask` with no model, `eval` with a model.
+
+Each test runs `python -m host.cli` in its own process, which starts the lake's servers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from host.agents.prompts import MAIN_AGENT_MARKER
+from host.trace import read_trace
+from tests.e2e import scenarios
+from tests.e2e.conftest import _sandbox_problem
+from tests.support.scripted_llm import ScriptedLLM
+
+MODEL_VARS = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "LAKEBOARD_LLM_CONFIG",
+              "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY")
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    """This environment without any model settings (and no user config file)."""
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_VARS}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(scenarios.REPO), env.get("PYTHONPATH")]))
+    env["FASTMCP_LOG_LEVEL"] = "WARNING"
+    return env
+
+
+def lakeboard(*args: str, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_ask_without_a_model_returns_a_verified_loading_program(tmp_path, demo_index):
+    question = scenarios.QUESTIONS["demo-medium-10"]["query"]
+    # As in the README: the lake folder, indexed on first use into ./configs. Where bubblewrap
+    # cannot run, the pre-indexed config (its kernel unconfined) stands in.
+    lake = str(scenarios.DEMO_LAKE) if _sandbox_problem() is None else str(demo_index)
+    notebook = tmp_path / "out" / "session.ipynb"
+    (tmp_path / "out").mkdir()
+    done = lakeboard("ask", lake, question, "--notebook", str(notebook), cwd=tmp_path, env=cli_env(tmp_path))
+
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "No model is configured" in out and "verified program" in out
+    assert "Loaded (the program ran in the kernel):" in out
+    assert "districts/population_2024.csv" in out and "districts/district_profiles.html" in out
+    assert "Tokens: none" in out
+    program_path = Path(out.split("Program:")[1].split()[0])
+    trace_path = Path(out.split("Trace:")[1].split()[0])
+    program = program_path.read_text()
+    assert program.startswith('"""Load the lake data for: What is the median household income')
+    # The program stands alone: it runs outside the kernel too and prints what it loaded.
+    ran = subprocess.run([sys.executable, str(program_path)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    loaded = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert loaded["datasets"]["districts/population_2024.csv"]["rows"] == 8
+    cells = nbformat.read(notebook, as_version=4).cells
+    assert any("def load_districts_population_2024_csv" in c.source for c in cells)
+    kinds = [e.kind for e in read_trace(trace_path)]
+    assert {"server_started", "post", "decision", "response", "posting", "kernel_run", "offline_program"} <= set(kinds)
+
+
+def eval_model(body: dict) -> str:
+    """Answers by question: two right, one list answer missing an element."""
+    question = body["messages"][1]["content"]
+    lake = scenarios.DEMO_LAKE
+    if "passenger boardings" in question:
+        code = (f"import json, pandas as pd\ndf = pd.read_parquet('{lake}/transit/ridership_2024.parquet')\n"
+                "print(json.dumps({'answer': int(df['boardings'].sum())}))")
+        sources = ["transit/ridership_2024.parquet"]
+    elif "service requests" in question:
+        code = (f"import json, pandas as pd\ndf = pd.read_json('{lake}/services/service_requests_2024.jsonl', lines=True)\n"
+                "print(json.dumps({'answer': df['category'].value_counts().idxmax()}))")
+        sources = ["services/service_requests_2024.jsonl", "services/README.txt"]
+    else:
+        code = "import json\nprint(json.dumps({'answer': ['AQ01', 'AQ05']}))"
+        sources = ["air_quality/sensors/readings_2024-01.csv"]
+    return scenarios.answer(code, *sources)
+
+
+def test_eval_scores_answers_and_discovery(tmp_path, demo_index):
+    ids = ["demo-easy-1", "demo-easy-2", "demo-medium-5"]
+    workload = tmp_path / "workload.json"
+    workload.write_text(json.dumps([scenarios.QUESTIONS[i] for i in ids]))
+    out = tmp_path / "results.jsonl"
+    with ScriptedLLM() as model:
+        model.route(MAIN_AGENT_MARKER, *[eval_model] * 3)
+        done = lakeboard(
+            "eval", str(workload), "--lake", str(scenarios.DEMO_LAKE), "--config", str(demo_index),
+            "--model", "scripted-model", "--base-url", model.base_url, "--offline-helpers", "--out", str(out),
+            cwd=tmp_path, env=cli_env(tmp_path),
+        )
+        assert not model.unexpected
+
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert list(rows) == ids
+    assert rows["demo-easy-1"]["correct"] and rows["demo-easy-1"]["answer"] == 17584234
+    assert rows["demo-easy-2"]["correct"] and rows["demo-easy-2"]["precision"] == 0.5  # one of two sources is right
+    medium = rows["demo-medium-5"]
+    assert not medium["correct"] and medium["metric"] == "f1" and medium["score"] == 0.8
+    assert medium["recall"] == 1.0  # a file under the ground-truth folder
+    assert "answers: 2/3 correct" in done.stdout
+    assert "discovery over 3 tasks" in done.stdout
