@@ -3,7 +3,8 @@
 Covers the tool contracts (structured HelpDecision / SearchAgentResponse), the documents
 resource, the web backends end to end, and the model path: a real fastmcp Client whose
 sampling handler returns scripted text, in both MCP protocol eras (handshake-era
-server-initiated sampling, and the 2026 input-required round trips).
+server-initiated sampling, and the 2026 input-required round trips). Fallback cases that
+need no process of their own use fastmcp's in-memory transport to the same server object.
 """
 
 from __future__ import annotations
@@ -174,10 +175,16 @@ async def test_sampling_path_uses_the_clients_model(lake: Path, tmp_path: Path, 
     assert len(model.prompts) == 4  # decide, first query, round 1, round 2: each asked once
 
 
-async def test_unusable_model_replies_fall_back_to_offline(lake: Path, tmp_path: Path) -> None:
+def in_memory(lake: Path, **settings) -> object:
+    """The same server object, reached through fastmcp's in-memory transport (no process)."""
+    from servers.search_agent import SearchAgentSettings, build_server
+
+    return build_server(SearchAgentSettings(docs=[lake / "docs"], cache_dir=None, **settings))
+
+
+async def test_unusable_model_replies_fall_back_to_offline(lake: Path) -> None:
     model = ScriptedModel({})  # never JSON
-    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"))
-    async with Client(transport, sampling_handler=model, mode="legacy") as client:
+    async with Client(in_memory(lake), sampling_handler=model, mode="legacy") as client:
         decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
         response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
     assert model.prompts  # the model was asked
@@ -185,9 +192,19 @@ async def test_unusable_model_replies_fall_back_to_offline(lake: Path, tmp_path:
     assert response["sources"] == ["docs/air_quality_index.md"] and "linear interpolation" in response["answer"]
 
 
-async def test_sampling_off_never_asks_the_model(lake: Path, tmp_path: Path) -> None:
+async def test_sampling_off_never_asks_the_model(lake: Path) -> None:
     model = scripted_aqi_model()
-    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"), "--sampling", "off")
-    async with Client(transport, sampling_handler=model, mode="legacy") as client:
+    async with Client(in_memory(lake, sampling="off"), sampling_handler=model, mode="legacy") as client:
         response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
     assert model.prompts == [] and response["queries"] == [AQI_QUESTION]
+
+
+async def test_failing_sampling_handler_falls_back_to_offline(lake: Path) -> None:
+    def refuse(messages, params, context):
+        raise RuntimeError("the user declined to share the model")
+
+    async with Client(in_memory(lake), sampling_handler=refuse, mode="legacy") as client:
+        decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
+        response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
+    assert decision["can_help"] and "covers it" in decision["reason"]
+    assert response["sources"] == ["docs/air_quality_index.md"]
