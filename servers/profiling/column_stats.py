@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from schemas.profiles import ColumnProfile
 if TYPE_CHECKING:
     import pandas as pd
 
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2})?)?")
 MAX_TOP_VALUES = 30
 MAX_EXAMPLES = 5
 SAMPLE_ROWS = 20
@@ -92,8 +94,19 @@ def profile_column(name: str, s: "pd.Series") -> ColumnProfile:
             col.n_unique = int(s.nunique())
         except TypeError:
             col.n_unique = len({value_text(v, 200) for v in s.dropna().tolist()})
+        if getattr(s.dtype, "kind", "") in "iufmM":
+            try:
+                col.minimum, col.maximum = value_text(s.min()), value_text(s.max())
+            except (TypeError, ValueError):
+                pass
         return col
     col.examples = _first_distinct(values[:200])
+    if all(isinstance(v, str) and _ISO_DATE.match(v) for v in values[:20]):
+        # Dates kept as text (ISO order sorts like time): their range is still useful.
+        try:
+            col.minimum, col.maximum = value_text(min(values)), value_text(max(values))
+        except TypeError:
+            pass
     try:
         counts = Counter(values)
     except TypeError:  # unhashable cells (lists, dicts from JSON)

@@ -188,6 +188,8 @@ def _family(fmt: str) -> str:
 
 def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detection | None:
     """Detection from content, or None when the content fits the extension's reader."""
+    if head.startswith(b"SQLite format 3\x00") and (ext == ".gpkg" or head[68:72] in (b"GPKG", b"GP10", b"GP11")):
+        return Detection("geo", "geo")  # a GeoPackage is an SQLite file with an application id
     for magic, fmt, reader in _MAGIC:
         if head.startswith(magic):
             if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
@@ -203,6 +205,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         if compression:
             return Detection("zip", "fallback")
         kind = _zip_kind(path)
+        if kind is None and _BY_EXTENSION.get(ext, ("", ""))[1] in ("excel", "documents", "arrays", "geo"):
+            return None  # a damaged container: its own reader says what is wrong with it
         return Detection(*(kind or ("binary", "fallback")))
     if not head:
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -168,6 +169,8 @@ def _cell(v: Any) -> Any:
         return None
     if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
         return int(v)
+    if type(v) is date:
+        return datetime(v.year, v.month, v.day)  # pandas reads date cells as datetime64
     return v
 
 

@@ -10,6 +10,7 @@ from servers.profiling.detect import Detection
 from servers.profiling.text_sample import looks_binary, read_head, read_text_sample
 
 FIRST_LINES = 20
+MAX_SQLITE_TABLES = 50
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -62,20 +63,47 @@ def _zip(path: Path, prof: FileProfile) -> None:
 
 
 def _sqlite(path: Path, prof: FileProfile) -> None:
+    """An SQLite database: each table's columns from its first rows; row counts from max(rowid)."""
     import sqlite3
 
-    prof.kind, prof.format = "structured", "sqlite"
+    import pandas as pd
+
+    from schemas.profiles import TableProfile
+    from servers.profiling.column_stats import profile_columns, sample_records
+
+    prof.kind, prof.format = "table", "sqlite"
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = con.execute("select name, type from sqlite_master where type in ('table','view') order by name").fetchall()
-        finally:
-            con.close()
     except sqlite3.Error as e:
         prof.status, prof.reason = "unreadable", f"SQLite database that cannot be opened: {e}"
         return
-    names = [r[0] for r in rows]
-    prof.attributes["tables"] = ", ".join(names[:100])
-    prof.status = "skipped"
-    prof.reason = "SQLite database: query it with sqlite3 (tables listed in attributes)"
-    prof.summary = f"SQLite database with {len(names)} tables: " + ", ".join(names[:10])
+    try:
+        try:
+            names = [r[0] for r in con.execute("select name from sqlite_master where type = 'table' order by name")]
+        except sqlite3.Error as e:
+            prof.status, prof.reason = "unreadable", f"SQLite database that cannot be read: {e}"
+            return
+        for name in [n for n in names if not n.startswith("sqlite_")][:MAX_SQLITE_TABLES]:
+            quoted = '"' + name.replace('"', '""') + '"'
+            tp = TableProfile(name=name, options={"table": name})
+            try:
+                df = pd.read_sql_query(f"select * from {quoted} limit 2000", con)
+                try:
+                    n = con.execute(f"select max(rowid) from {quoted}").fetchone()[0]
+                    tp.n_rows, tp.n_rows_exact = int(n or 0), False
+                except sqlite3.Error:
+                    tp.n_rows, tp.n_rows_exact = None, False
+            except (sqlite3.Error, pd.errors.DatabaseError) as e:
+                tp.notes.append(f"could not read this table: {e}")
+                df = pd.DataFrame()
+            tp.columns = profile_columns(df)
+            tp.sample_rows = sample_records(df)
+            prof.tables.append(tp)
+    finally:
+        con.close()
+    prof.attributes["tables"] = ", ".join(t.name or "" for t in prof.tables)
+    if not prof.tables:
+        prof.status, prof.reason = "empty", "the SQLite database holds no tables"
+        return
+    desc = "; ".join(f"{t.name} (~{t.n_rows} rows: {', '.join(c.name for c in t.columns[:5])})" for t in prof.tables[:5])
+    prof.summary = f"SQLite database with {len(prof.tables)} tables: {desc}"

@@ -29,26 +29,6 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         delimited.profile(path, prof, det)
 
 
-def _data_run(lines: list[str], modal: int) -> tuple[int, int] | None:
-    """First run of >= 3 non-blank lines that split into `modal` fields (start, end inclusive)."""
-    start = None
-    count = 0
-    for i, ln in enumerate(lines[:2000]):
-        ok = ln.strip() and len(ln.split()) == modal
-        if ok:
-            if start is None:
-                start, count = i, 0
-            count += 1
-        elif ln.strip():
-            if start is not None and count >= 3:
-                return start, i - 1
-            start, count = None, 0
-    if start is not None and count >= 3:
-        end = start + count - 1
-        return start, end
-    return None
-
-
 def _gaps(lines: list[str]) -> list[tuple[int, int]]:
     """Column spans from character positions that are blank in every line."""
     width = max(len(ln) for ln in lines)
@@ -68,48 +48,62 @@ def _gaps(lines: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+def _table_lines(lines: list[str], start: int) -> list[int]:
+    """Indices of the contiguous non-blank lines from `start` (a table ends at a blank line)."""
+    out = []
+    for i in range(start, min(len(lines), start + 5000)):
+        if not lines[i].strip():
+            if out:
+                break
+            continue
+        out.append(i)
+    return out
+
+
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as a space-aligned table; False when they are not one."""
-    non_blank = [ln for ln in lines[:400] if ln.strip()]
-    if len(non_blank) < 3:
+    starts = [i for i, ln in enumerate(lines[:400]) if ln.strip()][:12]
+    if len(starts) < 3:
         return False
-    counts = Counter(len(ln.split()) for ln in non_blank)
-    modal, freq = counts.most_common(1)[0]
-    if modal < 2 or freq < 0.6 * len(non_blank) or sum(map(len, non_blank)) / len(non_blank) > 400:
+    found = None
+    for first in starts:
+        idx = _table_lines(lines, first)
+        if len(idx) < 5:
+            continue
+        block = [lines[i] for i in idx[:500]]
+        if sum(map(len, block)) / len(block) > 400:
+            continue
+        spans = _gaps(block)
+        # Real columns hold something on (nearly) every line; gaps that line up by chance in prose do not.
+        if len(spans) >= 2 and all(sum(1 for ln in block if ln[a:b].strip()) >= 0.8 * len(block) for a, b in spans):
+            found = (first, idx, spans)
+            break
+    if found is None:
         return False
-    run = _data_run(lines, modal)
-    if run is None:
-        return False
-    first, last = run
-    # The header is the first line of the run when it is words over numbers.
+    first, idx, spans = found
+    last = idx[-1]
     head_cells = lines[first].split()
-    next_cells = lines[first + 1].split() if first + 1 < len(lines) else []
     head_is_text = sum(cell_kind(c) == TEXT for c in head_cells) > len(head_cells) / 2
-    data_has_values = any(cell_kind(c) == VALUE for ln in lines[first + 1 : first + 20] for c in ln.split())
-    if not data_has_values and not head_is_text:
-        return False
-    if not any(cell_kind(c) == VALUE for c in next_cells) and not data_has_values:
-        return False
+    body = [lines[i] for i in idx[1 : 40]] if head_is_text else [lines[i] for i in idx[:40]]
+    if not any(cell_kind(c) == VALUE for ln in body for c in ln.split()):
+        return False  # words in columns, no values: prose or a list, not a data table
     header = first if head_is_text else None
     data_start = first + 1 if header is not None else first
-
+    n_cols = len(spans)
+    clean = all(len(lines[i].split()) == n_cols for i in idx[:500])
     opts: dict[str, Any] = {}
     if sample.encoding not in ("utf-8", "ascii"):
         opts["encoding"] = sample.encoding
     if not sample.complete:
         opts["encoding_errors"] = "replace"
     skip = header if header is not None else data_start
-    # Whitespace-separated when every data line splits cleanly; else fixed-width column spans.
-    data_lines = [ln for ln in lines[data_start : data_start + 500] if ln.strip()]
-    clean = all(len(ln.split()) == modal for ln in data_lines)
     fmt = "fwf"
     if clean:
         reader = "read_csv"
         opts["sep"] = r"\s+"
     else:
         reader = "read_fwf"
-        spans = _gaps([lines[i] for i in range(first, min(len(lines), first + 500)) if lines[i].strip()])
-        opts["colspecs"] = [list(s) for s in spans]
+        opts["colspecs"] = [list(sp) for sp in spans]
     if skip:
         opts["skiprows"] = skip
     if header is None:

@@ -27,6 +27,7 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.format = "json"
     size = path.stat().st_size
     complete = size <= FULL_BYTES and not det.compression
+    consumed = 0
     if complete:
         raw = path.read_bytes()
         enc = detect_encoding(raw)
@@ -44,7 +45,7 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     else:
         sample = read_text_sample(path, head_bytes=HEAD_BYTES, compression=det.compression)
         enc = sample.encoding
-        obj = _partial(sample.text)
+        obj, consumed = _partial(sample.text)
         if obj is None:
             prof.status, prof.kind = "unreadable", "structured"
             prof.reason = "could not parse the beginning of this large JSON file"
@@ -63,6 +64,8 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         tp = TableProfile(name="/".join(map(str, path_keys)) or None)
         tp.options = {"path": path_keys, "layout": layout}
         tp.n_rows, tp.n_rows_exact = n, complete
+        if not complete and consumed and not det.compression:
+            tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
         tp.columns = profile_columns(df)
         tp.sample_rows = sample_records(df)
         prof.tables = [tp]
@@ -73,14 +76,15 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.summary = "JSON " + _summary(obj, table)
 
 
-def _partial(text: str) -> Any:
-    """The values at the start of a big JSON document: a top-level array, or the first array under an object."""
+def _partial(text: str) -> tuple[Any, int]:
+    """The values at the start of a big JSON document (a top-level array, or the first array
+    under an object), and how many characters of the text they took."""
     dec = json.JSONDecoder()
     s = text.lstrip("\ufeff \t\r\n")
     if s.startswith("["):
         return _array_prefix(s, 1, dec)
     if not s.startswith("{"):
-        return None
+        return None, 0
     out: dict[str, Any] = {}
     i = 1
     while i < len(s):
@@ -95,17 +99,17 @@ def _partial(text: str) -> Any:
         while i < len(s) and s[i] in " \t\r\n:":
             i += 1
         if i < len(s) and s[i] == "[":
-            out[str(key)] = _array_prefix(s, i + 1, dec)
+            out[str(key)], i = _array_prefix(s, i + 1, dec)
             break  # the rest of the sample is this array
         try:
             val, i = dec.raw_decode(s, i)
         except json.JSONDecodeError:
             break
         out[str(key)] = val
-    return out or None
+    return (out or None), i
 
 
-def _array_prefix(s: str, i: int, dec: json.JSONDecoder) -> list[Any]:
+def _array_prefix(s: str, i: int, dec: json.JSONDecoder) -> tuple[list[Any], int]:
     items: list[Any] = []
     while i < len(s) and len(items) < SAMPLE_ROWS:
         while i < len(s) and s[i] in " \t\r\n,":
@@ -117,7 +121,7 @@ def _array_prefix(s: str, i: int, dec: json.JSONDecoder) -> list[Any]:
         except json.JSONDecodeError:
             break
         items.append(v)
-    return items
+    return items, i
 
 
 def describe(obj: Any, depth: int = 0, max_keys: int = 25) -> str:

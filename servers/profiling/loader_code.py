@@ -258,8 +258,10 @@ def _jsonl(profile: FileProfile, path: Path) -> list[str]:
 
 def _arrays(profile: FileProfile, path: Path) -> list[str]:
     pickled = any("allow_pickle" in a.attributes.get("note", "") for a in profile.arrays)
-    allow = ", allow_pickle=True  # object arrays: only for files you trust" if pickled else ""
+    allow = ", allow_pickle=True" if pickled else ""
     lines = ["import numpy as np", f"path = {_path(path)}"]
+    if pickled:
+        lines.append("# object arrays are pickled: allow_pickle=True runs code from the file, only for files you trust")
     if profile.format == "npy":
         a = profile.arrays[0] if profile.arrays else None
         if a:
@@ -340,7 +342,7 @@ def _html(profile: FileProfile, path: Path) -> list[str]:
 
 
 def _sqlite(profile: FileProfile, path: Path) -> list[str]:
-    names = [n for n in profile.attributes.get("tables", "").split(", ") if n]
+    names = [t.name for t in profile.tables if t.name]
     return [
         "import sqlite3",
         "import pandas as pd",

@@ -1,0 +1,92 @@
+"""Format detection: the extension, checked against the content."""
+
+from __future__ import annotations
+
+import gzip
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pandas as pd
+
+from servers.profiling.detect import detect
+from servers.profiling.text_sample import detect_encoding, looks_binary
+
+
+def _xlsx(path: Path) -> None:
+    wb = openpyxl.Workbook()
+    wb.active.append(["a", "b"])
+    wb.active.append([1, 2])
+    wb.save(path)
+
+
+def test_content_wins_over_the_extension(tmp_path: Path) -> None:
+    workbook = tmp_path / "book.csv"
+    _xlsx(workbook)
+    page = tmp_path / "page.csv"
+    page.write_text("<!DOCTYPE html><html><body><table><tr><td>1</td></tr></table></body></html>")
+    junk = tmp_path / "junk.csv"
+    junk.write_bytes(b"\x00\x01\x02\xff" * 500)
+    js = tmp_path / "data.txt"
+    js.write_text('[{"a": 1}, {"a": 2}]')
+    det = detect(workbook)
+    assert (det.format, det.reader) == ("excel", "excel") and "Excel workbook" in det.note
+    assert detect(page).format == "html" and "HTML" in detect(page).note
+    assert detect(junk).format == "binary" and "binary" in detect(junk).note
+    assert detect(js).format == "json"
+
+
+def test_formats_by_extension_and_magic(tmp_path: Path) -> None:
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "t.tsv").write_text("a\tb\n1\t2\n")
+    (tmp_path / "t.jsonl").write_text('{"a": 1}\n{"a": 2}\n')
+    (tmp_path / "t.geojson").write_text('{"type": "FeatureCollection", "features": []}')
+    (tmp_path / "g.json").write_text('{"type": "FeatureCollection", "features": []}')
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "t.parquet")
+    np.save(tmp_path / "t.npy", np.arange(3))
+    np.savez(tmp_path / "t.npz", x=np.arange(3))
+    (tmp_path / "t.md").write_text("# Title\n")
+    (tmp_path / "t.py").write_text("print('hi')\n")
+    (tmp_path / "t.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 30)
+    (tmp_path / "t.pdf").write_bytes(b"%PDF-1.4\n")
+    with zipfile.ZipFile(tmp_path / "t.zip", "w") as z:
+        z.writestr("inner.csv", "a\n1\n")
+    with gzip.open(tmp_path / "t.csv.gz", "wt") as g:
+        g.write("a,b\n1,2\n")
+    expected = {
+        "t.csv": ("csv", "delimited"),
+        "t.tsv": ("tsv", "delimited"),
+        "t.jsonl": ("jsonl", "json_files"),
+        "t.geojson": ("geo", "geo"),
+        "g.json": ("geo", "geo"),
+        "t.parquet": ("parquet", "parquet"),
+        "t.npy": ("npy", "arrays"),
+        "t.npz": ("npz", "arrays"),
+        "t.md": ("markdown", "documents"),
+        "t.py": ("text", "documents"),
+        "t.png": ("image", "images"),
+        "t.pdf": ("pdf", "documents"),
+        "t.zip": ("zip", "fallback"),
+        "t.csv.gz": ("csv", "delimited"),
+    }
+    for name, (fmt, reader) in expected.items():
+        det = detect(tmp_path / name)
+        assert (det.format, det.reader) == (fmt, reader), name
+    assert detect(tmp_path / "t.csv.gz").compression == "gzip"
+
+
+def test_encodings() -> None:
+    assert detect_encoding("naïve".encode("utf-8")) == "utf-8"
+    assert detect_encoding(b"\xef\xbb\xbfa,b") == "utf-8-sig"
+    assert detect_encoding("a – b".encode("cp1252")) == "cp1252"
+    assert detect_encoding(b"a\x81b\xe9") == "latin-1"
+    assert detect_encoding("a,b\n".encode("utf-16")) == "utf-16"
+    # A multi-byte character cut at the end of a sample is not an error.
+    assert detect_encoding("ab€".encode("utf-8")[:-1], final=False) == "utf-8"
+
+
+def test_binary_sniffing() -> None:
+    assert looks_binary(b"\x00\x01\x02\x03" * 10)
+    assert not looks_binary(b"plain, text\n")
+    assert not looks_binary("a,b\n".encode("utf-16"))

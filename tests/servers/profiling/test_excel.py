@@ -1,0 +1,114 @@
+"""Excel workbooks: every sheet, header offsets, notes, stacked tables, damaged files."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import openpyxl
+
+from servers.profiling import excel, profile_file
+from tests.servers.profiling.loading import profile_and_load
+
+
+def _workbook(path: Path) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Summary"
+    ws.append(["Annual estimates of the resident population"])
+    ws.append([])
+    ws.append(["Area", "Population", "Growth"])
+    for row in (["North", 1200, 0.5], ["South", 3400, 1.25], ["East", 560, -0.3]):
+        ws.append(row)
+    ws.append(["Source: the statistics office"])
+    ws.append(["Release date: December"])
+
+    data = wb.create_sheet("Readings")
+    data.append(["station", "when", "value"])
+    for i in range(40):
+        data.append([f"st{i % 4}", datetime(2024, 1, 1 + i % 28), i * 1.5])
+
+    wb.create_sheet("Empty")
+
+    wide = wb.create_sheet("By year")
+    wide.append(["Region", "Base", "Estimate", None])
+    wide.append([None, None, 2020, 2021])
+    wide.append(["North", 10, 11, 12])
+    wide.append(["South", 20, 21, 22])
+
+    stacked = wb.create_sheet("Stacked")
+    stacked.append(["Reports by status"])
+    stacked.append(["Status", "Reports"])
+    stacked.append(["Open", 5])
+    stacked.append(["Closed", 7])
+    stacked.append([])
+    stacked.append(["Reports by channel"])
+    stacked.append(["Channel", "Reports"])
+    stacked.append(["Phone", 8])
+    stacked.append(["Email", 4])
+    wb.save(path)
+
+
+def test_every_sheet_with_its_header_offset(tmp_path: Path) -> None:
+    f = tmp_path / "book.xlsx"
+    _workbook(f)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "excel" and prof.kind == "table"
+    by_name = {t.name: t for t in prof.tables}
+    summary = by_name["Summary"]
+    assert summary.header_row == 2 and summary.n_rows == 3
+    assert summary.options["skiprows"] == 2 and summary.options["nrows"] == 3
+    assert "Annual estimates of the resident population" in summary.notes
+    assert "Source: the statistics office" in summary.notes
+    area = next(c for c in summary.columns if c.name == "Area")
+    assert set(area.top_values) == {"North", "South", "East"}
+
+    readings = by_name["Readings"]
+    assert readings.n_rows == 40 and readings.header_row == 0
+    when = next(c for c in readings.columns if c.name == "when")
+    assert when.dtype.startswith("datetime64")
+
+    assert [c.name for c in by_name["By year"].columns] == ["Region", "Base", "Estimate 2020", "Estimate 2021"]
+    assert {"Stacked: Reports by status", "Stacked: Reports by channel"} <= set(by_name)
+    assert prof.attributes["empty_sheets"] == "Empty"
+    assert prof.attributes["sheets"] == "Summary, Readings, Empty, By year, Stacked"
+
+    sheets = ns["sheets"]
+    assert sheets["Summary"].shape == (3, 3) and sheets["Summary"]["Population"].tolist() == [1200, 3400, 560]
+    assert sheets["Readings"].shape == (40, 3)
+    assert sheets["By year"]["Estimate 2021"].tolist() == [12, 22]
+    assert sheets["Stacked: Reports by channel"]["Channel"].tolist() == ["Phone", "Email"]
+    assert sheets["Stacked: Reports by status"]["Reports"].tolist() == [5, 7]
+
+
+def test_big_sheet_is_sampled_and_its_rows_estimated(tmp_path: Path) -> None:
+    f = tmp_path / "big.xlsx"
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("rows")
+    ws.append(["id", "group", "value"])
+    n = excel.MAX_ROWS + 500
+    for i in range(n):
+        ws.append([i, f"g{i % 7}", i / 3])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert not t.n_rows_exact and abs(t.n_rows - n) <= 1
+    assert ns["df"].shape == (n, 3)
+
+
+def test_damaged_workbooks_say_why(tmp_path: Path) -> None:
+    good = tmp_path / "good.xlsx"
+    _workbook(good)
+    truncated = tmp_path / "truncated.xlsx"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    junk = tmp_path / "junk.xlsx"
+    junk.write_bytes(b"\x01\x02garbage" * 100)
+    text = tmp_path / "text.xlsx"
+    text.write_text("a,b\n1,2\n")
+    p1, p2, p3 = (profile_file(p, tmp_path) for p in (truncated, junk, text))
+    assert p1.status == "unreadable" and "damaged" in p1.reason
+    assert p2.status == "unreadable" and p2.reason
+    # A CSV saved under an Excel name is read as what it is.
+    assert p3.status == "ok" and p3.format == "csv" and "named .xlsx" in p3.attributes["note"]
+    for p in (p1, p2):
+        assert "data = None" in p.loader

@@ -1,0 +1,53 @@
+"""Files no reader handles: first lines of text, or what the binary content is."""
+
+from __future__ import annotations
+
+import sqlite3
+import zipfile
+from pathlib import Path
+
+from servers.profiling import profile_file
+from tests.servers.profiling.loading import profile_and_load
+
+
+def test_unknown_binary_is_skipped_with_a_reason(tmp_path: Path) -> None:
+    f = tmp_path / "firmware.bin"
+    f.write_bytes(bytes(range(256)) * 8)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "skipped" and prof.kind == "binary" and "binary" in prof.reason
+    assert ns["data"] is None
+
+
+def test_unknown_text_shows_its_first_lines(tmp_path: Path) -> None:
+    f = tmp_path / "run.log"
+    f.write_text("".join(f"line {i}: step done\n" for i in range(100)))
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.kind == "document"
+    assert ns["text"].startswith("line 0: step done")
+
+
+def test_zip_archive_lists_its_members(tmp_path: Path) -> None:
+    f = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(f, "w") as z:
+        z.writestr("a.csv", "x\n1\n")
+        z.writestr("docs/readme.txt", "hello")
+    prof, ns = profile_and_load(f)
+    assert prof.status == "skipped" and "2 files" in prof.reason
+    assert ns["members"] == ["a.csv", "docs/readme.txt"]
+
+
+def test_sqlite_database(tmp_path: Path) -> None:
+    f = tmp_path / "store.db"
+    con = sqlite3.connect(f)
+    con.execute("create table sales (id integer, region text)")
+    con.executemany("insert into sales values (?, ?)", [(1, "north"), (2, "south")])
+    con.commit()
+    con.close()
+    prof, ns = profile_and_load(f)
+    assert prof.format == "sqlite" and "sales" in prof.attributes["tables"]
+    assert ns["tables"]["sales"].shape == (2, 2)
+
+
+def test_missing_file_never_raises(tmp_path: Path) -> None:
+    prof = profile_file(tmp_path / "gone.csv", tmp_path)
+    assert prof.status == "unreadable" and "cannot open" in prof.reason and prof.path == "gone.csv"

@@ -1,0 +1,45 @@
+"""Tables aligned with spaces: whitespace-separated and fixed-width columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.servers.profiling.loading import profile_and_load
+
+
+def test_whitespace_separated_with_preamble(tmp_path: Path) -> None:
+    f = tmp_path / "station.dat"
+    lines = ["Station 42 hourly export", "Units: degrees C, hPa", "", "hour   temp   pressure"]
+    lines += [f"{h:>4}   {10 + h * 0.5:>5.1f}   {1000 + h:>6}" for h in range(24)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "fwf" and prof.kind == "table"
+    t = prof.tables[0]
+    assert t.delimiter == "whitespace" and t.header_row == 3 and t.n_rows == 24
+    assert [c.name for c in t.columns] == ["hour", "temp", "pressure"]
+    assert "Station 42 hourly export" in t.notes
+    assert ns["df"].shape == (24, 3) and ns["df"]["pressure"].iloc[-1] == 1023
+
+
+def test_fixed_width_with_spaces_inside_values(tmp_path: Path) -> None:
+    f = tmp_path / "cities.txt"
+    rows = [("name", "country", "pop"), ("New York", "USA", "8336817"), ("Los Angeles", "USA", "3979576")]
+    rows += [(f"Town {i}", "Some Land", str(1000 + i)) for i in range(10)]
+    f.write_text("".join(f"{a:<14}{b:<12}{c:>9}\n" for a, b, c in rows))
+    prof, ns = profile_and_load(f)
+    assert prof.format == "fwf" and prof.tables[0].delimiter == "fixed-width"
+    df = ns["df"]
+    assert list(df.columns) == ["name", "country", "pop"]
+    assert df["name"].tolist()[:2] == ["New York", "Los Angeles"] and df.shape == (12, 3)
+
+
+def test_prose_is_a_document_not_a_table(tmp_path: Path) -> None:
+    f = tmp_path / "readme.txt"
+    f.write_text(
+        "This folder holds the survey exports.\n"
+        "Each file covers one month, and the columns are described in the dictionary.\n"
+        "Values of -999 mean the sensor was offline.\n"
+    )
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "document" and prof.format == "text"
+    assert "survey exports" in ns["text"]

@@ -1,0 +1,64 @@
+"""Geodata via pyogrio: layers, CRS, fields and first features; shapefile parts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import geopandas as gpd
+import shapely
+
+from servers.profiling import profile_file
+from tests.servers.profiling.loading import profile_and_load
+
+
+def _points(n: int) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(
+        {"name": [f"site {i}" for i in range(n)], "kind": [["well", "spring"][i % 2] for i in range(n)], "depth": range(n)},
+        geometry=[shapely.Point(10 + i * 0.1, 50 + i * 0.1) for i in range(n)],
+        crs="EPSG:4326",
+    )
+
+
+def test_geopackage_layers(tmp_path: Path) -> None:
+    f = tmp_path / "sites.gpkg"
+    _points(12).to_file(f, layer="wells")
+    zones = gpd.GeoDataFrame({"zone": ["a", "b"]}, geometry=[shapely.box(0, 0, 1, 1), shapely.box(1, 1, 2, 2)], crs="EPSG:3857")
+    zones.to_file(f, layer="zones")
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.kind == "geo" and prof.format == "geo"
+    layers = {t.name: t for t in prof.tables}
+    assert set(layers) == {"wells", "zones"}
+    wells = layers["wells"]
+    assert wells.n_rows == 12 and wells.options["geometry_type"] == "Point"
+    assert [c.name for c in wells.columns] == ["name", "kind", "depth", "geometry"]
+    assert set(next(c for c in wells.columns if c.name == "kind").top_values) == {"well", "spring"}
+    assert wells.sample_rows[0]["geometry"].startswith("POINT")
+    assert "EPSG:4326" in prof.attributes["crs"]
+    assert set(ns["layers"]) == {"wells", "zones"} and len(ns["layers"]["wells"]) == 12
+
+
+def test_geojson_and_shapefile(tmp_path: Path) -> None:
+    gj = tmp_path / "sites.geojson"
+    _points(5).to_file(gj, driver="GeoJSON")
+    shp = tmp_path / "sites.shp"
+    _points(7).to_file(shp)
+    p1, ns1 = profile_and_load(gj)
+    p2, ns2 = profile_and_load(shp)
+    assert p1.tables[0].n_rows == 5 and len(ns1["gdf"]) == 5
+    assert p2.tables[0].n_rows == 7 and len(ns2["gdf"]) == 7
+    dbf = profile_file(tmp_path / "sites.dbf", tmp_path)
+    assert dbf.status == "skipped" and "sites.shp" in dbf.reason
+
+
+def test_geojson_under_a_json_name(tmp_path: Path) -> None:
+    f = tmp_path / "areas.json"
+    _points(3).to_file(f, driver="GeoJSON")
+    prof, ns = profile_and_load(f)
+    assert prof.format == "geo" and len(ns["gdf"]) == 3
+
+
+def test_unreadable_geodata(tmp_path: Path) -> None:
+    f = tmp_path / "broken.gpkg"
+    f.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "unreadable" and prof.reason

@@ -1,0 +1,55 @@
+"""HTML pages: the tables in them, title and headings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from servers.profiling import profile_file
+from tests.servers.profiling.loading import profile_and_load
+
+PAGE = """<!DOCTYPE html><html><head><title>Metro areas - an encyclopedia</title>
+<script>var x = "<table><tr><td>not a table</td></tr></table>";</script></head>
+<body><h1>Metro areas</h1><p>A metropolitan area is a region with a dense urban core and its surroundings.</p>
+<table><caption>Largest areas</caption>
+<tr><th>Area</th><th>2024 estimate</th><th>2020 census</th></tr>
+<tr><td>North City</td><td>19,940,274</td><td>20,081,935</td></tr>
+<tr><td>South Town</td><td>12,927,614</td><td>13,200,998</td></tr>
+<tr><td>East Port</td><td>9,408,576</td><td>9,449,351</td></tr>
+</table>
+<h2>Growth</h2>
+<table><tr><th colspan="2">Change</th></tr><tr><th>Area</th><th>Percent</th></tr>
+<tr><td>North City</td><td>-0.7%</td></tr><tr><td>South Town</td><td>-2.1%</td></tr></table>
+</body></html>"""
+
+
+def test_tables_title_and_headings(tmp_path: Path) -> None:
+    f = tmp_path / "metro.html"
+    f.write_text(PAGE)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "html" and prof.kind == "table"
+    assert prof.attributes["title"] == "Metro areas - an encyclopedia"
+    assert "Growth" in prof.attributes["headings"] and "dense urban core" in prof.text
+    names = [t.name for t in prof.tables]
+    assert names[0] == "Largest areas" and len(names) == 2
+    largest = prof.tables[0]
+    assert largest.n_rows == 3 and [c.name for c in largest.columns] == ["Area", "2024 estimate", "2020 census"]
+    assert "North City" in largest.columns[0].top_values
+    assert ns["tables"]["Largest areas"]["2024 estimate"].tolist() == [19940274, 12927614, 9408576]
+    assert list(ns["tables"][names[1]].columns) == ["Change Area", "Change Percent"]
+
+
+def test_page_without_tables_is_a_document(tmp_path: Path) -> None:
+    f = tmp_path / "about.htm"
+    f.write_text("<html><head><title>About</title></head><body><h1>About us</h1><p>" + "We publish open data. " * 5 + "</p></body></html>")
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "document" and not prof.tables
+    assert "We publish open data." in ns["text"]
+
+
+def test_html_saved_as_csv(tmp_path: Path) -> None:
+    f = tmp_path / "export.csv"
+    f.write_text(PAGE)
+    prof, ns = profile_and_load(f)
+    assert prof.format == "html" and "named .csv" in prof.attributes["note"]
+    assert len(ns["tables"]) == 2
+    assert profile_file(f, tmp_path).summary.endswith("[named .csv but the content is an HTML page]")

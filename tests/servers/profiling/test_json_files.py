@@ -1,0 +1,87 @@
+"""JSON and JSON lines: structure, the record list to normalise, mappings, damaged files."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from servers.profiling import json_files, profile_file
+from tests.servers.profiling.loading import profile_and_load
+
+
+def test_records_under_a_key_are_normalised(tmp_path: Path) -> None:
+    f = tmp_path / "api.json"
+    records = [{"id": i, "city": ["Oslo", "Lima", "Pune"][i % 3], "geo": {"lat": i, "lon": -i}} for i in range(50)]
+    f.write_text(json.dumps({"meta": {"source": "api", "page": 1}, "results": records}))
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "json" and prof.kind == "table"
+    t = prof.tables[0]
+    assert t.options == {"path": ["results"], "layout": "records"} and t.n_rows == 50
+    assert [c.name for c in t.columns] == ["id", "city", "geo.lat", "geo.lon"]
+    assert set(next(c for c in t.columns if c.name == "city").top_values) == {"Oslo", "Lima", "Pune"}
+    assert '"results": [50 x {id, city, geo}]' in prof.text
+    assert ns["df"].shape == (50, 4)
+
+
+def test_mapping_of_keys_to_values(tmp_path: Path) -> None:
+    f = tmp_path / "codes.json"
+    f.write_text(json.dumps({"AK": "Alaska", "AL": "Alabama", "AZ": "Arizona"}, indent=2))
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert t.options["layout"] == "mapping"
+    assert "Alaska" in next(c for c in t.columns if c.name == "value").top_values
+    assert "mapping 3 keys" in prof.summary
+    assert ns["df"].to_dict("records")[0] == {"key": "AK", "value": "Alaska"}
+
+
+def test_object_of_objects_and_columns(tmp_path: Path) -> None:
+    index = tmp_path / "index.json"
+    index.write_text(json.dumps({"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}}))
+    columns = tmp_path / "columns.json"
+    columns.write_text(json.dumps({"x": [1, 2, 3], "y": ["p", "q", "r"]}))
+    p1, ns1 = profile_and_load(index)
+    p2, ns2 = profile_and_load(columns)
+    assert p1.tables[0].options["layout"] == "index" and ns1["df"].shape == (2, 2)
+    assert p2.tables[0].options["layout"] == "columns" and ns2["df"].shape == (3, 2)
+
+
+def test_json_lines(tmp_path: Path) -> None:
+    f = tmp_path / "events.jsonl"
+    f.write_text("".join(json.dumps({"kind": "click" if i % 2 else "view", "n": i}) + "\n" for i in range(30)))
+    prof, ns = profile_and_load(f)
+    assert prof.format == "jsonl" and prof.tables[0].n_rows == 30
+    assert ns["df"].shape == (30, 2)
+
+
+def test_json_lines_under_a_json_name(tmp_path: Path) -> None:
+    f = tmp_path / "lines.json"
+    f.write_text('{"a": 1}\n{"a": 2}\n{"a": 3}\n')
+    prof, ns = profile_and_load(f)
+    assert prof.format == "jsonl" and ns["df"]["a"].tolist() == [1, 2, 3]
+
+
+def test_invalid_json_says_where(tmp_path: Path) -> None:
+    f = tmp_path / "broken.json"
+    f.write_text('{"a": [1, 2,, 3]}')
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "unreadable" and "line 1 column" in prof.reason
+    assert "data = None" in prof.loader
+
+
+def test_big_json_is_read_from_its_beginning(tmp_path: Path) -> None:
+    f = tmp_path / "big.json"
+    row = {"id": 1, "name": "a fairly long name to make the file bigger", "value": 3.25}
+    n = (json_files.FULL_BYTES // len(json.dumps(row))) + 5000
+    with f.open("w") as out:
+        out.write('{"count": %d, "items": [' % n)
+        out.write(",".join(json.dumps({**row, "id": i}) for i in range(n)))
+        out.write("]}")
+    t0 = time.perf_counter()
+    prof = profile_file(f, tmp_path)
+    assert time.perf_counter() - t0 < 20
+    t = prof.tables[0]
+    assert prof.status == "ok" and t.options["path"] == ["items"] and not t.n_rows_exact
+    assert [c.name for c in t.columns] == ["id", "name", "value"]
+    assert prof.text.startswith("(structure of the first part")
+    assert abs(t.n_rows - n) < 0.1 * n

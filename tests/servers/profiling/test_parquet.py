@@ -1,0 +1,58 @@
+"""Parquet and Feather: schema and row count from metadata, statistics from the first rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from servers.profiling import profile_file
+from tests.servers.profiling.loading import profile_and_load
+
+
+def _frame(n: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "id": range(n),
+            "species": [["oak", "pine", "birch"][i % 3] for i in range(n)],
+            "height": [i * 0.5 for i in range(n)],
+            "seen": pd.date_range("2024-01-01", periods=n, freq="h"),
+        }
+    )
+
+
+def test_parquet_rows_from_metadata_and_statistics_from_a_batch(tmp_path: Path) -> None:
+    f = tmp_path / "trees.parquet"
+    n = 12_000
+    pq.write_table(pa.Table.from_pandas(_frame(n)), f, row_group_size=3000)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "parquet" and prof.kind == "table"
+    t = prof.tables[0]
+    assert t.n_rows == n and t.n_rows_exact
+    assert prof.attributes["row_groups"] == "4"
+    assert [c.name for c in t.columns] == ["id", "species", "height", "seen"]
+    species = next(c for c in t.columns if c.name == "species")
+    assert set(species.top_values) == {"oak", "pine", "birch"}
+    seen = next(c for c in t.columns if c.name == "seen")
+    assert seen.minimum.startswith("2024-01-01") and seen.dtype.startswith("datetime64")
+    assert ns["df"].shape == (n, 4)
+
+
+def test_truncated_parquet_says_why(tmp_path: Path) -> None:
+    good = tmp_path / "good.parquet"
+    _frame(100).to_parquet(good)
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(good.read_bytes()[:-200])
+    prof = profile_file(bad, tmp_path)
+    assert prof.status == "unreadable" and "truncated or corrupt" in prof.reason
+    assert "data = None" in prof.loader
+
+
+def test_feather(tmp_path: Path) -> None:
+    f = tmp_path / "trees.feather"
+    _frame(50).to_feather(f)
+    prof, ns = profile_and_load(f)
+    assert prof.format == "feather" and prof.tables[0].n_rows == 50
+    assert ns["df"].shape == (50, 4)
