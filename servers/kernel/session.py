@@ -33,6 +33,7 @@ from servers.kernel.cgroup import PidsCgroup
 from servers.kernel.config import KernelConfig
 from servers.kernel.notebook import NotebookRecorder
 from servers.kernel.outputs import CellOutputs
+from servers.kernel.processes import stop_strays
 from servers.kernel.sandbox import UNSAFE_WARNING, SandboxLayout, kernel_environment
 
 log = logging.getLogger(__name__)
@@ -422,7 +423,7 @@ class KernelSession:
 
         limit_hit = self._cgroup is not None and self._cgroup.limit_hits() > hits_before
         if not restarted and (timed_out or limit_hit or _looks_like_process_limit(error)):
-            reaped = await asyncio.to_thread(self._reap_strays)
+            reaped = await asyncio.to_thread(stop_strays, self._kernel_pid(), self.sandboxed)
             if reaped:
                 await self._silent(kc, ZOMBIES_EXPR, timeout=5.0)  # the kernel reaps its dead children
                 notes.append(f"Stopped {reaped} process(es) the cell left behind.")
@@ -490,6 +491,11 @@ class KernelSession:
             if msg["parent_header"].get("msg_id") == msg_id:
                 return msg
 
+    def _kernel_pid(self) -> int | None:
+        """The host pid of the launched process (bwrap when sandboxed, else the kernel)."""
+        process = getattr(getattr(self._km, "provisioner", None), "process", None)
+        return getattr(process, "pid", None)
+
     async def _silent(self, kc: Any, expression: str, timeout: float) -> str:
         """Evaluate one expression in the kernel without touching history, outputs or
         the execution count (a silent execute's user_expressions); returns its str value."""
@@ -503,62 +509,6 @@ class KernelSession:
         import ast
 
         return str(ast.literal_eval(value["data"]["text/plain"]))
-
-    def _reap_strays(self) -> int:
-        """Kill processes the kernel's code left running (e.g. a fork bomb's copies).
-
-        Everything under the kernel's process tree except the sandbox's init and the kernel
-        itself is stopped first (so nothing can fork into freed slots), then killed.
-        """
-        import psutil
-
-        process = getattr(self._km.provisioner, "process", None)
-        if process is None:
-            return 0
-        try:
-            root = psutil.Process(process.pid)
-        except psutil.Error:
-            return 0
-        stopped: dict[int, psutil.Process] = {}
-        for _ in range(50):
-            strays = [p for p in self._descendants(root) if p.pid not in stopped]
-            if not strays:
-                break
-            for proc in strays:
-                try:
-                    proc.suspend()
-                except psutil.Error:
-                    pass
-                stopped[proc.pid] = proc
-        for proc in stopped.values():
-            try:
-                proc.kill()
-            except psutil.Error:
-                pass
-        deadline = time.monotonic() + 2.0
-        pending = list(stopped.values())
-        while pending and time.monotonic() < deadline:
-            pending = [p for p in pending if _still_running(p)]
-            if pending:
-                time.sleep(0.02)
-        return len(stopped)
-
-    def _descendants(self, root: Any) -> list[Any]:
-        """The root's descendants, minus the kernel and (sandboxed) bwrap's init process."""
-        import psutil
-
-        try:
-            children = root.children(recursive=True)
-        except psutil.Error:
-            return []
-        keep: set[int] = set()
-        if self.sandboxed:
-            inits = [p for p in children if _safe_ppid(p) == root.pid]
-            keep.update(p.pid for p in inits)
-            kernels = [p for p in children if _safe_ppid(p) in keep]
-            if kernels:
-                keep.add(min(kernels, key=lambda p: (p.create_time(), p.pid)).pid)
-        return [p for p in children if p.pid not in keep]
 
     # -- introspection -----------------------------------------------------------------------
     async def variables(self) -> VariablesResult:
@@ -582,22 +532,6 @@ class KernelSession:
 
 def restart_note(reason: str) -> str:
     return f"*Kernel restarted ({reason}); variables defined above were lost.*"
-
-
-def _safe_ppid(proc: Any) -> int | None:
-    try:
-        return proc.ppid()
-    except Exception:
-        return None
-
-
-def _still_running(proc: Any) -> bool:
-    import psutil
-
-    try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 def _looks_like_process_limit(error: ExecutionError | None) -> bool:

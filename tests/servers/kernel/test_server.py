@@ -49,6 +49,12 @@ async def test_errors_and_stderr(kernel: Client) -> None:
     assert not result.ok
 
 
+async def test_input_is_refused_not_hung(kernel: Client) -> None:
+    result = await run(kernel, "input('name? ')", timeout_s=30)
+    assert result.error is not None and result.error.name == "StdinNotImplementedError"
+    assert result.duration_s < 10
+
+
 async def test_images_come_back_as_image_content(kernel: Client) -> None:
     code = f"import base64\nfrom IPython.display import Image, display\ndisplay(Image(data=base64.b64decode({PIXEL!r})))"
     raw = await kernel.call_tool("execute", {"code": code})

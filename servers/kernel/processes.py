@@ -1,0 +1,82 @@
+"""Cleaning up processes a cell left behind (a fork bomb's copies, runaway children)."""
+
+from __future__ import annotations
+
+import time
+
+import psutil
+
+
+def stop_strays(launched_pid: int | None, sandboxed: bool) -> int:
+    """Kill every process under the kernel's tree except the kernel itself; return how many.
+
+    Strays are all suspended first, so none can fork into a slot freed by a kill, then
+    killed. `launched_pid` is the process jupyter_client started: bwrap when sandboxed
+    (whose child is the sandbox's init, whose first child is the kernel), else the kernel.
+    """
+    if launched_pid is None:
+        return 0
+    try:
+        root = psutil.Process(launched_pid)
+    except psutil.Error:
+        return 0
+    stopped: dict[int, psutil.Process] = {}
+    for _ in range(50):
+        strays = [p for p in _strays(root, sandboxed) if p.pid not in stopped]
+        if not strays:
+            break
+        for proc in strays:
+            try:
+                proc.suspend()
+            except psutil.Error:
+                pass
+            stopped[proc.pid] = proc
+    for proc in stopped.values():
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    deadline = time.monotonic() + 2.0
+    pending = list(stopped.values())
+    while pending and time.monotonic() < deadline:
+        pending = [p for p in pending if _still_running(p)]
+        if pending:
+            time.sleep(0.02)
+    return len(stopped)
+
+
+def _strays(root: psutil.Process, sandboxed: bool) -> list[psutil.Process]:
+    try:
+        children = root.children(recursive=True)
+    except psutil.Error:
+        return []
+    keep: set[int] = set()
+    if sandboxed:
+        keep.update(p.pid for p in children if _ppid(p) == root.pid)  # the sandbox's init
+        # Orphans are re-parented to init too: the kernel is init's oldest child.
+        candidates = [p for p in children if _ppid(p) in keep]
+        if candidates:
+            keep.add(min(candidates, key=_age_key).pid)
+    return [p for p in children if p.pid not in keep]
+
+
+def _age_key(proc: psutil.Process) -> tuple[float, int]:
+    try:
+        return (proc.create_time(), proc.pid)
+    except psutil.Error:
+        return (float("inf"), proc.pid)
+
+
+def _ppid(proc: psutil.Process) -> int | None:
+    try:
+        return proc.ppid()
+    except psutil.Error:
+        return None
+
+
+def _still_running(proc: psutil.Process) -> bool:
+    """Dead children stay zombies until the kernel reaps them: count those as stopped."""
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
