@@ -155,7 +155,8 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
             families[group] = loader
         else:
             if path != representative:  # a family member: its representative's code, its own path
-                block = block.replace(str(lake_root / representative), str(lake_root / path))
+                block = (f"# {path} has the layout of {representative}: its loading code, with this file's path\n"
+                         + block.replace(str(lake_root / representative), str(lake_root / path)))
             name = _function_name(path, used)
             loader = Loader(name, _function(name, block, ""), [path])
         loaders.append(loader)
@@ -163,7 +164,7 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
 
 
 def _function_name(path: str, used: set[str]) -> str:
-    stem = re.sub(r"\W+", "_", path.lower()).strip("_") or "file"
+    stem = re.sub(r"_+", "_", re.sub(r"\W+", "_", path.lower())).strip("_") or "file"
     name = f"load_{stem}"[:60]
     if name[5:6].isdigit():
         name = "load_f" + name[5:]

@@ -1,0 +1,66 @@
+"""The action loop against a real HTTP model server, for actions that need no servers.
+
+Plan and reason touch neither the blackboard nor the kernel, so the loop's budget, re-asks,
+prompts and usage are checked here without starting any; the other actions run end to end
+in tests/e2e.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from host.agents.main_agent import MainAgent
+from host.agents.prompts import MAIN_AGENT_MARKER
+from host.llm import ChatProvider
+from host.trace import Trace
+from tests.support.scripted_llm import HTTPError, ScriptedLLM
+
+PLAN = json.dumps({"action": "plan", "plan": ["look", "compute"]})
+REASON = json.dumps({"action": "reason", "reasoning": "still unsure"})
+
+
+def agent(provider: ChatProvider, trace: Trace | None = None, **kw) -> MainAgent:
+    return MainAgent(provider, None, None, Path("/lakes/city"), trace=trace, **kw)  # type: ignore[arg-type]
+
+
+async def test_prompts_budget_and_usage(scripted_llm: ScriptedLLM):
+    scripted_llm.route(MAIN_AGENT_MARKER, PLAN, REASON, REASON)
+    trace = Trace()
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        result = await agent(llm, trace, max_steps=3).run("How many stops?")
+    assert result.status == "max_steps" and result.error == "no working answer within 3 actions"
+    assert [s.action.action for s in result.steps] == ["plan", "reason", "reason"]
+    first, second, third = scripted_llm.requests_for(MAIN_AGENT_MARKER)
+    system = first.system_prompt
+    assert system.startswith(MAIN_AGENT_MARKER) and "/lakes/city" in system and "at most 3 actions" in system
+    for action in ("plan", "reason", "request_help", "run_code", "answer"):
+        assert f'"action": "{action}"' in system
+    assert first.messages[1]["content"].startswith("Question: How many stops?")
+    assert "Observation from plan (action 1 of 3):\nNoted." in second.messages[-1]["content"]
+    assert "You have 2 actions left" in second.messages[-1]["content"]
+    assert third.messages[-1]["content"].endswith("This is your last action: answer now with the final program.")
+    assert first.temperature == 0.1  # the paper's setting, from the host's settings
+    assert result.usage["total"]["calls"] == 3 and result.usage["by_label"]["main"]["calls"] == 3
+    assert [e.kind for e in trace.events].count("agent_action") == 3
+
+
+async def test_a_reply_still_unusable_after_the_reasks_spends_an_action(scripted_llm: ScriptedLLM):
+    scripted_llm.route(MAIN_AGENT_MARKER, "hmm", "hmm?", "{not json", PLAN)
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        result = await agent(llm, max_steps=2, max_reasks=2).run("q")
+    assert result.status == "max_steps"
+    assert [s.action.action for s in result.steps] == ["plan"] and result.steps[0].index == 2
+    assert any("action 1: the model's reply was unusable after 3 re-asks" in n for n in result.notes)
+    last = scripted_llm.requests_for(MAIN_AGENT_MARKER)[-1].messages[-1]["content"]
+    assert "Observation from an unusable reply (action 1 of 2)" in last
+
+
+async def test_an_endpoint_that_refuses_ends_the_run_with_its_sentence(scripted_llm: ScriptedLLM):
+    scripted_llm.route(MAIN_AGENT_MARKER, PLAN, HTTPError(401, {"error": {"message": "bad key"}}))
+    trace = Trace()
+    async with ChatProvider(scripted_llm.settings()) as llm:
+        result = await agent(llm, trace).run("q")
+    assert result.status == "model_error" and "rejected the API key" in result.error
+    assert len(result.steps) == 1
+    assert trace.events[-1].kind == "agent_end" and trace.events[-1].data["status"] == "model_error"
