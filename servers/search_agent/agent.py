@@ -330,7 +330,7 @@ def _expanded_query(request: BlackboardRequest, ranker: PassageRanker, top: list
 
 def _findings(request: BlackboardRequest, ranker: PassageRanker, pages: dict[str, Page]) -> tuple[str, list[str]]:
     """Numbered sources for a prompt: each page's passages most relevant to the request."""
-    scores = dict(zip((id(p) for p in ranker.passages), ranker.scores(_topic(request))))
+    scores = dict(zip((id(p) for p in ranker.passages), ranker.scores(_topic(request)), strict=True))
     blocks: list[str] = []
     numbered: list[str] = []
     for page in pages.values():

@@ -130,14 +130,12 @@ class WebBackend:
     label = "web search"
 
     def __init__(self, settings: SearchAgentSettings) -> None:
-        import httpx
-
         self.settings = settings
         policy = AddressPolicy.from_strings(settings.allow_private_fetch, settings.allow_fetch_networks)
         self.fetcher = PageFetcher(
             policy, FetchLimits(max_bytes=settings.max_page_bytes, timeout_s=settings.fetch_timeout_s)
         )
-        self.api = httpx.AsyncClient(timeout=httpx.Timeout(API_TIMEOUT_S), headers={"Accept": "application/json"})
+        self._api: Any = None
         self._rounds = _TTLCache()
         self._pages = _TTLCache()
 
@@ -147,8 +145,18 @@ class WebBackend:
     def describe(self) -> str:
         return f"the web ({self.label})"
 
+    def _api_client(self) -> Any:
+        """The search API client, opened on first use (and again after `aclose`)."""
+        import httpx
+
+        if self._api is None or self._api.is_closed:
+            self._api = httpx.AsyncClient(timeout=httpx.Timeout(API_TIMEOUT_S), headers={"Accept": "application/json"})
+        return self._api
+
     async def aclose(self) -> None:
-        await self.api.aclose()
+        if self._api is not None:
+            await self._api.aclose()
+            self._api = None
         await self.fetcher.aclose()
 
     async def query_api(self, query: str, k: int) -> list[SearchHit]:
@@ -198,7 +206,7 @@ class WebBackend:
 
         shown = url
         try:
-            response = await self.api.get(url, params=params, headers=headers)
+            response = await self._api_client().get(url, params=params, headers=headers)
         except httpx.TimeoutException as exc:
             raise SearchError(f"The {self.label} API at {shown} did not answer within {API_TIMEOUT_S:g} s.") from exc
         except httpx.HTTPError as exc:

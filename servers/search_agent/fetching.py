@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import logging
+from typing import Any
 from urllib.parse import urljoin
 
 import anyio
@@ -56,20 +57,28 @@ class PageFetcher:
     """Fetches pages one redirect at a time, checking each hop against the address policy."""
 
     def __init__(self, policy: AddressPolicy, limits: FetchLimits | None = None) -> None:
-        import httpx
-
         self.policy = policy
         self.limits = limits or FetchLimits()
-        self._client = httpx.AsyncClient(
-            transport=guarded_transport(policy),
-            follow_redirects=False,
-            timeout=httpx.Timeout(self.limits.timeout_s),
-            headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/plain,application/pdf;q=0.8,*/*;q=0.1"},
-            trust_env=False,
-        )
+        self._http: Any = None
+
+    def _client(self) -> Any:
+        """The HTTP client, opened on first use (and again after `aclose`: a server may restart)."""
+        import httpx
+
+        if self._http is None or self._http.is_closed:
+            self._http = httpx.AsyncClient(
+                transport=guarded_transport(self.policy),
+                follow_redirects=False,
+                timeout=httpx.Timeout(self.limits.timeout_s),
+                headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/plain,application/pdf;q=0.8,*/*;q=0.1"},
+                trust_env=False,
+            )
+        return self._http
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
 
     async def fetch(self, url: str) -> FetchedPage:
         """Fetch `url` and reduce it to text, within the time limit for the whole chain."""
@@ -86,7 +95,7 @@ class PageFetcher:
         for _hop in range(self.limits.max_redirects + 1):
             try:
                 await check_url(current, self.policy)
-                async with self._client.stream("GET", current) as response:
+                async with self._client().stream("GET", current) as response:
                     if response.is_redirect:
                         location = response.headers.get("location", "")
                         if not location:

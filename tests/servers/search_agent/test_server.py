@@ -208,3 +208,15 @@ async def test_failing_sampling_handler_falls_back_to_offline(lake: Path) -> Non
         response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
     assert decision["can_help"] and "covers it" in decision["reason"]
     assert response["sources"] == ["docs/air_quality_index.md"]
+
+
+async def test_server_object_serves_session_after_session(web) -> None:
+    """The lifespan closes HTTP clients when a session ends; the next session reopens them."""
+    from servers.search_agent import SearchAgentSettings, build_server
+
+    server = build_server(SearchAgentSettings(backend="searxng", searxng_url=web.base, allow_private_fetch=True))
+    for attempt in range(2):
+        async with Client(server) as client:
+            response = (await client.call_tool("respond", request(f"{AQI_QUESTION} ({attempt})"))).structured_content
+        assert response["can_help"] and response["sources"][0] == f"{web.base}/pages/aqi.html"
+    assert len(web.paths_requested("/search")) == 2
