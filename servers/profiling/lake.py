@@ -12,7 +12,7 @@ from servers.profiling.cache import ProfileCache
 from servers.profiling.detect import _BY_EXTENSION
 from servers.profiling.loader_code import loader_code
 from servers.profiling.profile import profile_file, relative_posix
-from servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool
+from servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
 
 log = logging.getLogger(__name__)
 
@@ -130,26 +130,26 @@ def profile_lake(
         else:
             todo.append(rel)
 
-    if todo:
-        n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
-        if n <= 0:
-            for rel in todo:
-                prof = profile_file(root / rel, root)
-                cache.put(prof)
-                results[rel] = prof
-                report(rel)
-        else:
-            from schemas.profiles import FileProfile as _FP
-
+    n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
+    if todo and n > 0:
+        try:
             for out in WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s).run(todo):
                 if out.profile_json is not None:
-                    prof = _FP.model_validate_json(out.profile_json)
+                    prof = FileProfile.model_validate_json(out.profile_json)
                     cache.put_json(prof, out.profile_json)
                 else:
                     prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
                     cache.put(prof)
                 results[out.relpath] = prof
                 report(out.relpath)
+        except WorkerStartError as e:
+            log.warning("%s; profiling the remaining files in this process, without time bounds", e)
+    for rel in todo:
+        if rel not in results:  # workers=0, or workers that could not start
+            prof = profile_file(root / rel, root)
+            cache.put(prof)
+            results[rel] = prof
+            report(rel)
 
     cache.prune(set(order))
     return [results[r] for r in order if r in results]

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_LIMIT = 1536 << 20  # bytes of RSS per worker
 PIPELINE = 2  # files sent ahead to each worker, so it never waits for this process
+STARTUP_TIMEOUT_S = 120.0  # a worker that has not imported its readers by then is broken
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -40,8 +41,10 @@ class _Worker:
     fd: int  # read end of the answer pipe
     buffer: bytearray = field(default_factory=bytearray)
     tasks: deque = field(default_factory=deque)  # sent, not answered yet; the first is being profiled
-    started: float = 0.0  # when the first task began (send time, or the previous answer's arrival)
+    started: float = 0.0  # when the first task began (ready time, or the previous answer's arrival)
     answered: int = 0
+    ready: bool = False  # imports done; until then the clock runs against STARTUP_TIMEOUT_S
+    spawned: float = field(default_factory=time.monotonic)
 
     def fileno(self) -> int:
         return self.fd
@@ -135,7 +138,7 @@ class WorkerPool:
                 for w in list(self._workers):
                     while pending and len(w.tasks) < PIPELINE:
                         rel = pending.popleft()
-                        if not w.tasks:
+                        if not w.tasks and w.ready:
                             w.started = time.monotonic()
                         w.tasks.append(rel)
                         if not self._send(w, rel):
@@ -145,7 +148,7 @@ class WorkerPool:
                 if not busy:
                     continue
                 now = time.monotonic()
-                deadline = min(w.started + self.timeout_s for w in busy)
+                deadline = min(self._deadline(w) for w in busy)
                 ready = wait(busy, timeout=max(0.0, min(deadline - now, 0.5)))
                 for w in ready:
                     yield from self._read(w, pending)
@@ -154,9 +157,9 @@ class WorkerPool:
                 if check_rss:
                     last_rss_check = now
                 for w in [w for w in self._workers if w.tasks]:
-                    if now - w.started > self.timeout_s:
-                        yield from self._failed(w, "timeout", pending)
-                    elif check_rss and self._rss(w) > self.memory_limit:
+                    if now > self._deadline(w):
+                        yield from self._failed(w, "timeout" if w.ready else "startup", pending)
+                    elif check_rss and w.ready and self._rss(w) > self.memory_limit:
                         yield from self._failed(w, "memory", pending)
         finally:
             self.close()
@@ -174,14 +177,23 @@ class WorkerPool:
         w.buffer += chunk
         while True:
             nl = w.buffer.find(b"\n")
-            if nl < 0 or not w.tasks:
+            if nl < 0:
                 break
             line = bytes(w.buffer[:nl])
             del w.buffer[: nl + 1]
+            if not w.ready:
+                w.ready = True  # the first line says the worker's imports are done
+                w.started = time.monotonic()
+                continue
+            if not w.tasks:
+                break
             rel = w.tasks.popleft()
             w.started = time.monotonic()
             w.answered += 1
             yield Outcome(rel, line.decode("utf-8"))
+
+    def _deadline(self, w: _Worker) -> float:
+        return w.started + self.timeout_s if w.ready else w.spawned + STARTUP_TIMEOUT_S
 
     def _rss(self, w: _Worker) -> int:
         try:
@@ -198,15 +210,16 @@ class WorkerPool:
         w.tasks.clear()
         self._retire(w)
         code = w.proc.returncode
-        if why == "crash" and w.answered == 0:
-            # Died before its first answer: maybe the file, maybe a broken environment.
+        if not w.ready:
+            # Died or hung while starting: the environment is at fault, not the file.
+            pending.appendleft(rel)
             self._early_deaths += 1
             if self._early_deaths >= 3:
-                pending.appendleft(rel)
                 raise WorkerStartError(
-                    f"profiling workers exit before answering (exit code {code}); "
+                    f"profiling workers do not start (exit code {code}); "
                     f"run `{sys.executable} -m servers.profiling.worker {self.root}` to see why"
                 )
+            return
         if why == "timeout":
             msg = f"reading this file took longer than {self.timeout_s:g} s, so the reader was stopped"
             yield Outcome(rel, None, msg, "unreadable")

@@ -1,0 +1,73 @@
+"""Walking a lake and profiling it with the cache: re-indexing touches only changed files."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from servers.profiling import ProfileCache, iter_lake_files, profile_lake
+
+
+def _lake(root: Path) -> None:
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / "a.csv").write_text("x,y\n1,2\n")
+    (root / "sub" / "b.tsv").write_text("x\ty\n1\t2\n")
+    (root / "sub" / "deeper" / "c.json").write_text('[{"k": 1}]')
+    (root / "notes.md").write_text("# Notes\n")
+    (root / ".hidden.csv").write_text("x\n1\n")
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "m.pyc").write_bytes(b"\x00")
+    (root / "~$book.xlsx").write_bytes(b"lock")
+
+
+def test_iter_lake_files_skips_hidden_caches_and_outside_links(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    _lake(lake)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("secret,1\n")
+    os.symlink(outside, lake / "link_out.csv")
+    os.symlink(lake / "a.csv", lake / "link_in.csv")
+    os.symlink(tmp_path, lake / "dir_link")
+    cache = lake / "profiles"
+    ProfileCache(cache).put(__import__("schemas.profiles", fromlist=["FileProfile"]).FileProfile(path="a.csv", format="csv"))
+    rels = [p.relative_to(lake).as_posix() for p in iter_lake_files(lake)]
+    assert rels == ["a.csv", "link_in.csv", "notes.md", "sub/b.tsv", "sub/deeper/c.json"]
+
+
+def test_profile_lake_reuses_the_cache_and_drops_removed_files(tmp_path: Path) -> None:
+    lake, cache_dir = tmp_path / "lake", tmp_path / "cache"
+    lake.mkdir()
+    _lake(lake)
+    seen: list[tuple[int, int, str]] = []
+    first = profile_lake(lake, cache_dir, progress=lambda d, t, p: seen.append((d, t, p)))
+    assert [p.path for p in first] == ["a.csv", "notes.md", "sub/b.tsv", "sub/deeper/c.json"]
+    assert all(p.status == "ok" for p in first)
+    assert seen[-1][:2] == (4, 4) and sorted(s[2] for s in seen) == sorted(p.path for p in first)
+    assert first[0].loader and first[0].tables[0].n_rows == 1
+
+    entries = {p.name: p.stat().st_mtime_ns for p in cache_dir.glob("*.json")}
+    time.sleep(0.01)
+    (lake / "a.csv").write_text("x,y\n1,2\n3,4\n")  # changed
+    (lake / "notes.md").unlink()  # removed
+    second = profile_lake(lake, cache_dir, workers=0)
+    assert [p.path for p in second] == ["a.csv", "sub/b.tsv", "sub/deeper/c.json"]
+    assert second[0].tables[0].n_rows == 2
+    after = {p.name: p.stat().st_mtime_ns for p in cache_dir.glob("*.json")}
+    cache = ProfileCache(cache_dir)
+    assert len(after) == 3 and cache.load("notes.md") is None
+    changed = {n for n in after if after[n] != entries.get(n)}
+    assert changed == {cache.file_for("a.csv").name}  # the untouched files were not re-profiled
+
+
+def test_profiles_in_worker_processes_match_in_process_profiles(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    _lake(lake)
+    a = profile_lake(lake, tmp_path / "c1", workers=2)
+    b = profile_lake(lake, tmp_path / "c2", workers=0)
+    strip = lambda ps: [p.model_copy(update={"profiled_in_s": None}) for p in ps]  # noqa: E731
+    assert strip(a) == strip(b)
