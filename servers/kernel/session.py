@@ -194,24 +194,49 @@ class KernelSession:
         return self.last_startup_s
 
     async def _wait_ready(self, kc: Any) -> None:
+        """Until the kernel answers kernel_info on shell and IOPub is subscribed.
+
+        Requests that reach the kernel while it is still starting can be dropped, so they
+        are repeated on a short backoff (any of them may be the one answered).
+        """
         deadline = time.monotonic() + self.config.startup_timeout_s
+        sent: set[str] = set()
+        interval = 0.05
         while True:
             if not await self._km.is_alive():
                 raise KernelStartError(f"The kernel exited while starting ({self._exit_reason()}).{self._log_tail()}")
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise KernelStartError(
                     f"The kernel did not answer within {self.config.startup_timeout_s:.0f} s of starting."
                     f"{self._log_tail()}"
                 )
-            reply = await self._shell_reply(kc, kc.kernel_info(), timeout=1.0)
+            sent.add(kc.kernel_info())
+            resend_at = now + interval
+            interval = min(interval * 2, 0.5)
+            reply = None
+            while reply is None and (remaining := resend_at - time.monotonic()) > 0:
+                try:
+                    msg = await kc.shell_channel.get_msg(timeout=remaining)
+                except Empty:
+                    break
+                if msg["parent_header"].get("msg_id") in sent:
+                    reply = msg
             if reply is None:
                 continue
-            try:  # the status messages of that request prove IOPub is subscribed too
-                await kc.iopub_channel.get_msg(timeout=0.5)
+            try:  # IOPub's welcome (or the request's status messages) proves it is subscribed
+                await kc.iopub_channel.get_msg(timeout=1.0)
             except Empty:
                 continue
             self.notebook.set_language_info(reply["content"].get("language_info", {}))
             await self._drain_iopub(kc)
+            # Late replies to the repeated requests must not be mistaken for anything else.
+            while True:
+                try:
+                    await kc.shell_channel.get_msg(timeout=0)
+                except Empty:
+                    break
+            log.debug("kernel answered after %d kernel_info request(s)", len(sent))
             return
 
     async def _drain_iopub(self, kc: Any) -> None:
