@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from host.pool import ClientPool, ServerDied, ServerTimeout, ServerUnavailable, ToolFailed, ToolMissing
 from host.servers_config import load_servers, parse_entry
@@ -39,7 +40,8 @@ async def wait_until(predicate, timeout_s: float = 20.0) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake era, and 2026 era where both ends speak it
+async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     monkeypatch.setenv("LAKEBOARD_TOY_FROM_HOST", "inherited")
     with http_toy("web", "--kind", "search") as (url, _process):
         # A lake's config: servers.json, plus a partition mounted by dropping a file in servers.d/.
@@ -53,7 +55,9 @@ async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: p
         (config_dir / "servers.d" / "web.json").write_text(json.dumps({"mcpServers": {"web": {"url": url}}}))
         servers = load_servers(config_dir)
         trace = Trace()
-        async with ClientPool(servers, trace=trace, log_dir=tmp_path / "logs") as pool:
+        async with ClientPool(servers, trace=trace, log_dir=tmp_path / "logs", mode=mode) as pool:
+            era = MODERN_PROTOCOL_VERSIONS if mode == "auto" else HANDSHAKE_PROTOCOL_VERSIONS
+            assert all(pool.client(name).protocol_version in era for name in pool.names)
             status = pool.status()
             assert {n: s.state for n, s in status.items()} == {"local": "ready", "kernel": "ready", "web": "ready"}
             assert status["web"].transport == "http" and status["local"].transport == "stdio"
