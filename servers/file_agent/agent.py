@@ -8,7 +8,6 @@ shared by every file agent of the lake.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -109,8 +108,8 @@ class FileAgent:
         dictionaries = [m for m in chosen if m.role == "dictionary"]
         shown = _one_per_family(data)[: self.policy.max_files] + dictionaries
         shown_profiles = [self.profiles[m.path] for m in shown]
-        code = answers.loading_code(shown_profiles, self.root)
-        code += _family_note(data, shown, self.root)
+        families = _families_of(shown, data)
+        code = answers.loading_code(shown_profiles, self.root, families)
         explanation = "\n".join(
             answers.explanation(
                 self.profiles[m.path], m.role,
@@ -160,19 +159,10 @@ def _one_per_family(matches: list[FileMatch]) -> list[FileMatch]:
     return out
 
 
-def _family_note(data: list[FileMatch], shown: list[FileMatch], root: Path) -> str:
-    shown_paths = {m.path for m in shown}
-    rest: dict[str, list[str]] = {}
-    for m in data:
-        if m.group and m.path not in shown_paths:
-            rest.setdefault(m.group, []).append(m.path)
-    notes = []
-    for group, paths in rest.items():
-        rep = next(m.path for m in shown if m.group == group)
-        listing = ",\n".join(f"    {str(root / p)!r}" for p in paths)
-        var = "same_layout_as_" + re.sub(r"\W+", "_", PurePosixPath(rep).stem.lower())
-        notes.append(
-            f"\n\n# {len(paths)} more files have the same layout as {rep}: load each the same way.\n"
-            f"{var} = [\n{listing},\n]"
-        )
-    return "".join(notes)
+def _families_of(shown: list[FileMatch], chosen: list[FileMatch]) -> dict[str, list[str]]:
+    """For each shown file that stands for a family: every chosen member, itself first."""
+    out: dict[str, list[str]] = {}
+    for rep in shown:
+        if rep.group:
+            out[rep.path] = [rep.path] + [m.path for m in chosen if m.group == rep.group and m.path != rep.path]
+    return out

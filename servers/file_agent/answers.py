@@ -17,14 +17,45 @@ _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][\w]*)", re.M)
 _STDLIB = {"json", "pathlib", "os", "io", "csv", "zipfile", "gzip", "re", "sys", "warnings"}
 
 
-def loading_code(profiles: list[FileProfile], root: Path) -> str:
+def loading_code(profiles: list[FileProfile], root: Path, families: dict[str, list[str]] | None = None) -> str:
+    """Loading code for each file; a family (same layout) is loaded in one loop and stacked.
+
+    `families` maps a shown file to all members of its family (itself included).
+    """
     from servers.profiling import loader_code
 
     blocks = []
     for p in profiles:
-        code = p.loader or loader_code(p, root)
-        blocks.append(f"# --- {p.path}: {p.summary}\n{code.strip()}")
+        code = (p.loader or loader_code(p, root)).strip()
+        members = (families or {}).get(p.path, [])
+        if len(members) > 1:
+            code = family_code(code, [str(root / m) for m in members]) or code
+            blocks.append(f"# --- {len(members)} files with the layout of {p.path}: {p.summary}\n{code}")
+        else:
+            blocks.append(f"# --- {p.path}: {p.summary}\n{code}")
     return "\n\n".join(blocks)
+
+
+def family_code(member_code: str, paths: list[str]) -> str | None:
+    """Turn one member's loader (`path = ...` then code binding `data`) into a loop over all
+    members, stacking tables with a `file` column; None when the loader has another shape."""
+    lines = member_code.splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("path = ")]
+    if len(at) != 1 or not any(line.startswith("data = ") for line in lines[at[0] + 1 :]):
+        return None
+    i = at[0]
+    listing = "".join(f"    {p!r},\n" for p in paths)
+    return "\n".join(
+        lines[:i]
+        + ["from pathlib import Path", "import pandas as pd", f"paths = [\n{listing}]", "loaded = {}",
+           "for path in map(Path, paths):"]
+        + ["    " + line for line in lines[i + 1 :]]
+        + ["    loaded[path.name] = data",
+           "if all(isinstance(v, pd.DataFrame) for v in loaded.values()):",
+           "    data = pd.concat(loaded, names=['file', None]).reset_index(level=0)",
+           "else:",
+           "    data = loaded"]
+    )
 
 
 def libraries(code: str) -> list[str]:

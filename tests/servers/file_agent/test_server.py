@@ -46,7 +46,7 @@ async def test_tools_decide_and_respond_over_stdio(demo_config):
 
 
 async def test_unrelated_agent_declines(demo_config):
-    cluster = _cluster_holding(demo_config, "budget/expenditures_2024.csv")
+    cluster = _cluster_holding(demo_config, "transit/ridership_2024.parquet")
     async with _stdio(demo_config, cluster) as client:
         d = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQ})).structured_content)
         assert not d.can_help and d.reason
