@@ -49,9 +49,21 @@ def _print_discovery(result) -> None:
         print("\nNo file of this lake covers the request well enough.")
         return
     print("\nFiles, most relevant first:")
+    family_sizes: dict[str, int] = {}
     for m in result.matches:
+        if m.group:
+            family_sizes[m.group] = family_sizes.get(m.group, 0) + 1
+    shown: set[str] = set()
+    for m in result.matches:
+        if m.group and m.group in shown:
+            continue
         role = "" if m.role == "data" else f" [{m.role}]"
-        print(f"  {m.score:.2f}  {m.path}{role}   (matches: {', '.join(m.matched_terms[:6])})")
+        more = ""
+        if m.group:
+            shown.add(m.group)
+            if family_sizes[m.group] > 1:
+                more = f" + {family_sizes[m.group] - 1} more files of the same layout"
+        print(f"  {m.score:.2f}  {m.path}{role}{more}   (matches: {', '.join(m.matched_terms[:6])})")
     chosen = set(result.files)
     for resp in result.responses:
         if set(resp.get("files", [])) & chosen and resp.get("code"):
