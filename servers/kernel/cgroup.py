@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -79,8 +80,19 @@ class PidsCgroup:
             pass
         return 0
 
-    def remove(self) -> None:
-        _rmdir(self.path)
+    def remove(self, wait_s: float = 1.0) -> None:
+        """Remove the cgroup once the sandbox's last processes are gone (they die just
+        after bwrap, through their parent-death signal)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except OSError as exc:
+                if time.monotonic() > deadline or not self.path.exists():
+                    log.debug("cannot remove cgroup %s: %s", self.path, exc)
+                    return
+                time.sleep(0.02)
 
 
 def _rmdir(path: Path) -> None:

@@ -71,7 +71,7 @@ def describe_variables(limit: int = 500) -> str:
             if dtype is not None and not callable(dtype):
                 row["dtype"] = str(dtype)
             row["preview"] = short.repr(value)[:240]
-        except Exception as exc:  # a broken __repr__ or property must not break the listing
+        except Exception as exc:  # noqa: BLE001 - a broken __repr__ or property must not break the listing
             row["preview"] = f"<unavailable: {type(exc).__name__}>"
         rows.append(row)
         if len(rows) >= limit:
@@ -87,7 +87,8 @@ def reap_zombies() -> str:
     me = str(os.getpid())
     for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
         try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
         if fields[0] == "Z" and fields[1] == me:

@@ -48,7 +48,9 @@ def bwrap_problem() -> str | None:
         return "bubblewrap ('bwrap') is not installed; on Debian/Ubuntu: apt-get install bubblewrap"
     argv = [bwrap, *_namespace_args(), *_system_binds(), "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20, env={"PATH": "/usr/bin:/bin"})
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=20, env={"PATH": "/usr/bin:/bin"}, check=False
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap could not run: {exc}"
     if done.returncode != 0:

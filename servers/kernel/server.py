@@ -134,8 +134,12 @@ def create_server(config: KernelConfig) -> FastMCP:
         return session.notebook.to_json()
 
     @mcp.resource("kernel://sandbox", mime_type="application/json")
-    def sandbox() -> str:
+    async def sandbox() -> str:
         """What the kernel may do: lake (read-only), workdir, network, limits."""
+        try:
+            await session.ready()  # how the process limit is enforced is known once started
+        except KernelStartError:
+            pass
         policy: SandboxPolicy = session.policy()
         return policy.model_dump_json(indent=1)
 

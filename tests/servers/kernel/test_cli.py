@@ -19,7 +19,7 @@ def test_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
     env = server_env(tmp_path) | {"PATH": str(tmp_path)}  # no bwrap on this PATH
     done = subprocess.run(
         [sys.executable, "-m", "servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode == 2
     assert "refusing to start" in done.stderr and "--unsafe-no-sandbox" in done.stderr
@@ -29,7 +29,7 @@ def test_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
 def test_rejects_a_missing_lake(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "servers.kernel", "--lake", str(tmp_path / "nope"), "--workdir", str(tmp_path)],
-        cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode == 2 and "is not a directory" in done.stderr
 

@@ -188,7 +188,7 @@ async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path:
     require_sandbox()
     port = free_port()
     d = kernel_dirs
-    process = subprocess.Popen(
+    process = subprocess.Popen(  # noqa: ASYNC220 - started once, waited for below
         [sys.executable, "-m", "servers.kernel", "--lake", str(d["lake"]), "--workdir", str(tmp_path),
          "--transport", "http", "--port", str(port)],
         cwd=REPO, env=server_env(d["home"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
