@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import mcp_types
 from fastmcp import Client
+from fastmcp.client.sampling import SamplingHandler
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from mcp import MCPError
 
@@ -181,6 +182,9 @@ class ClientPool:
             the 2026 per-request era on fastmcp 4.1 (measured: server ~0.95 vs ~1.35 ms,
             host ~0.55 vs ~0.75 ms), which matters when 64 helpers answer at once on
             2 cores. "auto" probes for the 2026 era first.
+        sampling_handler: answers servers' sampling requests (lends them the host's
+            model): one handler for every server, or a mapping name -> handler (servers
+            not in it get none and so do not see the sampling capability).
     """
 
     def __init__(
@@ -194,6 +198,7 @@ class ClientPool:
         health_timeout_s: float = 5.0,
         log_dir: str | Path | None = None,
         mode: str = "legacy",
+        sampling_handler: SamplingHandler | Mapping[str, SamplingHandler] | None = None,
     ) -> None:
         entries = servers.servers if isinstance(servers, ServersConfig) else dict(servers)
         self._members = {name: _Member(name, entry) for name, entry in entries.items()}
@@ -203,6 +208,7 @@ class ClientPool:
         self.health_timeout_s = health_timeout_s
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.mode = mode
+        self._sampling = sampling_handler
         self._start_slots = asyncio.Semaphore(max(1, start_concurrency))
         self._background: set[asyncio.Task[Any]] = set()
         self._closed = False
@@ -436,7 +442,11 @@ class ClientPool:
             client: Client | None = None
             try:
                 client = Client(
-                    self._transport(member), name=f"lakeboard-{member.name}", init_timeout=0, mode=self.mode
+                    self._transport(member),
+                    name=f"lakeboard-{member.name}",
+                    init_timeout=0,
+                    mode=self.mode,
+                    sampling_handler=self._sampling_handler_for(member.name),
                 )
                 with anyio.fail_after(self.connect_timeout_s):
                     await client.__aenter__()
@@ -463,6 +473,11 @@ class ClientPool:
             member.restarts += 1
         member.ever_connected = True
         self._emit(kind, member.name, time.monotonic() - started, tools=tools, transport=member.entry.transport)
+
+    def _sampling_handler_for(self, name: str) -> SamplingHandler | None:
+        if isinstance(self._sampling, Mapping):
+            return self._sampling.get(name)
+        return self._sampling
 
     async def _drop_client(self, member: _Member) -> None:
         client, member.client = member.client, None

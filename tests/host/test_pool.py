@@ -14,7 +14,14 @@ import psutil
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from host.pool import ClientPool, ServerDied, ServerTimeout, ServerUnavailable, ToolFailed, ToolMissing
+from host.pool import (
+    ClientPool,
+    ServerDied,
+    ServerTimeout,
+    ServerUnavailable,
+    ToolFailed,
+    ToolMissing,
+)
 from host.servers_config import load_servers, parse_entry
 from host.trace import Trace
 from tests.support.servers import free_port, http_toy, toy_entry
@@ -221,3 +228,28 @@ async def test_close_stops_every_stdio_server() -> None:
     assert {s.state for s in pool.status().values()} == {"closed"}
     with pytest.raises(ServerUnavailable, match="pool is closed"):
         await pool.call("a", "can_help", REQUEST)
+
+
+async def test_servers_borrow_the_host_model_through_the_pools_sampling_handler() -> None:
+    asked: list[tuple[str, str]] = []
+
+    def handler_for(name: str):
+        async def answer(messages, params, context) -> str:
+            asked.append((name, messages[-1].content.text))
+            return f"{name} model says hi"
+
+        return answer
+
+    script = str(Path(__file__).resolve().parents[1] / "support" / "sampling_server.py")
+    servers = entries(
+        lent={"command": sys.executable, "args": [script]},
+        offline={"command": sys.executable, "args": [script]},
+    )
+    async with ClientPool(servers, sampling_handler={"lent": handler_for("lent")}) as pool:
+        result = await pool.call("lent", "ask", {"question": "ready?"}, timeout_s=20)
+        assert result.structured["text"] == "lent model says hi" and result.structured["era"] == "handshake"
+        assert asked == [("lent", "ready?")]
+        # A server without a handler is told sampling is not supported.
+        with pytest.raises(ToolFailed, match="Sampling not supported"):
+            await pool.call("offline", "ask", {"question": "ready?"}, timeout_s=20)
+        assert pool.status("offline")["offline"].state == "ready"
