@@ -208,3 +208,25 @@ async def test_by_default_every_helper_is_asked_and_a_failed_start_is_reported(z
 def test_response_board_is_empty_until_responses_are_added() -> None:
     board = ResponseBoard()
     assert len(board) == 0 and board.entries == [] and board.for_request("nope") == []
+
+
+def test_trace_appends_flushed_lines_and_survives_a_cut_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "trace.jsonl"
+    with Trace(path) as trace:
+        trace.emit("post", request_id="r1", helpers=["a"])
+        # Flushed per event: readable while the trace is still open.
+        assert [e.kind for e in read_trace(path)] == ["post"]
+        trace.emit("decision", request_id="r1", server="a", elapsed_s=0.25, can_help=True)
+    with Trace(path) as trace:  # a second run appends
+        trace.emit("posting", request_id="r2")
+    with path.open("a") as f:
+        f.write('{"kind": "response", "server": "a", "da')  # a crash mid-write
+    events = read_trace(path)
+    assert [(e.kind, e.request_id) for e in events] == [("post", "r1"), ("decision", "r1"), ("posting", "r2")]
+    assert events[1].server == "a" and events[1].elapsed_s == 0.25 and events[1].data == {"can_help": True}
+    path.write_text('{"kind": "post"}\nnot json\n{"kind": "post"}\n')
+    with pytest.raises(ValueError, match="line 2: not a trace event"):
+        read_trace(path)
+    memory = Trace()
+    memory.emit("post")
+    assert [e.kind for e in memory.events] == ["post"]
