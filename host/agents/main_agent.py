@@ -26,7 +26,15 @@ from host.agents.observations import render_posting
 from host.agents.programs import NoJSONOutput, answer_of, data_sources_in, parse_program_output
 from host.blackboard import Blackboard
 from host.kernel_session import KernelClient, KernelUnavailable, render_execution
-from host.llm import ChatMessage, ChatProvider, JSONReplyError, LLMError, Usage, extract_json_object
+from host.llm import (
+    ChatMessage,
+    ChatProvider,
+    JSONReplyError,
+    LLMContextLengthError,
+    LLMError,
+    Usage,
+    extract_json_object,
+)
 from host.trace import Trace
 from schemas.agent import (
     Action,
@@ -173,7 +181,14 @@ class MainAgent:
         reasks = 0
         while True:
             started = time.monotonic()
-            completion = await self.provider.complete(messages, label="main")
+            try:
+                completion = await self.provider.complete(messages, label="main")
+            except LLMContextLengthError:
+                # Older observations are what grows: shorten them once and try again.
+                if not _compact(messages):
+                    raise
+                self._emit("context_compacted", None, messages=len(messages))
+                completion = await self.provider.complete(messages, label="main")
             text = completion.text
             try:
                 action = parse_action(text)
@@ -343,6 +358,23 @@ def _action_detail(action: Action) -> dict[str, Any]:
         return {"code": action.code}
     assert isinstance(action, AnswerAction)
     return {"code": action.code, "response": action.response.model_dump(mode="json")}
+
+
+_KEEP_RECENT = 2  # observations kept whole when the history must shrink
+_COMPACT_CHARS = 600
+_SHORTENED = "\n... [shortened: an older observation]"
+
+
+def _compact(messages: list[ChatMessage]) -> bool:
+    """Clip every observation but the most recent ones, in place; False if nothing shrank."""
+    observations = [i for i, m in enumerate(messages) if m.role == "user" and m.content.startswith("Observation from")]
+    shrunk = False
+    for i in observations[:-_KEEP_RECENT]:
+        content = messages[i].content
+        if len(content) > _COMPACT_CHARS and not content.endswith(_SHORTENED):
+            messages[i] = ChatMessage(role="user", content=content[:_COMPACT_CHARS] + _SHORTENED)
+            shrunk = True
+    return shrunk
 
 
 def _snapshot(provider: ChatProvider) -> dict[str, Usage]:

@@ -64,3 +64,19 @@ async def test_an_endpoint_that_refuses_ends_the_run_with_its_sentence(scripted_
     assert result.status == "model_error" and "rejected the API key" in result.error
     assert len(result.steps) == 1
     assert trace.events[-1].kind == "agent_end" and trace.events[-1].data["status"] == "model_error"
+
+
+def test_a_history_too_long_for_the_model_keeps_its_recent_observations_whole():
+    from host.agents.main_agent import _compact
+    from host.llm import ChatMessage
+
+    long = "x" * 5000
+    messages = [ChatMessage(role="system", content="s"), ChatMessage(role="user", content="Question: q")]
+    for i in range(4):
+        messages += [ChatMessage(role="assistant", content="{}"),
+                     ChatMessage(role="user", content=f"Observation from run_code (action {i + 1} of 9):\n{long}")]
+    assert _compact(messages)
+    sizes = [len(m.content) for m in messages if m.content.startswith("Observation")]
+    assert sizes[0] == sizes[1] < 700 and sizes[2:] == [len(long) + 43] * 2
+    assert messages[1].content == "Question: q"
+    assert not _compact(messages)  # nothing left to shrink: the caller gives up
