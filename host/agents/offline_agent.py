@@ -29,7 +29,7 @@ from host.trace import Trace
 from schemas.agent import AgentResponse, RunResult
 from schemas.discovery import DiscoveryResult
 
-_BLOCK_HEAD = re.compile(r"^# --- (?P<path>[^:\n]+?): ", re.M)
+_BLOCK_HEAD = re.compile(r"^# --- ", re.M)
 _DATA_BINDING = re.compile(r"^data\s*=", re.M)
 _VERIFY_PER_FAMILY = 20  # loaders tried one file at a time; the rest are tried by the final run
 
@@ -41,7 +41,8 @@ class Loader:
     function: str
     code: str  # the function's definition
     paths: list[str]  # lake-relative files it loads
-    parametrised: bool = False  # takes the file's path as its argument
+    parametrised: bool = False  # takes the file's path as its argument (one call per file)
+    label: str = ""  # its entry in the program's `datasets` (non-parametrised loaders)
     errors: dict[str, str] = field(default_factory=dict)
 
 
@@ -113,53 +114,81 @@ async def answer_offline(
     return result
 
 
-def code_blocks(code: str) -> dict[str, str]:
-    """A response's code split per file: its blocks start with `# --- PATH: summary`."""
-    heads = list(_BLOCK_HEAD.finditer(code))
-    blocks: dict[str, str] = {}
-    for i, head in enumerate(heads):
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(code)
-        blocks[head.group("path").strip()] = code[head.start():end].strip()
-    return blocks
+def code_blocks(code: str) -> list[str]:
+    """A response's code split per file (or family): each block starts with a `# --- ` line."""
+    heads = [m.start() for m in _BLOCK_HEAD.finditer(code)]
+    if not heads:
+        return [code.strip()] if code.strip() else []
+    return [code[a:b].strip() for a, b in zip(heads, heads[1:] + [len(code)])]
+
+
+def files_read(block: str, candidates: list[str], lake_root: Path) -> list[str]:
+    """The candidate files a block names by absolute path (as a quoted literal), in order."""
+    found = []
+    for rel in candidates:
+        absolute = str(lake_root / rel)
+        at = min((i for i in (block.find(repr(absolute)), block.find(f'"{absolute}"')) if i >= 0), default=-1)
+        if at >= 0:
+            found.append((at, rel))
+    return [rel for _, rel in sorted(found)]
 
 
 def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loader], list[str]]:
-    """One loader per chosen file, one per family; returns (loaders, files with no code)."""
-    blocks: dict[str, str] = {}
-    for response in discovery.responses:
-        for path, block in code_blocks(str(response.get("code") or "")).items():
-            blocks.setdefault(path, block)
-    groups = {m.path: m.group for m in discovery.matches}
+    """Loaders covering the chosen files; returns (loaders, chosen files no helper's code loads).
+
+    A block that loads chosen files becomes one loader (a family's block may load all its
+    members in one loop). A chosen file no block names, whose family has a block that loads
+    one member through a single `path = Path(...)` line, gets that code with its own path.
+    """
+    chosen = list(discovery.files)
+    candidates = list(dict.fromkeys(chosen + [f for r in discovery.responses for f in r.get("files") or []]))
+    blocks = [b for r in discovery.responses for b in code_blocks(str(r.get("code") or ""))]
+    read_by = [(b, files_read(b, candidates, lake_root)) for b in blocks]
     loaders: list[Loader] = []
-    families: dict[str, Loader] = {}
-    missing: list[str] = []
     used: set[str] = set()
-    for path in discovery.files:
-        group = groups.get(path)
-        if group and group in families:
-            families[group].paths.append(path)
+    covered: set[str] = set()
+    for block, files in read_by:
+        if not any(f in chosen and f not in covered for f in files):
             continue
-        block = blocks.get(path)
-        representative = path
-        if block is None and group:
-            representative = next((p for p, g in groups.items() if g == group and p in blocks), "")
-            block = blocks.get(representative)
-        if block is None:
+        name = _function_name(files[0] if len(files) == 1 else f"{files[0]}_family", used)
+        label = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files of the same layout)"
+        loaders.append(Loader(name, _function(name, block, ""), files, label=label))
+        covered |= set(files)
+
+    groups = {m.path: m.group for m in discovery.matches}
+    missing: list[str] = []
+    by_group: dict[str, list[str]] = {}
+    for path in chosen:
+        if path in covered:
+            continue
+        if groups.get(path):
+            by_group.setdefault(groups[path], []).append(path)
+        else:
             missing.append(path)
+    for group, members in by_group.items():
+        found = next(((b, fs[0]) for b, fs in read_by if len(fs) == 1 and groups.get(fs[0]) == group), None)
+        if found is None:
+            missing.extend(members)
             continue
+        block, representative = found
         line = f"path = Path({str(lake_root / representative)!r})"
-        if group and line in block:
+        if line in block:
+            # One loader called once per file: the representative's (replacing its own) and the members'.
+            own = next((i for i, x in enumerate(loaders) if x.paths == [representative]), None)
             name = _function_name(f"{group}_family", used)
             body = block.replace(line, "path = Path(path)  # each file of the family")
-            loader = Loader(name, _function(name, body, "path"), [path], parametrised=True)
-            families[group] = loader
-        else:
-            if path != representative:  # a family member: its representative's code, its own path
-                block = (f"# {path} has the layout of {representative}: its loading code, with this file's path\n"
-                         + block.replace(str(lake_root / representative), str(lake_root / path)))
+            paths = ([representative] if own is not None else []) + members
+            family = Loader(name, _function(name, body, "path"), paths, parametrised=True)
+            if own is not None:
+                loaders[own] = family
+            else:
+                loaders.append(family)
+            continue
+        for path in members:  # the representative's code, with each member's own path
+            text = (f"# {path} has the layout of {representative}: its loading code, with this file's path\n"
+                    + block.replace(str(lake_root / representative), str(lake_root / path)))
             name = _function_name(path, used)
-            loader = Loader(name, _function(name, block, ""), [path])
-        loaders.append(loader)
+            loaders.append(Loader(name, _function(name, text, ""), [path], label=path))
     return loaders, missing
 
 
@@ -188,28 +217,40 @@ def _calls(loader: Loader, lake_root: Path) -> str:
             f"for name in {names}:\n"
             f"    datasets[name] = {loader.function}(LAKE / name)\n"
         )
-    return f"datasets[{loader.paths[0]!r}] = {loader.function}()\n"
+    return f"datasets[{loader.label or loader.paths[0]!r}] = {loader.function}()\n"
 
 
 async def _verify(loader: Loader, kernel: KernelClient, lake_root: Path) -> None:
-    """Run the loader on each of its files in the kernel; drop the files it fails on."""
+    """Run the loader in the kernel: once (it loads all its files), or per file when it takes
+    a path. Files it fails on are dropped, with the error."""
     prelude = f"from pathlib import Path\nLAKE = Path({str(lake_root)!r})\n"
-    targets = loader.paths[:_VERIFY_PER_FAMILY] if loader.parametrised else loader.paths[:1]
+    if not loader.parametrised:
+        error = await _try(kernel, f"{prelude}{loader.code}\n_loaded = {loader.function}()\ntype(_loaded).__name__")
+        if error is not None:
+            loader.errors[loader.label or loader.paths[0]] = error
+            loader.paths = []
+        return
+    targets = loader.paths[:_VERIFY_PER_FAMILY]
     ok: list[str] = []
     for path in targets:
-        call = f"{loader.function}(LAKE / {path!r})" if loader.parametrised else f"{loader.function}()"
-        code = f"{prelude}{loader.code}\n_loaded = {call}\ntype(_loaded).__name__"
-        try:
-            execution = await kernel.execute(code, purpose="offline_loader")
-        except KernelUnavailable as exc:
-            loader.errors[path] = str(exc)
-            continue
-        if execution.ok:
+        error = await _try(kernel, f"{prelude}{loader.code}\n_loaded = {loader.function}(LAKE / {path!r})\ntype(_loaded).__name__")
+        if error is None:
             ok.append(path)
         else:
-            loader.errors[path] = f"{execution.error.name}: {execution.error.value}"[:300] if execution.error else "failed"
+            loader.errors[path] = error
     # Family members past the cap are kept untried: the final run of the program tries them.
     loader.paths = ok + loader.paths[len(targets):]
+
+
+async def _try(kernel: KernelClient, code: str) -> str | None:
+    """None if the code ran in the kernel, else what went wrong (one line)."""
+    try:
+        execution = await kernel.execute(code, purpose="offline_loader")
+    except KernelUnavailable as exc:
+        return str(exc)
+    if execution.ok:
+        return None
+    return f"{execution.error.name}: {execution.error.value}"[:300] if execution.error else "failed"
 
 
 _DESCRIBE = '''
@@ -220,7 +261,7 @@ def describe(value, depth=0):
     if isinstance(value, pd.DataFrame):
         return {"type": type(value).__name__, "rows": int(len(value)), "columns": [str(c) for c in value.columns[:60]],
                 "dtypes": {str(c): str(t) for c, t in list(value.dtypes.items())[:60]},
-                "head": json.loads(value.head(3).to_json(orient="records", date_format="iso", default_handler=str))}
+                "head": json.loads(pd.DataFrame(value.head(3)).to_json(orient="records", date_format="iso", default_handler=str))}
     if isinstance(value, pd.Series):
         return {"type": "Series", "length": int(len(value)), "dtype": str(value.dtype)}
     if isinstance(value, np.ndarray):

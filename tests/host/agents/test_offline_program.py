@@ -45,7 +45,32 @@ def test_code_blocks_split_per_file(tmp_path):
     lake = make_lake(tmp_path)
     code = block(lake, "a.csv", "data = 1") + "\n\n" + block(lake, "dir/b c.csv", "data = 2")
     blocks = code_blocks(code)
-    assert list(blocks) == ["a.csv", "dir/b c.csv"] and blocks["dir/b c.csv"].endswith("data = 2")
+    assert len(blocks) == 2 and blocks[0].startswith("# --- a.csv") and blocks[1].endswith("data = 2")
+    assert code_blocks("x = 1") == ["x = 1"] and code_blocks("  ") == []
+
+
+def test_a_block_that_loads_a_whole_family_is_one_loader(tmp_path):
+    lake = make_lake(tmp_path)
+    found = discovery(lake)
+    listing = "".join(f"    {str(lake / f'readings/r_0{i}.csv')!r},\n" for i in (1, 2, 3))
+    found.responses[0]["code"] = (
+        "# --- 3 files with the layout of readings/r_01.csv: a file\nimport pandas as pd\n"
+        f"paths = [\n{listing}]\nloaded = {{}}\nfor path in paths:\n    loaded[path] = pd.read_csv(path, skiprows=2)\n"
+        "data = pd.concat(loaded, names=['file', None]).reset_index(level=0)"
+    )
+    loaders, missing = build_loaders(found, lake)
+    family = loaders[0]
+    assert not family.parametrised and family.paths == ["readings/r_01.csv", "readings/r_02.csv", "readings/r_03.csv"]
+    assert family.label == "readings/r_01.csv (+2 files of the same layout)"
+    program = assemble_program("q", loaders, lake)
+    path = tmp_path / "program.py"
+    path.write_text(program)
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout.strip().splitlines()[-1])
+    stacked = out["datasets"]["readings/r_01.csv (+2 files of the same layout)"]
+    assert stacked["rows"] == 6 and stacked["columns"] == ["file", "day", "value"]
+    assert out["data_sources"] == ["readings/r_01.csv (+2 files of the same layout)", "meta/stations.json"]
 
 
 def test_families_share_one_loader_and_the_program_runs(tmp_path):
