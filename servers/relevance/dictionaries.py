@@ -1,73 +1,91 @@
 """Data dictionaries: tables whose rows describe the columns of another file.
 
 A dictionary is recognised by content, not by name: one of its columns lists (most of)
-another file's column names. The described file then inherits the dictionary's
-descriptions as searchable text, and the two are served together.
+another file's column names, and another column holds prose (the descriptions). The
+described file then inherits the descriptions as searchable text, and the two are served
+together.
 """
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from schemas.profiles import FileProfile
+from schemas.profiles import FileProfile, TableProfile
 from servers.relevance.tokens import terms
 
 _MIN_SHARED = 3
+_MIN_DESCRIPTION_CHARS = 12  # mean length of a column's values for it to read as descriptions
 
 
 def _norm(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-def _column_values(profile: FileProfile) -> list[set[str]]:
-    """Per column of each table: the normalised values seen in the sample and top values."""
-    out = []
-    for table in profile.tables:
-        for col in table.columns:
-            seen = {_norm(str(r.get(col.name, ""))) for r in table.sample_rows}
-            seen |= {_norm(v) for v in col.top_values + col.examples}
-            seen.discard("")
-            out.append(seen)
-    return out
+def _is_name(value: str) -> bool:
+    """Column names worth matching: not bare numbers (sheets with 0, 1, 2 ... headers)."""
+    return any(ch.isalpha() for ch in value)
+
+
+def _values(table: TableProfile, column: str, extra: list[str]) -> list[str]:
+    vals = [str(r.get(column, "")) for r in table.sample_rows if r.get(column) not in (None, "")]
+    return vals + extra
+
+
+def _dictionary_columns(table: TableProfile) -> list[set[str]]:
+    """Candidate 'variable name' columns of a table that also has a descriptions column."""
+    described = False
+    candidates = []
+    for col in table.columns:
+        vals = _values(table, col.name, col.top_values + col.examples)
+        if vals and sum(len(v) for v in vals) / len(vals) >= _MIN_DESCRIPTION_CHARS and " " in "".join(vals):
+            described = True
+        names = {_norm(v) for v in vals if _is_name(v)}
+        names.discard("")
+        if len(names) >= _MIN_SHARED:
+            candidates.append(names)
+    return candidates if described else []
 
 
 def link_dictionaries(profiles: list[FileProfile], *, closest_only: bool = True) -> dict[str, list[str]]:
     """Map data file path -> dictionary file paths that describe its columns.
 
-    With `closest_only`, a dictionary that fits several files goes with the ones whose
-    names it echoes (the file it was written for); without, with every file it fits.
+    With `closest_only`, a dictionary that fits several files goes with the one(s) it
+    describes most completely, then whose names it echoes (the file it was written for);
+    without, with every file it fits.
     """
     columns_of = {
-        p.path: {_norm(c) for c in p.column_names if _norm(c)} for p in profiles if p.status == "ok" and p.tables
+        p.path: {_norm(c) for c in p.column_names if _norm(c) and _is_name(c)}
+        for p in profiles
+        if p.status == "ok" and p.tables
     }
     links: dict[str, set[str]] = {}
     for cand in profiles:
-        if cand.status != "ok" or not cand.tables or len(cand.column_names) < 2:
+        if cand.status != "ok" or not cand.tables:
             continue
-        described: set[str] = set()
-        for values in _column_values(cand):
-            if len(values) < _MIN_SHARED:
-                continue
-            for path, cols in columns_of.items():
-                if path == cand.path or len(cols) < _MIN_SHARED:
-                    continue
-                shared = len(values & cols)
-                if shared >= _MIN_SHARED and shared >= 0.5 * min(len(values), len(cols)):
-                    described.add(path)
-        for path in _closest_by_name(cand.path, described) if closest_only else described:
+        coverage: dict[str, float] = {}
+        for table in cand.tables:
+            for names in _dictionary_columns(table):
+                for path, cols in columns_of.items():
+                    if path == cand.path or len(cols) < _MIN_SHARED:
+                        continue
+                    shared = len(names & cols)
+                    if shared >= _MIN_SHARED and shared >= 0.5 * min(len(names), len(cols)):
+                        coverage[path] = max(coverage.get(path, 0.0), shared / len(cols))
+        targets = _closest(cand.path, coverage) if closest_only else set(coverage)
+        for path in targets:
             links.setdefault(path, set()).add(cand.path)
     return {k: sorted(v) for k, v in links.items()}
 
 
-def _closest_by_name(dictionary: str, described: set[str]) -> set[str]:
-    """When a dictionary fits several files (copies, or files sharing columns), it belongs
-    to the ones whose names it echoes; if it echoes none, to all of them."""
-    if len(described) <= 1:
-        return described
+def _closest(dictionary: str, coverage: dict[str, float]) -> set[str]:
+    if len(coverage) <= 1:
+        return set(coverage)
+    best = max(coverage.values())
+    near = {p for p, c in coverage.items() if c >= 0.8 * best}
     own = set(terms(PurePosixPath(dictionary).stem))
-    overlap = {p: len(own & set(terms(PurePosixPath(p).stem))) for p in described}
-    best = max(overlap.values())
-    return {p for p, n in overlap.items() if n == best} if best else described
+    overlap = {p: len(own & set(terms(PurePosixPath(p).stem))) for p in near}
+    top = max(overlap.values())
+    return {p for p, n in overlap.items() if n == top}
 
 
 def dictionary_text(profile: FileProfile) -> str:
