@@ -8,11 +8,12 @@ With a model (`settings`), the main agent answers; without one, the offline agen
 data and returns a verified loading program. If the model fails mid-run, the offline agent
 still runs, so the user gets the program that loads the relevant data.
 
-How helpers get the model: file agents borrow it through MCP sampling when the client
-offers it; the host's ClientPool does not offer sampling yet, so until it does the session
-gives each file-agent server the same endpoint through its environment
-(`LAKEBOARD_LLM_*`, read by the server's own model client). `lend_model=False` keeps the
-file agents on their offline engine (`LAKEBOARD_FILE_AGENT_MODEL=off`).
+How helpers get the model: the pool lends the host's model to every server through MCP
+sampling (one SamplingHandler per server, so usage is counted per helper); file agents and
+the search agent then follow their model protocols. `lend_model=False` keeps them offline
+(no sampling offered, and `LAKEBOARD_FILE_AGENT_MODEL=off` so that a file agent does not
+reach for a model of its own from the environment). With no model on the host, servers are
+left as configured: one with a model of its own (servers.json `env`) still uses it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from host.kernel_session import KernelClient
 from host.lakes import Lake
 from host.llm import ChatProvider, LLMSettings
 from host.pool import ClientPool
+from host.sampling import SamplingHandler
 from host.servers_config import ServersConfig, StdioServerEntry
 from host.trace import Trace
 from schemas.agent import RunResult
@@ -52,24 +54,12 @@ def llm_settings(args: Any) -> LLMSettings | None:
     return LLMSettings.resolve(flags)
 
 
-def helper_model_env(settings: LLMSettings | None, lend_model: bool) -> dict[str, str]:
-    """Environment that tells a file-agent server which model to use (or none)."""
-    if settings is None or not lend_model:
-        return {FILE_AGENT_MODEL_ENV: "off"}
-    env = {FILE_AGENT_MODEL_ENV: "auto", "LAKEBOARD_LLM_MODEL": settings.model}
-    if settings.base_url:
-        env["LAKEBOARD_LLM_BASE_URL"] = str(settings.base_url)
-    if settings.api_key is not None:
-        env["LAKEBOARD_LLM_API_KEY"] = settings.api_key.get_secret_value()
-    return env
-
-
-def with_helper_env(config: ServersConfig, env: dict[str, str]) -> ServersConfig:
-    """A copy of `config` whose file-agent entries carry `env` (other servers unchanged)."""
+def offline_helpers(config: ServersConfig) -> ServersConfig:
+    """A copy of `config` whose file-agent servers use no model of their own."""
     servers = {}
     for name, entry in config.servers.items():
         if isinstance(entry, StdioServerEntry) and FILE_AGENT_MODULE in entry.args:
-            entry = entry.model_copy(update={"env": {**entry.env, **env}})
+            entry = entry.model_copy(update={"env": {**entry.env, FILE_AGENT_MODEL_ENV: "off"}})
         servers[name] = entry
     return ServersConfig(servers=servers, sources=dict(config.sources))
 
@@ -107,19 +97,28 @@ class AskSession:
 
     async def __aenter__(self) -> AskSession:
         config = self._servers if self._servers is not None else self.lake.servers()
-        config = with_helper_env(config, helper_model_env(self.settings, self.lend_model))
-        self.pool = ClientPool(config, trace=self.trace, log_dir=self.lake.config_dir / "logs")
+        if self.settings is not None:
+            self.provider = ChatProvider(self.settings)
+        lending = self.provider is not None and self.lend_model
+        if not self.lend_model:
+            config = offline_helpers(config)
+        sampling = (
+            {name: SamplingHandler(self.provider, label=f"sampling:{name}") for name in config.servers}
+            if lending and self.provider is not None
+            else None
+        )
+        self.pool = ClientPool(config, trace=self.trace, log_dir=self.lake.config_dir / "logs", sampling_handler=sampling)
         try:
             await self.pool.start()
             self.kernel = KernelClient.find(self.pool, trace=self.trace, timeout_s=self.cell_timeout_s)
         except BaseException:
             await self.pool.close()
+            if self.provider is not None:
+                await self.provider.aclose()
             raise
         self.blackboard = Blackboard(
             self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s, respond_timeout_s=self.helper_timeout_s
         )
-        if self.settings is not None:
-            self.provider = ChatProvider(self.settings)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -1,7 +1,8 @@
 """The whole paper system: the main agent and every file agent driven by the (scripted) model.
 
-The file agents run the three steps with the model the host configured (select, analyse,
-then decide and respond per request); only the transit agent's files hold what the question
+The file agents borrow the host's model through MCP sampling (the pool gives each server a
+SamplingHandler) and run the three steps with it (select, analyse, then decide and respond per
+request); only the transit agent's files hold what the question
 needs, so only it volunteers, and the main agent answers from the code its model wrote.
 Three file agents (and the kernel) stand for the lake's nine, to keep the start-up short.
 """
@@ -81,3 +82,8 @@ async def test_file_agents_answer_with_the_model(demo_lake):
     seen = model.requests_for(MAIN_AGENT_MARKER)[-1].messages[-1]["content"]
     assert MODEL_NOTE in seen and "sum the boardings column" in seen
     assert not model.unexpected
+    # The tokens the helpers spent are the host's, counted per helper.
+    by_label = result.usage["by_label"]
+    assert by_label["sampling:demo-transit"]["calls"] == 4 and by_label["sampling:demo-weather"]["calls"] == 3
+    assert by_label["main"]["calls"] == 2
+    assert result.usage["total"]["calls"] == 4 + 3 + 3 + 2
