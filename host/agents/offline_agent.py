@@ -19,7 +19,6 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from host.agents.programs import NoJSONOutput, parse_program_output
 from host.blackboard import Blackboard

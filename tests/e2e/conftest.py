@@ -16,7 +16,6 @@ import pytest
 
 from host.lakes import Lake
 from host.servers_config import ServersConfig, StdioServerEntry, load_servers
-
 from tests.e2e.scenarios import DEMO_LAKE, REPO
 
 

@@ -14,8 +14,8 @@ import re
 
 from host.agents.prompts import MAIN_AGENT_MARKER
 from host.agents.session import AskSession
-from host.trace import Trace
 from host.servers_config import ServersConfig
+from host.trace import Trace
 from tests.e2e import scenarios
 from tests.e2e.conftest import servers_of
 from tests.support.scripted_llm import ScriptedLLM

@@ -19,7 +19,14 @@ from host.llm import ChatProvider
 from host.sampling import SamplingHandler
 from schemas.clusters import ClusterConfig
 from schemas.messages import FileAgentResponse, HelpDecision
-from tests.support.scripted_llm import ScriptedLLM, scripted_llm  # noqa: F401  (fixture)
+from tests.support.scripted_llm import ScriptedLLM
+
+
+@pytest.fixture
+def scripted():
+    with ScriptedLLM() as server:
+        yield server
+
 
 REQUEST = {"request": "total passenger boardings of the transit network in 2024", "reason": "sum the ridership"}
 MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "OPENAI_MODEL",
@@ -80,11 +87,11 @@ def transit_model(body: dict) -> str:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_three_steps_with_the_clients_model(demo_config, scripted_llm, mode):
+async def test_three_steps_with_the_clients_model(demo_config, scripted, mode):
     cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
-    scripted_llm.route(marker, *[transit_model] * 5)
-    async with ChatProvider(scripted_llm.settings()) as llm:
+    scripted.route(marker, *[transit_model] * 5)
+    async with ChatProvider(scripted.settings()) as llm:
         async with agent_client(demo_config, cluster, provider=llm, mode=mode) as client:
             decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
             response = FileAgentResponse.model_validate((await client.call_tool("respond", {"request": REQUEST})).structured_content)
@@ -92,12 +99,12 @@ async def test_three_steps_with_the_clients_model(demo_config, scripted_llm, mod
     assert decision == HelpDecision(agent_name=cluster, can_help=True,
                                     reason="ridership_2024.parquet has daily boardings", confidence=0.9)
     # Steps 1 and 2 ran once; can_help and respond each asked once more.
-    assert [step_of(r.body) for r in scripted_llm.requests_for(marker)] == ["select", "analyse", "decide", "respond"]
+    assert [step_of(r.body) for r in scripted.requests_for(marker)] == ["select", "analyse", "decide", "respond"]
     assert usage.calls == 4
-    analyse = scripted_llm.requests_for(marker)[1]
+    analyse = scripted.requests_for(marker)[1]
     assert "ridership_2024.parquet" in analyse.messages[-1]["content"]  # the chosen files' profiles
     assert "nope.csv" not in analyse.messages[-1]["content"]
-    respond = scripted_llm.requests_for(marker)[3]
+    respond = scripted.requests_for(marker)[3]
     assert "daily boardings per route" in respond.system_prompt  # step 2's analysis informs step 3
     assert response.files == ["transit/ridership_2024.parquet"]  # the unknown path is dropped
     assert response.code == CODE and response.libraries == ["pandas"]
@@ -107,10 +114,10 @@ async def test_three_steps_with_the_clients_model(demo_config, scripted_llm, mod
     assert 0.0 <= response.confidence <= 1.0
 
 
-async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo_config, scripted_llm):
+async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo_config, scripted):
     cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
-    scripted_llm.route(
+    scripted.route(
         marker,
         "I would pick the parquet file.",                       # select: no JSON
         '{"files": ["transit/ridership_2024.parquet"]}',        # select, re-asked: fine
@@ -120,38 +127,38 @@ async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo
         "not json at all",                                      # respond
         "neither is this",                                      # respond, re-asked
     )
-    async with ChatProvider(scripted_llm.settings()) as llm:
+    async with ChatProvider(scripted.settings()) as llm:
         async with agent_client(demo_config, cluster, provider=llm) as client:
             decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
             response = FileAgentResponse.model_validate((await client.call_tool("respond", {"request": REQUEST})).structured_content)
-    reask = scripted_llm.requests_for(marker)[1].messages[-1]["content"]
+    reask = scripted.requests_for(marker)[1].messages[-1]["content"]
     assert "could not be used" in reask and "I would pick the parquet file." in reask
     # The offline engine decided and responded, and says so.
     assert decision.can_help and "offline engine" in decision.reason and 0.2 <= decision.confidence <= 1.0
     assert "offline engine" in response.reason
     assert "transit/ridership_2024.parquet" in response.files and "read_parquet" in response.code
-    assert scripted_llm.remaining(marker) == 0 and not scripted_llm.unexpected
+    assert scripted.remaining(marker) == 0 and not scripted.unexpected
 
 
-async def test_own_model_when_the_client_offers_no_sampling(demo_config, scripted_llm):
+async def test_own_model_when_the_client_offers_no_sampling(demo_config, scripted):
     cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
-    scripted_llm.route(marker, *[transit_model] * 3)
-    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted_llm.base_url)
+    scripted.route(marker, *[transit_model] * 3)
+    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted.base_url)
     async with agent_client(demo_config, cluster, env=env) as client:
         decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
     assert decision.confidence == 0.9 and decision.reason == "ridership_2024.parquet has daily boardings"
-    assert [step_of(r.body) for r in scripted_llm.requests_for(marker)] == ["select", "analyse", "decide"]
+    assert [step_of(r.body) for r in scripted.requests_for(marker)] == ["select", "analyse", "decide"]
 
 
-async def test_offline_without_any_model_or_when_switched_off(demo_config, scripted_llm):
+async def test_offline_without_any_model_or_when_switched_off(demo_config, scripted):
     cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
     async with agent_client(demo_config, cluster) as client:  # no sampling, no model in the environment
         plain = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
-    async with ChatProvider(scripted_llm.settings()) as llm:
+    async with ChatProvider(scripted.settings()) as llm:
         env = server_env(LAKEBOARD_FILE_AGENT_MODEL="off")
         async with agent_client(demo_config, cluster, provider=llm, env=env) as client:
             off = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
     assert plain.can_help and "offline" not in plain.reason
     assert off == plain
-    assert scripted_llm.chat_requests == []
+    assert scripted.chat_requests == []
