@@ -1,10 +1,18 @@
-"""Column profiles and sample rows from a bounded DataFrame sample."""
+"""Column profiles and sample rows from a bounded sample of a table.
+
+Two entry points: `profile_values` works on plain Python columns (cells parsed by the
+csv module, spreadsheet cells, JSON records, Arrow columns) and infers the dtype pandas
+would give each column, without pandas; `profile_frame` works on a DataFrame (readers
+that need pandas anyway: HTML, geodata, SQLite, fixed-width). On samples of a few hundred
+rows pandas' fixed costs dominate, so the plain path is several times faster.
+"""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
+from itertools import compress
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
@@ -73,33 +81,54 @@ def _is_textual(dtype: Any) -> bool:
 
 
 def profile_column(name: str, s: "pd.Series") -> ColumnProfile:
+    return _profile_series(name, s, 0)[0]
+
+
+def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfile, list[Any]]:
+    """A column's profile, and its first n_head values (for sample rows), in one pass.
+
+    Works on numpy arrays and Python lists rather than pandas reductions: on a sample of a
+    thousand rows, pandas' per-call overhead is most of the cost.
+    """
+    import numpy as np
+
     total = len(s)
-    col = ColumnProfile(name=name, dtype=str(s.dtype))
-    textual = _is_textual(s.dtype)
-    if textual:
-        # Python's Counter beats pandas on a few thousand strings (and arrow-backed dropna is slow).
-        values = [v for v in s.tolist() if v is not None and v == v]
-    else:
-        values = None
-        n_nonnull = int(total - s.isna().sum())
-    n_nonnull = len(values) if values is not None else n_nonnull
+    dtype = s.dtype
+    col = ColumnProfile(name=name, dtype=str(dtype))
+    kind = dtype.kind if isinstance(dtype, np.dtype) else ""
+    if kind in ("i", "u", "f"):
+        arr = s.to_numpy()
+        head = arr[:n_head].tolist()
+        valid = arr[~np.isnan(arr)] if kind == "f" else arr
+        n_nonnull = len(valid)
+        col.null_fraction = round(1 - n_nonnull / total, 4) if total else None
+        if n_nonnull:
+            col.examples = _first_distinct(valid[:200].tolist())
+            col.n_unique = int(len(np.unique(valid)))
+            col.minimum, col.maximum = value_text(valid.min().item()), value_text(valid.max().item())
+        else:
+            col.n_unique = 0
+        return col, head
+    if kind in ("m", "M"):
+        head = s.head(n_head).tolist() if n_head else []
+        nn = s.dropna()
+        col.null_fraction = round(1 - len(nn) / total, 4) if total else None
+        col.n_unique = int(nn.nunique())
+        if len(nn):
+            col.examples = _first_distinct(nn.head(200).tolist())
+            col.minimum, col.maximum = value_text(nn.min()), value_text(nn.max())
+        return col, head
+
+    # Text, booleans, categories, mixed objects: Python lists and a Counter.
+    every = s.tolist()
+    head = every[:n_head]
+    missing = s.isna().to_numpy()
+    values = list(compress(every, ~missing)) if missing.any() else every
+    n_nonnull = len(values)
     col.null_fraction = round(1 - n_nonnull / total, 4) if total else None
     if not n_nonnull:
         col.n_unique = 0
-        return col
-    if values is None:
-        head = [v for v in s.head(200).tolist() if v is not None and v == v]
-        col.examples = _first_distinct(head)
-        try:
-            col.n_unique = int(s.nunique())
-        except TypeError:
-            col.n_unique = len({value_text(v, 200) for v in s.dropna().tolist()})
-        if getattr(s.dtype, "kind", "") in "iufmM":
-            try:
-                col.minimum, col.maximum = value_text(s.min()), value_text(s.max())
-            except (TypeError, ValueError):
-                pass
-        return col
+        return col, head
     col.examples = _first_distinct(values[:200])
     if all(isinstance(v, str) and _ISO_DATE.match(v) for v in values[:20]):
         # Dates kept as text (ISO order sorts like time): their range is still useful.
@@ -116,7 +145,7 @@ def profile_column(name: str, s: "pd.Series") -> ColumnProfile:
         top = [value_text(v) for v, _ in counts.most_common(MAX_TOP_VALUES)]
         if sum(len(t) for t in top) <= 60 * max(1, len(top)):  # long prose is not a category
             col.top_values = top
-    return col
+    return col, head
 
 
 def _first_distinct(values: list[Any]) -> list[str]:
@@ -134,20 +163,164 @@ def _first_distinct(values: list[Any]) -> list[str]:
     return seen
 
 
-def profile_columns(df: "pd.DataFrame") -> list[ColumnProfile]:
+# -- plain Python columns ---------------------------------------------------------------
+# What pandas.read_csv reads as missing by default.
+PANDAS_NA = frozenset(
+    "|#N/A|#N/A N/A|#NA|-1.#IND|-1.#QNAN|-NaN|-nan|1.#IND|1.#QNAN|<NA>|N/A|NA|NULL|NaN|None|n/a|nan|null".split("|")
+)
+_INT_COLUMN = re.compile(r"(?:[ \t]*[+-]?\d+[ \t]*\n)*[ \t]*[+-]?\d+[ \t]*")
+_BOOL_TEXT = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+_INT64 = 2**63
+
+
+def string_dtype() -> str:
+    """How pandas names the dtype of a text column: "str" from pandas 3 on, "object" before."""
+    global _STRING_DTYPE
+    if _STRING_DTYPE is None:
+        from importlib.metadata import version
+
+        try:
+            _STRING_DTYPE = "str" if int(version("pandas").split(".")[0]) >= 3 else "object"
+        except Exception:  # noqa: BLE001 - no pandas metadata: the older name
+            _STRING_DTYPE = "object"
+    return _STRING_DTYPE
+
+
+_STRING_DTYPE: str | None = None
+
+
+def parse_text_column(
+    cells: list[str | None], na: frozenset[str] = PANDAS_NA, thousands: str | None = None, decimal: str = "."
+) -> tuple[str, list[Any]]:
+    """The dtype pandas.read_csv would infer for these cells, and the parsed values (None: missing)."""
+    if None in cells or not na.isdisjoint(cells):
+        values: list[Any] = [None if (c is None or c in na) else c for c in cells]
+        present = [v for v in values if v is not None]
+    else:
+        values = present = cells
+    if not present:
+        return "float64", values
+    conv = present
+    if thousands:
+        conv = [v.replace(thousands, "") for v in conv]
+    if decimal != ".":
+        conv = [v.replace(decimal, ".") for v in conv]
+    missing = len(present) < len(values)
+    joined = "\n".join(conv)
+    if _INT_COLUMN.fullmatch(joined):
+        nums: list[Any] = list(map(int, conv))
+        if all(-_INT64 <= n < _INT64 for n in (min(nums), max(nums))):
+            dtype = "float64" if missing else "int64"
+            if missing:
+                nums = [float(n) for n in nums]
+            return dtype, _refill(values, nums)
+    try:
+        nums = list(map(float, conv))
+    except ValueError:
+        pass
+    else:
+        if "_" not in joined:  # Python reads 1_000; pandas does not
+            return "float64", _refill(values, nums)
+    if all(v in _BOOL_TEXT for v in present):
+        return ("object" if missing else "bool"), _refill(values, [_BOOL_TEXT[v] for v in present])
+    return string_dtype(), values
+
+
+def _refill(values: list[Any], parsed: list[Any]) -> list[Any]:
+    if len(parsed) == len(values):
+        return parsed
+    it = iter(parsed)
+    return [None if v is None else next(it) for v in values]
+
+
+def typed_dtype(values: list[Any]) -> tuple[str, list[Any]]:
+    """The dtype pandas would give a column of Python values (None/NaN: missing)."""
+    values = [None if (v is None or (isinstance(v, float) and v != v)) else v for v in values]
+    types = {type(v) for v in values if v is not None}
+    missing = any(v is None for v in values)
+    if not types:
+        return "float64", values
+    if types <= {int}:
+        return ("float64" if missing else "int64"), values
+    if types <= {int, float}:
+        return "float64", values
+    if types == {bool}:
+        return ("object" if missing else "bool"), values
+    if all(issubclass(t, datetime) for t in types):
+        return "datetime64[ns]", values
+    if types <= {str}:
+        return string_dtype(), values
+    return "object", values
+
+
+def profile_values(
+    names: list[str], dtypes: list[str], columns: list[list[Any]], n: int = SAMPLE_ROWS
+) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
+    """Column profiles and the first n rows, from parsed columns of equal length."""
+    names = unique_names(names)
+    profiles = [_profile_list(name, dtype, values) for name, dtype, values in zip(names, dtypes, columns)]
+    return profiles, _records(names, [values[:n] for values in columns])
+
+
+def _profile_list(name: str, dtype: str, values: list[Any]) -> ColumnProfile:
+    col = ColumnProfile(name=name, dtype=dtype)
+    present = [v for v in values if v is not None]
+    total = len(values)
+    col.null_fraction = round(1 - len(present) / total, 4) if total else None
+    if not present:
+        col.n_unique = 0
+        return col
+    col.examples = _first_distinct(present[:200])
+    if dtype in ("int64", "float64") or dtype.startswith("datetime"):
+        try:
+            col.n_unique = len(set(present))
+            col.minimum, col.maximum = value_text(min(present)), value_text(max(present))
+        except TypeError:
+            pass
+        return col
+    if dtype == string_dtype() and all(isinstance(v, str) and _ISO_DATE.match(v) for v in present[:20]):
+        col.minimum, col.maximum = value_text(min(present)), value_text(max(present))
+    try:
+        counts = Counter(present)
+    except TypeError:  # unhashable cells (lists, dicts from JSON)
+        counts = Counter(value_text(v, 200) for v in present)
+    col.n_unique = len(counts)
+    if col.n_unique <= MAX_TOP_VALUES or col.n_unique <= 0.5 * len(present):
+        top = [value_text(v) for v, _ in counts.most_common(MAX_TOP_VALUES)]
+        if sum(len(t) for t in top) <= 60 * max(1, len(top)):  # long prose is not a category
+            col.top_values = top
+    return col
+
+
+# -- DataFrames ----------------------------------------------------------------------------
+def profile_frame(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
+    """Column profiles and the first n rows as JSON-safe records."""
     names = unique_names([str(c) for c in df.columns])
-    return [profile_column(n, series) for n, (_, series) in zip(names, df.items())]
+    columns, heads = [], []
+    for name, (_, series) in zip(names, df.items()):
+        col, head = _profile_series(name, series, n)
+        columns.append(col)
+        heads.append(head)
+    return columns, _records(names, heads)
 
 
-_PLAIN = (str, int, float, bool, type(None))
+def profile_columns(df: "pd.DataFrame") -> list[ColumnProfile]:
+    return profile_frame(df, 0)[0]
 
 
 def sample_records(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> list[dict[str, Any]]:
     """The first rows as JSON-safe records."""
     names = unique_names([str(c) for c in df.columns])
-    columns = [s.head(n).tolist() for _, s in df.items()]
+    return _records(names, [s.head(n).tolist() for _, s in df.items()])
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _records(names: list[str], heads: list[list[Any]]) -> list[dict[str, Any]]:
+    """Rows as JSON-safe records (NaN and infinities become null, long text is clipped)."""
     rows = []
-    for values in zip(*columns):
+    for values in zip(*heads):
         row = {}
         for k, v in zip(names, values):
             if type(v) in _PLAIN:

@@ -12,16 +12,17 @@ import csv
 import io
 import re
 from collections import Counter
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_columns, sample_records
+from servers.profiling.column_stats import PANDAS_NA, parse_text_column, profile_values
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
-SAMPLE_ROWS = 2000  # rows parsed with pandas for dtypes and statistics
+SAMPLE_ROWS = 500  # rows parsed for dtypes and statistics
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
 _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
@@ -70,14 +71,14 @@ def sniff_delimiter(lines: list[str], max_lines: int = 200) -> str | None:
 class LinesGrid:
     """Delimited text as a lazily parsed grid, one row per line (no quoted line breaks)."""
 
-    def __init__(self, lines: list[str], delimiter: str) -> None:
+    def __init__(self, lines: list[str], delimiter: str, text: str | None = None) -> None:
         self.lines = lines
         self.delimiter = delimiter
         strip = " \t\"'" + delimiter
         self.blank = [not ln.strip(strip) for ln in lines]
         self._rows: dict[int, list[str]] = {}
-        # pandas skips whitespace-only lines as it skips empty ones; they are rare, so look once.
-        self._space_lines = any(ln.isspace() for ln in lines if ln[:1] in (" ", "\t"))
+        # pandas skips whitespace-only lines as it skips empty ones; such lines are blank lines.
+        self._space_lines = True in self.blank and any(lines[i].isspace() for i, b in enumerate(self.blank) if b)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -94,6 +95,13 @@ class LinesGrid:
                 r = self.lines[i].split(self.delimiter)
             self._rows[i] = r
         return r
+
+    def rows(self, start: int, stop: int) -> list[list[str]]:
+        """Rows [start, stop), parsed in one pass (one line is one row here)."""
+        try:
+            return list(csv.reader(self.lines[start:stop], delimiter=self.delimiter))
+        except csv.Error:
+            return [self.row(i) for i in range(start, min(stop, len(self.lines)))]
 
     def n_records(self, start: int, stop: int) -> int:
         """Rows pandas reads from grid rows [start, stop): it skips empty lines."""
@@ -119,20 +127,23 @@ class RecordsGrid(LinesGrid):
             rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
         except csv.Error:
             rows = [ln.split(delimiter) for ln in text.split("\n")]
-        self.rows = rows
+        self.records = rows
         self.lines = []
         self.delimiter = delimiter
         self._chars_per_row = len(text) / max(1, len(rows))
         self.blank = [not any(c.strip(" \t\"'") for c in r) for r in rows]
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.records)
 
     def row(self, i: int) -> list[str]:
-        return self.rows[i]
+        return self.records[i]
+
+    def rows(self, start: int, stop: int) -> list[list[str]]:
+        return self.records[start:stop]
 
     def n_records(self, start: int, stop: int) -> int:
-        return sum(1 for r in self.rows[start:stop] if r and not (len(r) == 1 and not r[0].strip()))
+        return sum(1 for r in self.records[start:stop] if r and not (len(r) == 1 and not r[0].strip()))
 
     def chars_before(self, k: int) -> int:
         return int(k * self._chars_per_row)
@@ -142,7 +153,7 @@ def make_grid(lines: list[str], text: str, delimiter: str) -> LinesGrid:
     """Rows per line, or per CSV record when quoted fields span lines."""
     if '"' in text and any(ln.count('"') % 2 for ln in lines):
         return RecordsGrid(text, delimiter)
-    return LinesGrid(lines, delimiter)
+    return LinesGrid(lines, delimiter, text)
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -315,48 +326,61 @@ def _table(
                 tp.n_rows = int((sample.size - start_chars * raw_per_char) / per_row)
             tp.n_rows_exact = False
 
-    df, extra = _read_sample(text, opts, grid, b, sample.complete)
-    opts.update(extra)
-    if extra.get("on_bad_lines"):
-        tp.notes.append("some lines have a different number of fields; the loader skips them")
+    _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
-    if df is not None:
-        if tp.drop_blank_rows:
-            df = df.dropna(how="all")
-        tp.columns = profile_columns(df)
-        tp.sample_rows = sample_records(df)
     return tp
 
 
-def _read_sample(text: str, opts: dict[str, Any], grid: LinesGrid, b: Block, complete: bool):
-    import pandas as pd
-
-    kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors", "compression", "skipfooter", "engine")}
-    limit = SAMPLE_ROWS
-    if not complete:
-        # The head was cut at a line end; leave out its last line, which may be half a record.
-        limit = min(limit, max(1, grid.n_records(b.data_start, len(grid)) - 1))
-    kw["nrows"] = min(kw.get("nrows", limit), limit)
-    extra: dict[str, Any] = {}
-    for attempt in range(3):
-        try:
-            df = pd.read_csv(io.StringIO(text), **kw, **extra)
-        except pd.errors.ParserError:
-            if "on_bad_lines" in extra:
-                return None, extra
-            extra["on_bad_lines"] = "skip"
-            continue
-        except (ValueError, IndexError):
-            if attempt == 0 and "index_col" not in kw:
-                extra["index_col"] = False
-                continue
-            return None, extra
-        if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0 or df.index.step != 1:
-            if "index_col" not in extra:
-                extra["index_col"] = False
-                continue
-        return df, extra
-    return None, extra
+def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], complete: bool) -> None:
+    """Columns and first rows from the parsed sample, typed the way pandas would read them."""
+    stop = len(grid) if b.data_end is None else b.data_end + 1
+    if not complete and b.data_end is None:
+        stop -= 1  # the head was cut at a line end: its last line may be half a record
+    rows: list[list[str]] = []
+    start = b.data_start
+    while start < stop and len(rows) < SAMPLE_ROWS:
+        chunk_stop = min(stop, start + SAMPLE_ROWS - len(rows) + 16)
+        chunk = [r for r in grid.rows(start, chunk_stop) if len(r) > 1 or (r and r[0].strip())]
+        if tp.drop_blank_rows:
+            chunk = [r for r in chunk if any(c.strip() for c in r)]
+        rows.extend(chunk[: SAMPLE_ROWS - len(rows)])
+        start = chunk_stop
+    usecols = opts.get("usecols")
+    if b.names:
+        names = list(b.names)
+    elif b.header is not None:
+        header = grid.row(b.header)
+        names = [c if c.strip() else f"Unnamed: {j}" for j, c in enumerate(header)]
+        # Rows longer than the header: pandas would take the first fields as an index.
+        longer = 0
+        if rows and max(map(len, rows)) > len(header):
+            longer = sum(1 for r in rows if len(r) > len(header) and any(c.strip() for c in r[len(header) :]))
+        if rows and longer == len(rows) and not usecols:
+            opts["index_col"] = False
+        elif longer:
+            opts["on_bad_lines"] = "skip"
+            tp.notes.append("some lines have more fields than the header; the loader skips them")
+    else:
+        width = len(rows[0]) if rows else 0
+        names = [str(j) for j in range(width)]
+        if rows and max(map(len, rows)) > width:
+            opts["on_bad_lines"] = "skip"
+            tp.notes.append("some lines have more fields than the first; the loader skips them")
+    positions = list(usecols) if usecols and not b.names else list(range(len(names)))
+    if usecols and b.names:
+        positions = list(usecols)
+    na = PANDAS_NA | frozenset(str(v) for v in opts.get("na_values", []))
+    thousands, decimal = opts.get("thousands"), opts.get("decimal", ".")
+    # Transpose in C: short rows are padded with None, as pandas pads them with NaN.
+    transposed = list(zip_longest(*rows)) if rows else []
+    col_names, dtypes, columns = [], [], []
+    for k, j in enumerate(positions):
+        cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
+        dtype, values = parse_text_column(cells, na, thousands, decimal)
+        col_names.append(names[k] if b.names else (names[j] if j < len(names) else f"Unnamed: {j}"))
+        dtypes.append(dtype)
+        columns.append(values)
+    tp.columns, tp.sample_rows = profile_values(col_names, dtypes, columns)
 
 
 def _summarise(prof: FileProfile, sample: TextSample) -> None:

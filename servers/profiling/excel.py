@@ -7,20 +7,27 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_columns, sample_records, unique_names
+from servers.profiling.column_stats import profile_values, typed_dtype, unique_names
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
 MAX_ROWS = 2000  # rows read per sheet
 CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole
 MAX_COLS = 256
-SAMPLE_ROWS = 2000
+SAMPLE_ROWS = 500
 
 
 class RowsGrid:
-    def __init__(self, rows: list[Sequence[Any]]) -> None:
+    """Sheet rows; rows straight from calamine are converted cell by cell only when looked at."""
+
+    def __init__(self, rows: list[Sequence[Any]], raw: bool = False) -> None:
         self.rows = rows
-        self.blank = [all(v is None or (isinstance(v, str) and not v.strip()) for v in r) for r in rows]
+        self._raw = raw
+        self._converted: dict[int, tuple] = {}
+        if raw:  # calamine marks empty cells with ""
+            self.blank = [r.count("") == len(r) for r in rows]
+        else:
+            self.blank = [all(v is None or (isinstance(v, str) and not v.strip()) for v in r) for r in rows]
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -29,7 +36,12 @@ class RowsGrid:
         return self.blank[i]
 
     def row(self, i: int) -> Sequence[Any]:
-        return self.rows[i]
+        if not self._raw:
+            return self.rows[i]
+        r = self._converted.get(i)
+        if r is None:
+            r = self._converted[i] = tuple(_cell(v) for v in self.rows[i])
+        return r
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -69,9 +81,9 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         return
     empty: list[str] = []
     sheet_names: list[str] = []
-    for name, rows, truncated, max_row in sheets:
+    for name, rows, truncated, max_row, raw in sheets:
         sheet_names.append(name)
-        grid = RowsGrid(rows)
+        grid = RowsGrid(rows, raw)
         blocks = find_blocks(grid, complete=not truncated)
         if not blocks:
             empty.append(name)
@@ -79,7 +91,9 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         for bi, b in enumerate(blocks):
             tp = _table(name, grid, b, truncated, max_row)
             if len(blocks) > 1:
-                title = next((row_text(rows[i]) for i in reversed(b.title_rows) if len(row_text(rows[i])) <= 100), "")
+                title = next(
+                    (row_text(grid.row(i)) for i in reversed(b.title_rows) if len(row_text(grid.row(i))) <= 100), ""
+                )
                 tp.name = f"{name}: {title or f'table {bi + 1}'}"
             prof.tables.append(tp)
     prof.attributes["sheets"] = ", ".join(sheet_names)
@@ -125,7 +139,7 @@ def _xlsx_sheets(path: Path):
                 rows.append(r)
             while rows and all(v is None for v in rows[-1]):
                 rows.pop()
-            out.append((ws.title, rows, truncated, ws.max_row))
+            out.append((ws.title, rows, truncated, ws.max_row, False))
         return out
     finally:
         wb.close()
@@ -150,11 +164,11 @@ def _calamine_sheets(path: Path):
                 continue
             raw = sh.to_python(skip_empty_area=False, nrows=MAX_ROWS + 1)
             truncated = len(raw) > MAX_ROWS
-            rows = [tuple(_cell(v) for v in r[:MAX_COLS]) for r in raw[:MAX_ROWS]]
-            while rows and all(v is None for v in rows[-1]):
+            rows = [r[:MAX_COLS] for r in raw[:MAX_ROWS]]
+            while rows and rows[-1].count("") == len(rows[-1]):
                 rows.pop()
             total = (sh.end[0] + 1) if sh.end else len(rows)
-            out.append((name, rows, truncated, total))
+            out.append((name, rows, truncated, total, True))
     finally:
         try:
             wb.close()
@@ -201,7 +215,7 @@ def _xls_sheets(path: Path):
                 rows.append(tuple(vals))
             while rows and all(v is None for v in rows[-1]):
                 rows.pop()
-            out.append((sh.name, rows, sh.nrows > MAX_ROWS, sh.nrows))
+            out.append((sh.name, rows, sh.nrows > MAX_ROWS, sh.nrows, False))
             book.unload_sheet(idx)
     finally:
         book.release_resources()
@@ -221,15 +235,13 @@ def _pandas_names(header: Sequence[Any], width: int) -> list[str]:
 
 
 def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int | None) -> TableProfile:
-    import pandas as pd
-
-    rows = grid.rows
+    n_rows = len(grid)
     tp = TableProfile(name=sheet)
     opts: dict[str, Any] = {"sheet_name": sheet}
-    end = b.data_end if b.data_end is not None else len(rows) - 1
-    data = [list(r) for r in rows[b.data_start : min(end + 1, b.data_start + SAMPLE_ROWS)]]
+    end = b.data_end if b.data_end is not None else n_rows - 1
+    data = [list(grid.row(i)) for i in range(b.data_start, min(end + 1, b.data_start + SAMPLE_ROWS))]
     width = 0
-    for r in data + [rows[i] for i in b.header_rows]:
+    for r in data + [grid.row(i) for i in b.header_rows]:
         last = len(r)
         while last > width and r[last - 1] is None:
             last -= 1
@@ -239,7 +251,7 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
         opts.update(header=None, skiprows=b.data_start, names=names, usecols=list(range(len(names))))
         tp.header_row = b.header_rows[0]
     elif b.header is not None:
-        names = _pandas_names(rows[b.header], width)
+        names = _pandas_names(grid.row(b.header), width)
         if b.header:
             opts["skiprows"] = b.header
         tp.header_row = b.header
@@ -248,15 +260,15 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
         opts["header"] = None
         if b.data_start:
             opts["skiprows"] = b.data_start
-    notes = [row_text(rows[i]) for i in b.title_rows] + [row_text(rows[i]) for i in b.footnote_rows]
+    notes = [row_text(grid.row(i)) for i in b.title_rows] + [row_text(grid.row(i)) for i in b.footnote_rows]
     tp.notes = [n for n in notes if n]
     if b.data_end is not None:
         tp.n_rows = sum(1 for i in range(b.data_start, b.data_end + 1) if not grid.blank[i])
         tp.n_rows_exact = True
-        if b.data_end < len(rows) - 1:
+        if b.data_end < n_rows - 1:
             opts["nrows"] = b.data_end - b.data_start + 1  # pandas counts blank rows too
     else:
-        total = max_row if max_row else len(rows)
+        total = max_row if max_row else n_rows
         tp.n_rows, tp.n_rows_exact = max(0, total - b.data_start), not truncated
         if truncated:
             tp.drop_blank_rows = True  # trailing blank/footnote rows were not checked
@@ -264,10 +276,12 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
         tp.drop_blank_rows = True
     tp.options = opts
     fixed = [(r + [None] * width)[:width] for r in data]
-    df = pd.DataFrame(fixed, columns=names[:width] if names else None)
     if tp.drop_blank_rows:
-        df = df.dropna(how="all")
-    df = df.infer_objects()
-    tp.columns = profile_columns(df)
-    tp.sample_rows = sample_records(df)
+        fixed = [r for r in fixed if any(v is not None for v in r)]
+    dtypes, columns = [], []
+    for j in range(width):
+        dtype, values = typed_dtype([r[j] for r in fixed])
+        dtypes.append(dtype)
+        columns.append(values)
+    tp.columns, tp.sample_rows = profile_values(list(names[:width]), dtypes, columns)
     return tp

@@ -69,7 +69,7 @@ def _sqlite(path: Path, prof: FileProfile) -> None:
     import pandas as pd
 
     from schemas.profiles import TableProfile
-    from servers.profiling.column_stats import profile_columns, sample_records
+    from servers.profiling.column_stats import profile_frame
 
     prof.kind, prof.format = "table", "sqlite"
     try:
@@ -96,8 +96,7 @@ def _sqlite(path: Path, prof: FileProfile) -> None:
             except (sqlite3.Error, pd.errors.DatabaseError) as e:
                 tp.notes.append(f"could not read this table: {e}")
                 df = pd.DataFrame()
-            tp.columns = profile_columns(df)
-            tp.sample_rows = sample_records(df)
+            tp.columns, tp.sample_rows = profile_frame(df)
             prof.tables.append(tp)
     finally:
         con.close()

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_columns, sample_records
+from servers.profiling.column_stats import profile_frame
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
-SAMPLE_ROWS = 2000
+SAMPLE_ROWS = 500
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -31,12 +31,12 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
 def _gaps(lines: list[str]) -> list[tuple[int, int]]:
     """Column spans from character positions that are blank in every line."""
+    import numpy as np
+
     width = max(len(ln) for ln in lines)
-    filled = [False] * width
-    for ln in lines:
-        for j, ch in enumerate(ln):
-            if ch not in " \t":
-                filled[j] = True
+    grid = np.frombuffer("".join(ln.ljust(width) for ln in lines).encode("latin-1", "replace"), dtype=np.uint8)
+    grid = grid.reshape(len(lines), width)
+    filled = ((grid != 32) & (grid != 9)).any(axis=0).tolist()
     spans: list[tuple[int, int]] = []
     start = None
     for j, f in enumerate(filled + [False]):
@@ -46,6 +46,15 @@ def _gaps(lines: list[str]) -> list[tuple[int, int]]:
             spans.append((start, j))
             start = None
     return spans
+
+
+def _aligned(block: list[str]) -> bool:
+    """Cheap test before measuring columns: runs of spaces between fields, or a steady field count."""
+    if sum(1 for ln in block if "  " in ln.strip()) >= 0.5 * len(block):
+        return True
+    counts = Counter(len(ln.split()) for ln in block)
+    modal, freq = counts.most_common(1)[0]
+    return modal >= 2 and freq >= 0.9 * len(block)
 
 
 def _table_lines(lines: list[str], start: int) -> list[int]:
@@ -71,7 +80,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         if len(idx) < 5:
             continue
         block = [lines[i] for i in idx[:500]]
-        if sum(map(len, block)) / len(block) > 400:
+        if sum(map(len, block)) / len(block) > 400 or not _aligned(block):
             continue
         spans = _gaps(block)
         # Real columns hold something on (nearly) every line; gaps that line up by chance in prose do not.
@@ -136,8 +145,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         seen = sum(1 for ln in lines[data_start:] if ln.strip())
         chars = sum(len(ln) + 1 for ln in lines[data_start:])
         tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / max(1, seen))), False
-    tp.columns = profile_columns(df)
-    tp.sample_rows = sample_records(df)
+    tp.columns, tp.sample_rows = profile_frame(df)
     prof.kind, prof.format = "table", fmt
     prof.tables = [tp]
     cols = ", ".join(c.name for c in tp.columns[:8])

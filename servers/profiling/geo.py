@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import ColumnProfile, FileProfile, TableProfile
-from servers.profiling.column_stats import profile_columns, sample_records
+from servers.profiling.column_stats import profile_frame
 from servers.profiling.detect import Detection
 
 SAMPLE_FEATURES = 500
@@ -64,8 +64,7 @@ def _layer(path: Path, name: str, geom_type: Any, multi: bool, prof: FileProfile
     tp.n_rows, tp.n_rows_exact = (n, True) if n >= 0 else (None, False)
     meta, _fids, geoms, fields = pyogrio.raw.read(str(path), layer=name, max_features=SAMPLE_FEATURES)
     df = pd.DataFrame({str(c): v for c, v in zip(meta["fields"], fields)})
-    tp.columns = profile_columns(df)
-    tp.sample_rows = sample_records(df)
+    tp.columns, tp.sample_rows = profile_frame(df)
     if geoms is not None:
         wkt = _wkt(geoms[:20])
         for row, g in zip(tp.sample_rows, wkt):

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import flatten_columns, profile_columns, sample_records
+from servers.profiling.column_stats import flatten_columns, profile_frame
 from servers.profiling.detect import Detection
 from servers.profiling.text_sample import read_text_sample
 
@@ -72,8 +72,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         if multi:
             tp.options["flatten_columns"] = True
         tp.n_rows, tp.n_rows_exact = int(df.shape[0]), sample.complete
-        tp.columns = profile_columns(df)
-        tp.sample_rows = sample_records(df)
+        tp.columns, tp.sample_rows = profile_frame(df)
         prof.tables.append(tp)
     if not sample.complete:
         prof.attributes["note"] = f"only the first {HTML_BYTES >> 20} MB of the page were profiled"

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_columns, sample_records, value_text
+from servers.profiling.column_stats import profile_values, typed_dtype, value_text
 from servers.profiling.detect import Detection
 from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
-SAMPLE_ROWS = 2000
+SAMPLE_ROWS = 500
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -60,14 +60,13 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.text = "(structure of the first part of a large file) " + prof.text
     table = _table_of(obj)
     if table is not None:
-        path_keys, layout, df, n = table
+        path_keys, layout, names, cols, n = table
         tp = TableProfile(name="/".join(map(str, path_keys)) or None)
         tp.options = {"path": path_keys, "layout": layout}
         tp.n_rows, tp.n_rows_exact = n, complete
         if not complete and consumed and not det.compression:
             tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
-        tp.columns = profile_columns(df)
-        tp.sample_rows = sample_records(df)
+        _profile_table(tp, names, cols)
         prof.tables = [tp]
         if layout in ("records", "index", "columns", "rows"):
             prof.kind = "table"
@@ -161,43 +160,60 @@ def _records_candidates(obj: Any, path: list[Any], depth: int, out: list[tuple[l
 
 
 def _table_of(obj: Any):
-    """(path, layout, DataFrame sample, n_rows) for the main table in a JSON value, or None."""
-    import pandas as pd
+    """(path, layout, column names, columns, n_rows) for the main table in a JSON value, or None.
 
+    Columns come out as pandas.json_normalize / DataFrame would make them, but as plain lists.
+    """
     cands: list[tuple[list[Any], list[Any]]] = []
     _records_candidates(obj, [], 0, cands)
     if cands:
         path, recs = max(cands, key=lambda c: len(c[1]))
         if len(recs) >= 1:
+            sample = recs[:SAMPLE_ROWS]
             if isinstance(recs[0], list):
-                df = pd.DataFrame(recs[:SAMPLE_ROWS])
-                return path, "rows", df, len(recs)
-            rec_sample = [r if isinstance(r, dict) else {"value": r} for r in recs[:SAMPLE_ROWS]]
-            return path, "records", _normalise(rec_sample), len(recs)
+                width = max(len(r) for r in sample if isinstance(r, list))
+                cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
+                return path, "rows", [str(j) for j in range(width)], cols, len(recs)
+            names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
+            return path, "records", names, cols, len(recs)
     if isinstance(obj, dict) and obj:
+        items = list(obj.items())[:SAMPLE_ROWS]
         values = list(obj.values())
         if all(not isinstance(v, (dict, list)) for v in values):
-            df = pd.DataFrame({"key": list(obj.keys())[:SAMPLE_ROWS], "value": values[:SAMPLE_ROWS]})
-            return [], "mapping", df, len(obj)
+            return [], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj)
         if len(values) >= 2 and all(isinstance(v, dict) for v in values):
-            df = pd.DataFrame.from_dict(dict(list(obj.items())[:SAMPLE_ROWS]), orient="index")
-            return [], "index", df, len(obj)
+            names = list(dict.fromkeys(str(k) for _, inner in items for k in inner))
+            cols = [[inner.get(k) for _, inner in items] for k in names]
+            return [], "index", names, cols, len(obj)
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
-            try:
-                df = pd.DataFrame({k: v[:SAMPLE_ROWS] for k, v in obj.items()})
-                return [], "columns", df, len(values[0])
-            except ValueError:
-                return None
+            return [], "columns", [str(k) for k, _ in items], [v[:SAMPLE_ROWS] for _, v in items], len(values[0])
     return None
 
 
-def _normalise(records: list[dict]) -> "pd.DataFrame":
-    """pd.json_normalize(records); flat records take the much faster DataFrame constructor (same result)."""
-    import pandas as pd
+def _flatten(rec: dict, prefix: str, out: dict) -> dict:
+    for k, v in rec.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v:
+            _flatten(v, key + ".", out)
+        else:
+            out[key] = v
+    return out
 
-    if not any(isinstance(v, dict) for r in records[:500] for v in r.values()):
-        return pd.DataFrame.from_records(records)
-    return pd.json_normalize(records)
+
+def records_columns(records: list[dict]) -> tuple[list[str], list[list[Any]]]:
+    """Columns of a record list as pd.json_normalize makes them (nested keys joined with ".")."""
+    flat = [_flatten(r, "", {}) if any(isinstance(v, dict) for v in r.values()) else r for r in records]
+    names = list(dict.fromkeys(k for r in flat for k in r))
+    return [str(n) for n in names], [[r.get(k) for r in flat] for k in names]
+
+
+def _profile_table(tp: TableProfile, names: list[str], cols: list[list[Any]]) -> None:
+    dtypes, columns = [], []
+    for c in cols:
+        dtype, values = typed_dtype(c)
+        dtypes.append(dtype)
+        columns.append(values)
+    tp.columns, tp.sample_rows = profile_values(names, dtypes, columns)
 
 
 def _summary(obj: Any, table) -> str:
@@ -205,19 +221,17 @@ def _summary(obj: Any, table) -> str:
         kind = "object" if isinstance(obj, dict) else "array" if isinstance(obj, list) else type(obj).__name__
         n = f" with {len(obj)} {'keys' if isinstance(obj, dict) else 'items'}" if isinstance(obj, (dict, list)) else ""
         return f"{kind}{n}: {describe(obj)[:200]}"
-    path, layout, df, n = table
+    path, layout, names, _cols, n = table
     where = f" under {'/'.join(map(str, path))}" if path else ""
     if layout == "mapping":
         ex = ", ".join(f"{k}: {value_text(v, 30)}" for k, v in list(obj.items())[:4])
         return f"object mapping {n} keys to values (e.g. {ex})"
-    cols = ", ".join(map(str, list(df.columns)[:8])) + (", ..." if df.shape[1] > 8 else "")
-    return f"{n} records{where} with fields {cols}"
+    fields = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    return f"{n} records{where} with fields {fields}"
 
 
 # -- JSON lines ---------------------------------------------------------------------
 def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -> bool:
-    import pandas as pd
-
     sample = read_text_sample(path, compression=det.compression)
     lines = [ln for ln in sample.text.splitlines() if ln.strip()]
     records: list[Any] = []
@@ -236,8 +250,7 @@ def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -
     prof.format = "jsonl"
     prof.kind = "table"
     prof.encoding = sample.encoding
-    rec_sample = [r if isinstance(r, dict) else {"value": r} for r in records]
-    df = _normalise(rec_sample)
+    names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in records])
     tp = TableProfile(options={"layout": "lines"})
     if sample.complete:
         tp.n_rows, tp.n_rows_exact = len(lines), True
@@ -246,11 +259,10 @@ def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -
         tp.n_rows, tp.n_rows_exact = (int(sample.size / per_line) if not sample.compression else None), False
     if bad:
         tp.notes.append(f"{bad} of the first {min(len(lines), SAMPLE_ROWS)} lines are not valid JSON")
-    tp.columns = profile_columns(df)
-    tp.sample_rows = sample_records(df)
+    _profile_table(tp, names, cols)
     prof.tables = [tp]
     prof.text = describe(records[:50])
     rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
-    cols = ", ".join(map(str, list(df.columns)[:8])) + (", ..." if df.shape[1] > 8 else "")
-    prof.summary = f"JSON lines, {rows} records with fields {cols}"
+    fields = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    prof.summary = f"JSON lines, {rows} records with fields {fields}"
     return True

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_columns, sample_records
+from servers.profiling.column_stats import profile_values, string_dtype
 from servers.profiling.detect import Detection
 
-SAMPLE_ROWS = 2000
+SAMPLE_ROWS = 500
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -24,8 +24,10 @@ def _parquet(path: Path, prof: FileProfile) -> None:
     import pyarrow.parquet as pq
 
     prof.format = "parquet"
+    big = path.stat().st_size > 64 << 20
     try:
-        pf = pq.ParquetFile(path, pre_buffer=False)
+        # Big files: stream column chunks in small buffers, so the first rows cost little memory.
+        pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=(1 << 20) if big else 0)
     except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as e:
         prof.status = "unreadable"
         msg = str(e)
@@ -43,26 +45,48 @@ def _parquet(path: Path, prof: FileProfile) -> None:
     kv = schema.metadata or {}
     if b"pandas" in kv:
         prof.attributes["written_by"] = "pandas"
-    df = None
+    batch = None
     if meta.num_rows and meta.num_row_groups:
         try:
             batch = next(pf.iter_batches(batch_size=SAMPLE_ROWS, use_threads=False), None)
-            if batch is not None:
-                df = pa.Table.from_batches([batch]).to_pandas()
         except (pa.ArrowException, OSError) as e:
             tp.notes.append(f"the first rows could not be read ({e}); schema only")
-    if df is None:
-        import pandas as pd
-
-        df = schema.empty_table().to_pandas() if len(schema) else pd.DataFrame()
-    tp.columns = profile_columns(df)
-    tp.sample_rows = sample_records(df)
-    types = {f.name: str(f.type) for f in schema}
-    for c in tp.columns:
-        c.dtype = c.dtype if c.name not in types or c.dtype != "object" else types[c.name]
+    _profile_arrow(tp, schema, batch)
     prof.tables = [tp]
     cols = ", ".join(f.name for f in list(schema)[:8]) + (", ..." if len(schema) > 8 else "")
     prof.summary = f"Parquet table, {meta.num_rows} rows x {len(schema)} columns ({cols})"
+
+
+def arrow_dtype(t, has_nulls: bool) -> str:
+    """The dtype pandas gives an Arrow column (to_pandas), without converting it."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return "float64" if has_nulls else str(t.to_pandas_dtype().__name__)
+    if pa.types.is_floating(t):
+        return str(t.to_pandas_dtype().__name__)
+    if pa.types.is_boolean(t):
+        return "object" if has_nulls else "bool"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or getattr(pa.types, "is_string_view", lambda _: False)(t):
+        return string_dtype()
+    if pa.types.is_timestamp(t):
+        return f"datetime64[{t.unit}, {t.tz}]" if t.tz else f"datetime64[{t.unit}]"
+    if pa.types.is_dictionary(t):
+        return "category"
+    return "object"
+
+
+def _profile_arrow(tp: TableProfile, schema, batch) -> None:
+    """Columns and first rows from a record batch (Arrow to Python lists, no pandas)."""
+    names, dtypes, columns = [], [], []
+    for i, field in enumerate(schema):
+        if field.name.startswith("__index_level_"):
+            continue  # a pandas index saved with the frame: read_parquet restores it as the index
+        col = batch.column(i) if batch is not None else None
+        names.append(field.name)
+        dtypes.append(arrow_dtype(field.type, bool(col is not None and col.null_count)))
+        columns.append(col.to_pylist() if col is not None else [])
+    tp.columns, tp.sample_rows = profile_values(names, dtypes, columns)
 
 
 def _feather(path: Path, prof: FileProfile) -> None:
@@ -78,10 +102,8 @@ def _feather(path: Path, prof: FileProfile) -> None:
         return
     n = sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
     first = reader.get_batch(0) if reader.num_record_batches else None
-    df = pa.Table.from_batches([first.slice(0, SAMPLE_ROWS)]).to_pandas() if first is not None else reader.schema.empty_table().to_pandas()
     tp = TableProfile(n_rows=n, n_rows_exact=True)
-    tp.columns = profile_columns(df)
-    tp.sample_rows = sample_records(df)
+    _profile_arrow(tp, reader.schema, first.slice(0, SAMPLE_ROWS) if first is not None else None)
     prof.tables = [tp]
     cols = ", ".join(reader.schema.names[:8])
     prof.summary = f"Arrow/Feather table, {n} rows x {len(reader.schema)} columns ({cols})"

@@ -178,8 +178,10 @@ class _Analyzer:
 
     def set_width(self, segs: list[_Segment]) -> int:
         ns: list[int] = []
-        for s_i, seg in enumerate(segs):
-            for i in self.probe_rows(seg, s_i < 3):
+        for seg in segs:
+            head = range(seg.start, seg.start + min(len(seg), 25))
+            tail = range(max(seg.start + 25, seg.end - self.probe + 1), seg.end + 1)
+            for i in (*head, *tail):
                 inf = self.info(i)
                 if inf.n:
                     ns.append(inf.n)
@@ -234,18 +236,23 @@ class _Analyzer:
         while end > seg.start and end in rows and self.trailing_note(end, width):
             footnotes.insert(0, end)
             end -= 1
-        dense_rows = [i for i in head_rows if i <= end and self.dense(i)]
-        if not dense_rows:
-            return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False, False)
-
-        # Start of the data: the first dense row that agrees in kind with the next one.
+        # Start of the data: the first dense row that agrees in kind with the next one
+        # (rows are parsed only as far as this search goes).
+        dense_rows: list[int] = []
         d = None
-        for i in dense_rows:
+        for i in head_rows:
+            if i > end:
+                break
+            if not self.dense(i):
+                continue
+            dense_rows.append(i)
             if i == end or agreement(self.info(i), self.info(i + 1)) >= 0.8:
                 d = i
                 break
+        if not dense_rows:
+            return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False, False)
         if d is None:
-            d = dense_rows[-1] if len(dense_rows) > 1 else dense_rows[0]
+            d = dense_rows[-1]
         run_text_only = all(self.info(i).n_value == 0 for i in range(d, min(end, d + self.probe) + 1))
 
         if run_text_only:
@@ -350,7 +357,7 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
     cur: Block | None = None
     first_header_text: tuple[str, ...] | None = None
 
-    for s_i, seg in enumerate(segs):
+    for seg in segs:
         lay = an.layout_segment(seg, cur is None, width)
         if lay.data_start is None:
             pending.extend(lay.titles)
