@@ -49,8 +49,9 @@ def build_server(agent: FileAgent) -> FastMCP:
 
     @mcp.resource(f"lakeboard://{agent.name}/analysis", mime_type="text/plain")
     def analysis() -> str:
-        """This agent's analysis of its partition."""
-        return agent.analysis()
+        """This agent's analysis of its partition (the model's, once it has written one)."""
+        offline = agent.analysis()
+        return f"{engine.analysis}\n\n{offline}" if engine.analysis else offline
 
     @mcp.resource(f"lakeboard://{agent.name}/sample/{{path*}}", mime_type="text/plain")
     def sample(path: str) -> str:
