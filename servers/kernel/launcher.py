@@ -6,7 +6,7 @@ process that becomes the kernel, so every process the kernel's code starts inher
 
 Usage (inside the sandbox):
     python launcher.py --memory-mb 2048 --cpu-seconds 600 --max-procs 256 --file-size-mb 1024 \
-        -- -f /path/to/connection.json [ipykernel options]
+        [--output-flood-chars N] -- -f /path/to/connection.json [ipykernel options]
 """
 
 from __future__ import annotations
@@ -100,6 +100,48 @@ def reap_zombies() -> str:
     return str(reaped)
 
 
+class OutputLimitExceeded(RuntimeError):
+    """A cell printed far more than anyone can read (raised by print/write in the kernel)."""
+
+
+def install_bounded_output(flood_chars: int) -> None:
+    """Define `BoundedOutStream`: ipykernel's stdout/stderr, with a per-cell cap.
+
+    Without a cap, a print loop makes the kernel buffer output faster than it can publish
+    it, until the memory limit kills it. Past `flood_chars` characters in one cell, a
+    write from the cell's own (main) thread raises OutputLimitExceeded; writes from other
+    threads (e.g. ipykernel forwarding a subprocess's output) are dropped.
+    """
+    import threading
+
+    from ipykernel.iostream import OutStream
+
+    class BoundedOutStream(OutStream):
+        _cell: object = None
+        _written = 0
+
+        def write(self, string: str) -> int | None:  # type: ignore[override]
+            if not isinstance(string, str) or flood_chars <= 0:
+                return super().write(string)
+            cell = self.parent_header.get("msg_id")
+            if cell != self._cell:
+                self._cell, self._written = cell, 0
+            room = flood_chars - self._written
+            self._written += len(string)
+            if room >= len(string):
+                return super().write(string)
+            if room > 0:
+                super().write(string[:room])
+            if threading.current_thread() is threading.main_thread():
+                raise OutputLimitExceeded(
+                    f"this cell printed more than {flood_chars:,} characters, far past what is shown; "
+                    "print less, or write large results to a file in the working directory"
+                )
+            return len(string)
+
+    globals()["BoundedOutStream"] = BoundedOutStream
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if "--" in argv:
@@ -112,6 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpu-seconds", type=int, required=True)
     parser.add_argument("--max-procs", type=int, required=True)
     parser.add_argument("--file-size-mb", type=int, required=True)
+    parser.add_argument("--output-flood-chars", type=int, default=0)
     args = parser.parse_args(own)
     apply_limits(args.memory_mb, args.cpu_seconds, args.max_procs, args.file_size_mb)
 
@@ -122,6 +165,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.modules[unused] = None  # type: ignore[assignment]
     # The server reaches describe_variables() under this name.
     sys.modules["lakeboard_kernel_launcher"] = sys.modules[__name__]
+    install_bounded_output(args.output_flood_chars)
+    kernel_argv = [*kernel_argv, "--IPKernelApp.outstream_class=lakeboard_kernel_launcher.BoundedOutStream"]
     # Become the kernel in this very process (no second interpreter start-up).
     from ipykernel.kernelapp import IPKernelApp
 

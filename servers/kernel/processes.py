@@ -2,9 +2,41 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from typing import BinaryIO
 
 import psutil
+
+
+class StreamTail:
+    """Drains a pipe in a daemon thread, keeping only its last `keep` bytes."""
+
+    def __init__(self, pipe: BinaryIO, keep: int = 4096) -> None:
+        self._pipe = pipe
+        self._keep = keep
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, name="kernel-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        try:
+            while chunk := self._pipe.read1(65536):  # type: ignore[attr-defined]
+                with self._lock:
+                    self._data += chunk
+                    del self._data[: -self._keep]
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._pipe.close()
+
+    def wait_closed(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def text(self) -> str:
+        with self._lock:
+            return self._data.decode("utf-8", "replace")
 
 
 def stop_strays(launched_pid: int | None, sandboxed: bool) -> int:

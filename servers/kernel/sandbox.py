@@ -24,6 +24,8 @@ from servers.kernel.config import KernelConfig
 LAUNCHER = Path(__file__).with_name("launcher.py")
 LAUNCHER_IN_SANDBOX = "/opt/lakeboard/kernel_launcher.py"
 SANDBOX_UID = 1000
+# A cell printing this many times the output limit is stopped (it could only be truncated).
+OUTPUT_FLOOD_FACTOR = 50
 SANDBOX_HOME = "/tmp/home"
 HOSTNAME = "lakeboard-sandbox"
 
@@ -134,7 +136,9 @@ def kernel_environment(config: KernelConfig) -> dict[str, str]:
 def launcher_args(config: KernelConfig) -> list[str]:
     return [
         "--memory-mb", str(config.memory_mb), "--cpu-seconds", str(config.cpu_seconds),
-        "--max-procs", str(0 if config.unsafe_no_sandbox else config.max_procs), "--file-size-mb", str(config.file_size_mb),
+        "--max-procs", str(0 if config.unsafe_no_sandbox else config.max_procs),
+        "--file-size-mb", str(config.file_size_mb),
+        "--output-flood-chars", str(OUTPUT_FLOOD_FACTOR * config.max_output_chars),
     ]
 
 

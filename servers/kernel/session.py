@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -33,14 +34,13 @@ from servers.kernel.cgroup import PidsCgroup
 from servers.kernel.config import KernelConfig
 from servers.kernel.notebook import NotebookRecorder
 from servers.kernel.outputs import CellOutputs
-from servers.kernel.processes import stop_strays
-from servers.kernel.sandbox import UNSAFE_WARNING, SandboxLayout, kernel_environment
+from servers.kernel.processes import StreamTail, stop_strays
+from servers.kernel.sandbox import OUTPUT_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
 
 log = logging.getLogger(__name__)
 
 KERNEL_NAME = "lakeboard-sandbox"
 LIVENESS_S = 0.25  # how often a silent wait checks that the kernel is alive
-OUTPUT_FLOOD_FACTOR = 50  # interrupt a cell that prints this many times the output limit
 VARIABLES_TIMEOUT_S = 15.0
 VARIABLES_EXPR = "__import__('lakeboard_kernel_launcher').describe_variables()"
 ZOMBIES_EXPR = "__import__('lakeboard_kernel_launcher').reap_zombies()"
@@ -65,7 +65,7 @@ class KernelSession:
         self._restart_requested = False
         self._pending_interrupts: set[str] = set()
         self._state_dir: Path | None = None
-        self._log_file: Any = None
+        self._stderr: StreamTail | None = None
         self._cgroup: PidsCgroup | None = None
         self.last_startup_s: float | None = None
 
@@ -150,7 +150,6 @@ class KernelSession:
             "env": {},
         }
         (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
-        self._log_file = open(state / "kernel.log", "ab")  # noqa: SIM115 - lives as long as the kernel
         self._km = AsyncKernelManager(
             kernel_name=KERNEL_NAME,
             kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(state / "kernels")]),
@@ -178,8 +177,13 @@ class KernelSession:
         else:
             await self._km.start_kernel(
                 env=self._launch_env(), cwd=str(self.config.workdir),
-                stdin=None, stdout=self._log_file, stderr=self._log_file,
+                # Not a file: ipykernel echoes captured output there, which would grow without
+                # bound. stderr is drained, keeping its tail for start-up error messages.
+                stdin=None, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             )
+        process = getattr(self._km.provisioner, "process", None)
+        if process is not None and process.stderr is not None:
+            self._stderr = StreamTail(process.stderr)
         self._generation += 1
         kc = self._km.client()
         kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
@@ -204,6 +208,8 @@ class KernelSession:
         interval = 0.05
         while True:
             if not await self._km.is_alive():
+                if self._stderr is not None:  # let the drain catch the last words
+                    await asyncio.to_thread(self._stderr.wait_closed, 0.5)
                 raise KernelStartError(f"The kernel exited while starting ({self._exit_reason()}).{self._log_tail()}")
             now = time.monotonic()
             if now > deadline:
@@ -271,14 +277,9 @@ class KernelSession:
             return f"killed by signal {name}"
         return f"exit status {code}"
 
-    def _log_tail(self, chars: int = 1500) -> str:
-        if self._state_dir is None:
-            return ""
-        try:
-            text = (self._state_dir / "kernel.log").read_bytes()[-chars:].decode("utf-8", "replace").strip()
-        except OSError:
-            return ""
-        return f" Kernel log: {text}" if text else ""
+    def _log_tail(self) -> str:
+        text = self._stderr.text().strip() if self._stderr is not None else ""
+        return f" Kernel stderr: {text}" if text else ""
 
     async def restart(self, reason: str = "restart requested") -> KernelActionResult:
         """Kill and restart the kernel, even if a cell is running (that cell then reports it)."""
@@ -318,8 +319,6 @@ class KernelSession:
                 await self._km.shutdown_kernel(now=True)
             except Exception:  # pragma: no cover - best effort at exit
                 log.debug("shutdown_kernel failed", exc_info=True)
-        if self._log_file is not None:
-            self._log_file.close()
         if self._cgroup is not None:
             self._cgroup.remove()
         if self._state_dir is not None:
@@ -386,7 +385,9 @@ class KernelSession:
                 idle = content.get("execution_state") == "idle"
                 continue
             outputs.add(msg_type, content)
-            if not flooded and outputs.received_chars > OUTPUT_FLOOD_FACTOR * self.config.max_output_chars:
+            # Backstop: the kernel caps its own prints (OUTPUT_FLOOD_FACTOR), but rich
+            # outputs and several streams add up.
+            if not flooded and outputs.received_chars > 3 * OUTPUT_FLOOD_FACTOR * self.config.max_output_chars:
                 flooded = True
                 self._send_interrupt()
                 grace_deadline = time.monotonic() + self.config.interrupt_grace_s

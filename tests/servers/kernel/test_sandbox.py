@@ -269,19 +269,29 @@ async def test_ignored_interrupt_restarts_the_kernel(kernel: Client) -> None:
 
 
 async def test_huge_output_is_truncated(kernel: Client) -> None:
-    result = await run(kernel, "print('x' * 3_000_000)\nprint('THE END')")
+    result = await run(kernel, "print('x' * 200_000)\nprint('THE END')")  # limit: 5,000 characters
     assert result.error is None and result.truncated is True
     assert len(result.stdout) < 6000
     assert "characters truncated" in result.stdout
     assert result.stdout.rstrip().endswith("THE END")
     result = await run(kernel, "'y' * 1_000_000")
     assert result.truncated is True and len(result.result) < 6000
+    # Far past the limit (50x), printing itself fails: the kernel stops buffering output.
+    result = await run(kernel, "print('x' * 3_000_000)")
+    assert result.error is not None and result.error.name == "OutputLimitExceeded"
+    assert result.truncated is True and result.stdout.startswith("xxxx")
+    await assert_alive(kernel)
 
 
-async def test_endless_output_is_interrupted(kernel: Client) -> None:
+async def test_endless_output_is_stopped(kernel: Client) -> None:
     result = await run(kernel, "while True:\n    print('z' * 10000)", timeout_s=60)
     assert result.error is not None and result.error.name == "OutputLimitExceeded"
-    assert result.truncated is True and result.duration_s < 30
+    assert result.truncated is True and result.duration_s < 30 and result.restarted is False
+    # Output a subprocess writes straight to the file descriptor is capped as well.
+    code = "import subprocess\nsubprocess.run(['yes'], timeout=2)"
+    result = await run(kernel, code, timeout_s=30)
+    assert result.error is not None and result.error.name == "TimeoutExpired"
+    assert len(result.stdout) < 6000 and result.restarted is False
     await assert_alive(kernel)
 
 
