@@ -451,7 +451,10 @@ class KernelSession:
         if not restarted and (timed_out or limit_hit or _looks_like_process_limit(error)):
             reaped = await asyncio.to_thread(stop_strays, self._kernel_pid(), self.sandboxed)
             if reaped:
-                await self._silent(kc, ZOMBIES_EXPR, timeout=5.0)  # the kernel reaps its dead children
+                try:  # the kernel collects its dead children, freeing their process slots
+                    await self._silent(kc, ZOMBIES_EXPR, timeout=5.0)
+                except (TimeoutError, RuntimeError) as exc:
+                    log.warning("could not reap the kernel's dead children: %s", exc)
                 notes.append(f"Stopped {reaped} process(es) the cell left behind.")
         if limit_hit or _looks_like_process_limit(error):
             notes.append(f"The cell reached the sandbox's process limit ({self.config.max_procs}).")
