@@ -22,7 +22,7 @@ from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
-SAMPLE_ROWS = 500  # rows parsed for dtypes and statistics
+SAMPLE_ROWS = 300  # rows parsed for dtypes and statistics
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
 _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
@@ -181,7 +181,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
             documents.profile_plain_text(path, prof, sample, fmt="text")
             return
-    profile_delimited(path, prof, sample, lines, delim)
+    profile_delimited(path, prof, sample, lines, delim, text if text.endswith("\n") else text + "\n")
 
 
 def _looks_like_list(lines: list[str]) -> bool:
@@ -190,10 +190,13 @@ def _looks_like_list(lines: list[str]) -> bool:
     return bool(non_blank) and sum(len(ln) <= 120 for ln in non_blank) >= 0.9 * len(non_blank)
 
 
-def profile_delimited(path: Path, prof: FileProfile, sample: TextSample, lines: list[str], delim: str) -> None:
+def profile_delimited(
+    path: Path, prof: FileProfile, sample: TextSample, lines: list[str], delim: str, text: str | None = None
+) -> None:
     prof.kind = "table"
     prof.format = "tsv" if delim == "\t" else "csv"
-    text = "\n".join(lines) + "\n"
+    if text is None:
+        text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
     blocks = find_blocks(grid, complete=sample.complete)
     if not blocks:

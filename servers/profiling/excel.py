@@ -14,7 +14,7 @@ from servers.profiling.table_layout import Block, cell_text, find_blocks, row_te
 MAX_ROWS = 2000  # rows read per sheet
 CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole
 MAX_COLS = 256
-SAMPLE_ROWS = 500
+SAMPLE_ROWS = 300
 
 
 class RowsGrid:

@@ -13,7 +13,7 @@ from servers.profiling.detect import Detection
 from servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
-SAMPLE_ROWS = 500
+SAMPLE_ROWS = 300
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -50,11 +50,14 @@ def _gaps(lines: list[str]) -> list[tuple[int, int]]:
 
 def _aligned(block: list[str]) -> bool:
     """Cheap test before measuring columns: runs of spaces between fields, or a steady field count."""
-    if sum(1 for ln in block if "  " in ln.strip()) >= 0.5 * len(block):
+    head = block[:100]
+    if sum(1 for ln in head if any(ch.isdigit() for ch in ln)) < 0.5 * len(head):
+        return False  # a data table has numbers on most lines; prose does not
+    if sum(1 for ln in head if "  " in ln.strip()) >= 0.5 * len(head):
         return True
-    counts = Counter(len(ln.split()) for ln in block)
+    counts = Counter(len(ln.split()) for ln in head)
     modal, freq = counts.most_common(1)[0]
-    return modal >= 2 and freq >= 0.9 * len(block)
+    return modal >= 2 and freq >= 0.9 * len(head)
 
 
 def _table_lines(lines: list[str], start: int) -> list[int]:
@@ -71,9 +74,17 @@ def _table_lines(lines: list[str], start: int) -> list[int]:
 
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as a space-aligned table; False when they are not one."""
-    starts = [i for i, ln in enumerate(lines[:400]) if ln.strip()][:12]
-    if len(starts) < 3:
-        return False
+    # Candidate starts: the first lines of the first runs of non-blank lines, and a few lines
+    # into each run (title lines directly above a table).
+    starts: list[int] = []
+    i, n = 0, min(len(lines), 400)
+    while i < n and len(starts) < 16:
+        if not lines[i].strip():
+            i += 1
+            continue
+        run = _table_lines(lines, i)
+        starts += run[:4]
+        i = run[-1] + 1
     found = None
     for first in starts:
         idx = _table_lines(lines, first)

@@ -12,7 +12,7 @@ from servers.profiling.detect import Detection
 from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
-SAMPLE_ROWS = 500
+SAMPLE_ROWS = 300
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:

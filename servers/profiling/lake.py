@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -11,7 +12,7 @@ from schemas.profiles import FileProfile
 from servers.profiling.cache import ProfileCache
 from servers.profiling.detect import _BY_EXTENSION
 from servers.profiling.loader_code import loader_code
-from servers.profiling.profile import profile_file, relative_posix
+from servers.profiling.profile import profile_file
 from servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
 
 log = logging.getLogger(__name__)
@@ -31,40 +32,43 @@ def iter_lake_files(root: Path) -> Iterator[Path]:
     that point outside the lake.
     """
     root = Path(root)
-    root_real = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        keep = []
-        for name in sorted(dirnames):
-            if name.startswith(".") or name in _SKIP_DIRS:
-                continue
-            sub = here / name
-            if sub.is_symlink() or (sub / "CACHEDIR.TAG").exists():
-                continue
-            keep.append(name)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            if name.startswith((".", "~$")) or name in _SKIP_FILES:
-                continue
-            p = here / name
-            if p.is_symlink():
+    for path, _rel in _walk(str(root), str(root.resolve()), ""):
+        yield Path(path)
+
+
+def _walk(folder: str, root_real: str, prefix: str) -> Iterator[tuple[str, str]]:
+    """(path, lake-relative POSIX path) of the data files under `folder`, sorted by name."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    subdirs = []
+    for e in entries:
+        name = e.name
+        if name.startswith((".", "~$")) or name in _SKIP_FILES:
+            continue
+        try:
+            if e.is_symlink():
+                if e.is_dir():
+                    continue  # folder links: loops, or paths out of the lake
                 try:
-                    target = p.resolve(strict=True)
+                    target = os.path.realpath(e.path)
                 except (OSError, RuntimeError):
                     continue
-                if not target.is_file() or not target.is_relative_to(root_real):
+                if not (target == root_real or target.startswith(root_real + os.sep)) or not os.path.isfile(target):
                     continue
-            elif not p.is_file():
-                continue  # sockets, pipes, devices
-            yield p
-
-
-def _inside(p: Path, folder: Path) -> bool:
-    try:
-        p.resolve().relative_to(folder)
-        return True
-    except ValueError:
-        return False
+                yield e.path, prefix + name
+            elif e.is_dir(follow_symlinks=False):
+                if name in _SKIP_DIRS or os.path.exists(os.path.join(e.path, "CACHEDIR.TAG")):
+                    continue
+                subdirs.append(e)
+            elif e.is_file(follow_symlinks=False):
+                yield e.path, prefix + name
+        except OSError:
+            continue
+    for d in subdirs:
+        yield from _walk(d.path, root_real, prefix + d.name + "/")
 
 
 def _failure_profile(rel: str, root: Path, status: str, reason: str) -> FileProfile:
@@ -97,13 +101,17 @@ def profile_lake(
     """
     root = Path(root)
     cache = ProfileCache(cache_dir)
-    cache._ensure()
-    cache_real = Path(cache_dir).resolve()
-    files = [p for p in iter_lake_files(root) if not _inside(p, cache_real)]
-    total = len(files)
-    order: list[str] = []
-    results: dict[str, FileProfile] = {}
-    todo: list[str] = []
+    cache.ensure()  # its CACHEDIR.TAG keeps a cache inside the lake out of the walk
+    found: dict[str, tuple[int, int]] = {}
+    for path, rel in _walk(str(root), str(root.resolve()), ""):
+        try:
+            st = os.stat(path)
+            found[rel] = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            found[rel] = (-1, -1)  # vanished or unreadable: profile_file says why
+    order = list(found)
+    total = len(order)
+    results: dict[str, FileProfile] = cache.fresh(found)
     done = 0
 
     def report(rel: str) -> None:
@@ -115,41 +123,37 @@ def profile_lake(
             except Exception:  # noqa: BLE001 - a broken progress bar must not stop indexing
                 log.debug("progress callback failed", exc_info=True)
 
-    for p in files:
-        rel = relative_posix(p, root)
-        order.append(rel)
-        try:
-            st = p.stat()
-        except OSError:
-            todo.append(rel)
-            continue
-        cached = cache.get(rel, st.st_size, st.st_mtime_ns)
-        if cached is not None:
-            results[rel] = cached
+    for rel in order:
+        if rel in results:
             report(rel)
-        else:
-            todo.append(rel)
+    todo = [rel for rel in order if rel not in results]
 
     n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
-    if todo and n > 0:
-        try:
-            for out in WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s).run(todo):
-                if out.profile_json is not None:
-                    prof = FileProfile.model_validate_json(out.profile_json)
-                    cache.put_json(prof, out.profile_json)
-                else:
-                    prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
-                    cache.put(prof)
-                results[out.relpath] = prof
-                report(out.relpath)
-        except WorkerStartError as e:
-            log.warning("%s; profiling the remaining files in this process, without time bounds", e)
-    for rel in todo:
-        if rel not in results:  # workers=0, or workers that could not start
-            prof = profile_file(root / rel, root)
-            cache.put(prof)
-            results[rel] = prof
-            report(rel)
+    last_commit = time.monotonic()
+    with cache.batch():
+        if todo and n > 0:
+            try:
+                for out in WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s).run(todo):
+                    if out.profile_json is not None:
+                        prof = FileProfile.model_validate_json(out.profile_json)
+                        cache.put_json(prof, out.profile_json)
+                    else:
+                        prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
+                        cache.put(prof)
+                    results[out.relpath] = prof
+                    report(out.relpath)
+                    if time.monotonic() - last_commit > 2.0:
+                        cache.checkpoint()  # a crash keeps what was profiled so far
+                        last_commit = time.monotonic()
+            except WorkerStartError as e:
+                log.warning("%s; profiling the remaining files in this process, without time bounds", e)
+        for rel in todo:
+            if rel not in results:  # workers=0, or workers that could not start
+                prof = profile_file(root / rel, root)
+                cache.put(prof)
+                results[rel] = prof
+                report(rel)
 
     cache.prune(set(order))
+    cache.close()
     return [results[r] for r in order if r in results]

@@ -8,7 +8,7 @@ from schemas.profiles import FileProfile, TableProfile
 from servers.profiling.column_stats import profile_values, string_dtype
 from servers.profiling.detect import Detection
 
-SAMPLE_ROWS = 500
+SAMPLE_ROWS = 300
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:

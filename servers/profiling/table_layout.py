@@ -161,7 +161,16 @@ class _Analyzer:
     def segments(self) -> list[_Segment]:
         n = len(self.grid)
         flags = getattr(self.grid, "blank", None)
-        blanks = [i for i, b in enumerate(flags) if b] if flags is not None else [i for i in range(n) if self.grid.is_blank(i)]
+        if flags is None:
+            blanks = [i for i in range(n) if self.grid.is_blank(i)]
+        else:  # list.index scans in C: cheap when blank rows are few, as they usually are
+            blanks, i = [], -1
+            try:
+                while True:
+                    i = flags.index(True, i + 1)
+                    blanks.append(i)
+            except ValueError:
+                pass
         segs: list[_Segment] = []
         start = 0
         for b in blanks + [n]:

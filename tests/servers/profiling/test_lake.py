@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from pathlib import Path
 
+from schemas.profiles import FileProfile
 from servers.profiling import ProfileCache, iter_lake_files, profile_lake
 
 
@@ -32,8 +34,7 @@ def test_iter_lake_files_skips_hidden_caches_and_outside_links(tmp_path: Path) -
     os.symlink(outside, lake / "link_out.csv")
     os.symlink(lake / "a.csv", lake / "link_in.csv")
     os.symlink(tmp_path, lake / "dir_link")
-    cache = lake / "profiles"
-    ProfileCache(cache).put(__import__("schemas.profiles", fromlist=["FileProfile"]).FileProfile(path="a.csv", format="csv"))
+    ProfileCache(lake / "profiles").put(FileProfile(path="a.csv", format="csv"))
     rels = [p.relative_to(lake).as_posix() for p in iter_lake_files(lake)]
     assert rels == ["a.csv", "link_in.csv", "notes.md", "sub/b.tsv", "sub/deeper/c.json"]
 
@@ -49,18 +50,25 @@ def test_profile_lake_reuses_the_cache_and_drops_removed_files(tmp_path: Path) -
     assert seen[-1][:2] == (4, 4) and sorted(s[2] for s in seen) == sorted(p.path for p in first)
     assert first[0].loader and first[0].tables[0].n_rows == 1
 
-    entries = {p.name: p.stat().st_mtime_ns for p in cache_dir.glob("*.json")}
+    def rowids() -> dict[str, int]:
+        con = sqlite3.connect(cache_dir / "profiles.sqlite")
+        try:
+            return dict(con.execute("select relpath, rowid from profiles").fetchall())
+        finally:
+            con.close()
+
+    before = rowids()
     time.sleep(0.01)
     (lake / "a.csv").write_text("x,y\n1,2\n3,4\n")  # changed
     (lake / "notes.md").unlink()  # removed
     second = profile_lake(lake, cache_dir, workers=0)
     assert [p.path for p in second] == ["a.csv", "sub/b.tsv", "sub/deeper/c.json"]
     assert second[0].tables[0].n_rows == 2
-    after = {p.name: p.stat().st_mtime_ns for p in cache_dir.glob("*.json")}
-    cache = ProfileCache(cache_dir)
-    assert len(after) == 3 and cache.load("notes.md") is None
-    changed = {n for n in after if after[n] != entries.get(n)}
-    assert changed == {cache.file_for("a.csv").name}  # the untouched files were not re-profiled
+    after = rowids()
+    assert sorted(after) == ["a.csv", "sub/b.tsv", "sub/deeper/c.json"]
+    assert ProfileCache(cache_dir).load("notes.md") is None
+    rewritten = {rel for rel in after if after[rel] != before.get(rel)}
+    assert rewritten == {"a.csv"}  # the untouched files were not profiled again
 
 
 def test_profiles_in_worker_processes_match_in_process_profiles(tmp_path: Path) -> None:
@@ -71,3 +79,12 @@ def test_profiles_in_worker_processes_match_in_process_profiles(tmp_path: Path) 
     b = profile_lake(lake, tmp_path / "c2", workers=0)
     strip = lambda ps: [p.model_copy(update={"profiled_in_s": None}) for p in ps]  # noqa: E731
     assert strip(a) == strip(b)
+
+
+def test_a_cache_inside_the_lake_is_not_part_of_it(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "a.csv").write_text("x,y\n1,2\n")
+    profiles = profile_lake(lake, lake / "cache", workers=0)
+    assert [p.path for p in profiles] == ["a.csv"]
+    assert [p.path for p in profile_lake(lake, lake / "cache", workers=0)] == ["a.csv"]
