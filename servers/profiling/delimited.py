@@ -210,7 +210,8 @@ def profile_delimited(
         tail_lines = normalise_newlines(sample.tail).split("\n")
         if tail_lines and tail_lines[-1] == "":
             tail_lines.pop()
-        tail_rows = [LinesGrid(tail_lines[-40:], delim).row(i) for i in range(len(tail_lines[-40:]))]
+        tail_grid = LinesGrid(tail_lines[-40:], delim)
+        tail_rows = [tail_grid.row(i) for i in range(len(tail_grid))]
         skipfooter = trailing_notes(tail_rows)
         tail_notes = [row_text(r) for r in tail_rows[len(tail_rows) - skipfooter :] if row_text(r)] if skipfooter else []
 

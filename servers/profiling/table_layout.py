@@ -35,19 +35,33 @@ def cell_kind(value: Any) -> int:
     """EMPTY, VALUE (number, date, missing-value token) or TEXT."""
     if value is None:
         return EMPTY
-    if isinstance(value, str):
-        s = value.strip()
-        if not s:
-            return EMPTY
-        if s.lower() in _NA:
-            return VALUE
-        c = s[0]
-        if (c.isdigit() or c in "-+($€£¥.") and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
-            return VALUE
-        return TEXT
+    if type(value) is str:
+        k = _KIND_CACHE.get(value)
+        if k is None:
+            k = _text_kind(value)
+            if len(_KIND_CACHE) < 20000:
+                _KIND_CACHE[value] = k
+        return k
     if isinstance(value, float) and math.isnan(value):
         return EMPTY
     if isinstance(value, (int, float, datetime, date, time)):
+        return VALUE
+    if isinstance(value, str):
+        return _text_kind(value)
+    return TEXT
+
+
+_KIND_CACHE: dict[str, int] = {}  # the same labels and codes recur on every row
+
+
+def _text_kind(value: str) -> int:
+    s = value.strip()
+    if not s:
+        return EMPTY
+    if len(s) <= 5 and s.lower() in _NA:
+        return VALUE
+    c = s[0]
+    if (c.isdigit() or c in "-+($€£¥.") and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
         return VALUE
     return TEXT
 
