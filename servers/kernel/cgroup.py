@@ -15,6 +15,8 @@ import time
 import uuid
 from pathlib import Path
 
+from servers.kernel.processes import pid_alive
+
 log = logging.getLogger(__name__)
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -110,15 +112,5 @@ def _remove_stale(parent: Path) -> None:
         return
     for child in children:
         owner = child.name[len(PREFIX):].split("-", 1)[0]
-        if owner.isdigit() and not _alive(int(owner)):
+        if owner.isdigit() and not pid_alive(int(owner)):
             _rmdir(child)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import BinaryIO
@@ -37,6 +38,16 @@ class StreamTail:
     def text(self) -> str:
         with self._lock:
             return self._data.decode("utf-8", "replace")
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def stop_strays(launched_pid: int | None, sandboxed: bool) -> int:

@@ -34,12 +34,13 @@ from servers.kernel.cgroup import PidsCgroup
 from servers.kernel.config import KernelConfig
 from servers.kernel.notebook import NotebookRecorder
 from servers.kernel.outputs import CellOutputs
-from servers.kernel.processes import StreamTail, stop_strays
+from servers.kernel.processes import StreamTail, pid_alive, stop_strays
 from servers.kernel.sandbox import OUTPUT_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
 
 log = logging.getLogger(__name__)
 
 KERNEL_NAME = "lakeboard-sandbox"
+STATE_PREFIX = "lbk-"  # + server pid: state of servers that died unannounced is removed
 LIVENESS_S = 0.25  # how often a silent wait checks that the kernel is alive
 VARIABLES_TIMEOUT_S = 15.0
 VARIABLES_EXPR = "__import__('lakeboard_kernel_launcher').describe_variables()"
@@ -131,7 +132,8 @@ class KernelSession:
         c.workdir.mkdir(parents=True, exist_ok=True)
         # Short path: ZMQ ipc socket paths must fit in a Unix socket address (~107 bytes).
         base = tempfile.gettempdir() if len(tempfile.gettempdir()) < 40 else "/tmp"
-        state = Path(tempfile.mkdtemp(prefix="lbk-", dir=base))
+        _remove_stale_state(Path(base))
+        state = Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-", dir=base))
         self._state_dir = state
         ipc = state / "ipc"
         ipc.mkdir(mode=0o700)
@@ -557,6 +559,14 @@ class KernelSession:
         rows = json.loads(text)
         return VariablesResult(variables=[VariableInfo(**row) for row in rows], sandboxed=self.sandboxed,
                                warning=self.warning)
+
+
+def _remove_stale_state(base: Path) -> None:
+    """Delete state directories of kernel servers that are gone (killed, or SIGTERM)."""
+    for path in base.glob(f"{STATE_PREFIX}*-*"):
+        owner = path.name[len(STATE_PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and not pid_alive(int(owner)) and path.is_dir() and path.stat().st_uid == os.getuid():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def restart_note(reason: str) -> str:
