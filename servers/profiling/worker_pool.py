@@ -18,7 +18,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
+import selectors
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -74,6 +74,7 @@ class WorkerPool:
         self.memory_limit = memory_limit
         self._workers: list[_Worker] = []
         self._early_deaths = 0
+        self._selector = selectors.DefaultSelector()  # one for the pool: cheaper than one per wait
 
     def _spawn(self) -> _Worker:
         read_fd, write_fd = os.pipe()
@@ -92,9 +93,15 @@ class WorkerPool:
         )
         os.close(write_fd)
         os.set_blocking(read_fd, False)
-        return _Worker(proc, read_fd)
+        w = _Worker(proc, read_fd)
+        self._selector.register(read_fd, selectors.EVENT_READ, w)
+        return w
 
     def _retire(self, w: _Worker) -> None:
+        try:
+            self._selector.unregister(w.fd)
+        except (KeyError, ValueError):
+            pass
         try:
             w.proc.kill()
         except OSError:
@@ -149,9 +156,11 @@ class WorkerPool:
                     continue
                 now = time.monotonic()
                 deadline = min(self._deadline(w) for w in busy)
-                ready = wait(busy, timeout=max(0.0, min(deadline - now, 0.5)))
-                for w in ready:
-                    yield from self._read(w, pending)
+                events = self._selector.select(timeout=max(0.0, min(deadline - now, 0.5)))
+                for key, _ in events:
+                    w = key.data
+                    if w in self._workers:
+                        yield from self._read(w, pending)
                 now = time.monotonic()
                 check_rss = now - last_rss_check >= 0.5
                 if check_rss:
@@ -245,3 +254,5 @@ class WorkerPool:
                 pass
             self._retire(w)
         self._workers.clear()
+        self._selector.close()
+        self._selector = selectors.DefaultSelector()
