@@ -63,7 +63,13 @@ def _pdf(path: Path, prof: FileProfile) -> None:
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # malformed-PDF chatter
     prof.format = "pdf"
-    reader = PdfReader(str(path), strict=False)
+    try:
+        reader = PdfReader(str(path), strict=False)
+        n_pages = len(reader.pages) if not reader.is_encrypted else 0
+    except Exception as e:  # noqa: BLE001 - pypdf raises many kinds on damaged files
+        prof.status = "unreadable"
+        prof.reason = f"damaged or truncated PDF: {type(e).__name__}: {e}"
+        return
     if reader.is_encrypted:
         try:
             reader.decrypt("")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,12 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
     prof.kind = "geo"
     prof.format = "geo"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # GDAL's chatter about damaged files; the reason says it
+        _profile(path, prof, pyogrio)
+
+
+def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
     try:
         layers = pyogrio.list_layers(str(path))
     except Exception as e:  # noqa: BLE001 - GDAL errors come in many classes

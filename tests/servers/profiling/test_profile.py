@@ -1,0 +1,49 @@
+"""profile_file: lake-relative paths, timing, and no exception whatever the input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from servers.profiling import profile_file
+
+
+def test_paths_are_lake_relative_posix(tmp_path: Path) -> None:
+    f = tmp_path / "a b" / "c" / "data.csv"
+    f.parent.mkdir(parents=True)
+    f.write_text("x,y\n1,2\n")
+    prof = profile_file(f, tmp_path)
+    assert prof.path == "a b/c/data.csv"
+    assert prof.size_bytes == f.stat().st_size and prof.mtime_ns == f.stat().st_mtime_ns
+    assert prof.profiled_in_s is not None and prof.profiled_in_s >= 0
+    assert prof.summary and prof.loader
+
+
+def test_never_raises(tmp_path: Path) -> None:
+    (tmp_path / "folder.csv").mkdir()
+    odd = [
+        tmp_path / "folder.csv",  # a directory
+        tmp_path / "missing.parquet",  # gone
+    ]
+    for name, content in {
+        "nul.json": b"\x00" * 64,
+        "half.xlsx": b"PK\x03\x04" + b"\x00" * 10,
+        "bad.npz": b"PK\x05\x06" + b"\x00" * 18,
+        "bad.cdf": b"\xcd\xf3\x00\x01" + b"\x00" * 50,
+        "bad.gpkg": b"SQLite format 3\x00" + b"\x01" * 90,
+        "bad.pdf": b"%PDF-1.7\n%%EOF",
+        "bad.png": b"\x89PNG\r\n\x1a\n",
+        "bad.parquet": b"PAR1PAR1",
+        "bad.feather": b"ARROW1\x00\x00",
+        "bad.npy": b"\x93NUMPY\x01\x00",
+        "bad.gz": b"\x1f\x8b\x08\x00broken",
+        "bad.html": b"<html><table><tr><td>1</td>",
+        "weird.xyz": "ünïcödé text\n".encode("utf-16"),
+    }.items():
+        (tmp_path / name).write_bytes(content)
+        odd.append(tmp_path / name)
+    for f in odd:
+        prof = profile_file(f, tmp_path)
+        assert prof.path == f.name
+        assert prof.status == "ok" or prof.reason, f.name
+        assert prof.loader and prof.summary, f.name
+        compile(prof.loader, f.name, "exec")
