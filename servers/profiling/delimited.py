@@ -205,7 +205,7 @@ def profile_delimited(
         prof.text = "\n".join(lines[:20])
         return
 
-    skipfooter, tail_notes = 0, []
+    skipfooter, tail_notes, tail_footer = 0, [], []
     if not sample.complete and sample.tail:
         tail_lines = normalise_newlines(sample.tail).split("\n")
         if tail_lines and tail_lines[-1] == "":
@@ -213,6 +213,7 @@ def profile_delimited(
         tail_grid = LinesGrid(tail_lines[-40:], delim)
         tail_rows = [tail_grid.row(i) for i in range(len(tail_grid))]
         skipfooter = trailing_notes(tail_rows)
+        tail_footer = tail_grid.lines[len(tail_grid) - skipfooter :] if skipfooter else []
         tail_notes = [row_text(r) for r in tail_rows[len(tail_rows) - skipfooter :] if row_text(r)] if skipfooter else []
 
     multi = len(blocks) > 1
@@ -221,7 +222,7 @@ def profile_delimited(
         last_nonblank -= 1
     for bi, b in enumerate(blocks):
         is_last = bi == len(blocks) - 1
-        tp = _table(prof, sample, grid, text, b, delim, last_nonblank)
+        tp = _table(prof, sample, grid, text, b, delim, last_nonblank, tail_footer if is_last else None)
         if is_last and b.data_end is None and skipfooter:
             tp.options["skipfooter"] = skipfooter
             tp.options["engine"] = "python"
@@ -252,6 +253,7 @@ def _table(
     b: Block,
     delim: str,
     last_nonblank: int,
+    footer_lines: list[str] | None = None,
 ) -> TableProfile:
     tp = TableProfile(delimiter=delim)
     opts: dict[str, Any] = {}
@@ -329,10 +331,46 @@ def _table(
             else:
                 tp.n_rows = int((sample.size - start_chars * raw_per_char) / per_row)
             tp.n_rows_exact = False
+            counted = _count_rows(prof, sample, grid, b, footer_lines)
+            if counted is not None:
+                tp.n_rows, tp.n_rows_exact = counted, True
 
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+COUNT_ROWS_BYTES = 64 << 20  # bigger files get a row estimate instead of a count
+
+
+def _count_rows(prof: FileProfile, sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None) -> int | None:
+    """Exact data rows of a file bigger than its sample, by counting line ends in C.
+
+    Only when one line is one record (no quoted line breaks seen) and the file is not huge.
+    """
+    if sample.compression or sample.size > COUNT_ROWS_BYTES or isinstance(grid, RecordsGrid):
+        return None
+    if sample.encoding.startswith(("utf-16", "utf-32")):
+        return None
+    if sample.path is None:
+        return None
+    lines = empty = 0
+    last = prev = b""
+    with open(sample.path, "rb") as f:
+        while chunk := f.read(1 << 22):
+            lines += chunk.count(b"\n")
+            # Empty lines ("\n\n", or "\n\r\n" with CRLF), also across the chunk boundary.
+            joined = prev + chunk
+            empty += joined.count(b"\n\n") + joined.count(b"\n\r\n") - prev.count(b"\n\n") - prev.count(b"\n\r\n")
+            prev, last = chunk[-2:], chunk[-1:]
+    if lines == 0:
+        return None  # old Mac line ends (CR only): leave the estimate
+    if last and last != b"\n":
+        lines += 1
+    nonempty = lines - empty
+    before = sum(1 for ln in grid.lines[: b.data_start] if ln.strip())
+    after = sum(1 for ln in (footer or []) if ln.strip())
+    return max(0, nonempty - before - after)
 
 
 def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], complete: bool) -> None:

@@ -82,6 +82,7 @@ class TextSample:
     tail: str | None = None  # decoded last lines when not complete
     compression: str | None = None
     mixed_encoding: bool = False  # head and tail disagree: load with encoding_errors="replace"
+    path: Path | None = None
 
 
 def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str | None = None) -> TextSample:
@@ -118,7 +119,7 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
         cut = max(text.rfind("\n"), text.rfind("\r"))
         if cut > 0:
             text = text[: cut + 1]
-    return TextSample(text, encoding, complete, size, tail_text, compression, mixed)
+    return TextSample(text, encoding, complete, size, tail_text, compression, mixed, path)
 
 
 def normalise_newlines(text: str) -> str:

@@ -260,7 +260,7 @@ def test_big_file_is_profiled_from_its_head_and_tail(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert time.perf_counter() - t0 < 30
     t = prof.tables[0]
-    assert not t.n_rows_exact and abs(t.n_rows - n) < 0.05 * n
+    assert t.n_rows == n and t.n_rows_exact  # counted line ends past the sample
     assert t.options.get("skipfooter") == 3 and t.options.get("engine") == "python"
     assert any("Source: order system" in note for note in t.notes)
     assert ns["df"].shape == (n, 5)
