@@ -253,6 +253,17 @@ def typed_dtype(values: list[Any]) -> tuple[str, list[Any]]:
     return "object", values
 
 
+def spread_indices(n: int, k: int = 300, head: int = SAMPLE_ROWS) -> list[int]:
+    """k indices into n items: the first `head`, then evenly spread over the rest.
+
+    Tables are often sorted by a category; the first rows alone would show only its first values.
+    """
+    if n <= k:
+        return list(range(n))
+    step = (n - head) / (k - head)
+    return list(range(head)) + sorted({head + int(i * step) for i in range(k - head)})
+
+
 def profile_values(
     names: list[str], dtypes: list[str], columns: list[list[Any]], n: int = SAMPLE_ROWS
 ) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_values, typed_dtype, unique_names
+from servers.profiling.column_stats import profile_values, spread_indices, typed_dtype, unique_names
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
@@ -239,7 +239,8 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
     tp = TableProfile(name=sheet)
     opts: dict[str, Any] = {"sheet_name": sheet}
     end = b.data_end if b.data_end is not None else n_rows - 1
-    data = [list(grid.row(i)) for i in range(b.data_start, min(end + 1, b.data_start + SAMPLE_ROWS))]
+    picks = spread_indices(end + 1 - b.data_start, SAMPLE_ROWS)
+    data = [list(grid.row(b.data_start + i)) for i in picks]
     width = 0
     for r in data + [grid.row(i) for i in b.header_rows]:
         last = len(r)

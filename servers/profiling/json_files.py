@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_values, typed_dtype, value_text
+from servers.profiling.column_stats import profile_values, spread_indices, typed_dtype, value_text
 from servers.profiling.detect import Detection
 from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
@@ -169,7 +169,7 @@ def _table_of(obj: Any):
     if cands:
         path, recs = max(cands, key=lambda c: len(c[1]))
         if len(recs) >= 1:
-            sample = recs[:SAMPLE_ROWS]
+            sample = [recs[i] for i in spread_indices(len(recs), SAMPLE_ROWS)]
             if isinstance(recs[0], list):
                 width = max(len(r) for r in sample if isinstance(r, list))
                 cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
@@ -234,9 +234,12 @@ def _summary(obj: Any, table) -> str:
 def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -> bool:
     sample = read_text_sample(path, compression=det.compression)
     lines = [ln for ln in sample.text.splitlines() if ln.strip()]
+    if not sample.complete and lines:
+        lines.pop()  # the head was cut: its last line may be half a record
     records: list[Any] = []
     bad = 0
-    for ln in lines[:SAMPLE_ROWS]:
+    for i in spread_indices(len(lines), SAMPLE_ROWS):
+        ln = lines[i]
         try:
             records.append(json.loads(ln))
         except json.JSONDecodeError:

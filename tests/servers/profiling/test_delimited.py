@@ -293,3 +293,14 @@ def test_loader_reads_the_same_frame_as_the_profile_sample(tmp_path: Path) -> No
     assert isinstance(ns["df"], pd.DataFrame) and len(ns["df"]) == prof.tables[0].n_rows == 100
     assert prof.tables[0].sample_rows[0] == {"a": 0, "b": "x0"}
     assert len(prof.tables[0].sample_rows) == 20
+
+
+def test_statistics_cover_a_table_sorted_by_a_category(tmp_path: Path) -> None:
+    states = [f"State{k:02d}" for k in range(40)]
+    f = tmp_path / "sorted.csv"
+    f.write_text("state,value\n" + "".join(f"{s},{i}\n" for s in states for i in range(100)))
+    prof = profile_file(f, tmp_path)
+    state = prof.tables[0].columns[0]
+    assert state.n_unique == 40 and len(state.top_values) == 30
+    assert prof.tables[0].sample_rows[0] == {"state": "State00", "value": 0}
+    assert prof.tables[0].n_rows == 4000
