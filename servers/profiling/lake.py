@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -129,31 +128,25 @@ def profile_lake(
     todo = [rel for rel in order if rel not in results]
 
     n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
-    last_commit = time.monotonic()
-    with cache.batch():
-        if todo and n > 0:
-            try:
-                for out in WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s).run(todo):
-                    if out.profile_json is not None:
-                        prof = FileProfile.model_validate_json(out.profile_json)
-                        cache.put_json(prof, out.profile_json)
-                    else:
-                        prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
-                        cache.put(prof)
-                    results[out.relpath] = prof
-                    report(out.relpath)
-                    if time.monotonic() - last_commit > 2.0:
-                        cache.checkpoint()  # a crash keeps what was profiled so far
-                        last_commit = time.monotonic()
-            except WorkerStartError as e:
-                log.warning("%s; profiling the remaining files in this process, without time bounds", e)
-        for rel in todo:
-            if rel not in results:  # workers=0, or workers that could not start
-                prof = profile_file(root / rel, root)
-                cache.put(prof)
-                results[rel] = prof
-                report(rel)
+    if todo and n > 0:
+        try:
+            pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s, cache_dir=cache.dir)
+            for out in pool.run(todo):
+                if out.profile_json is not None:
+                    prof = FileProfile.model_validate_json(out.profile_json)  # the worker cached it
+                else:
+                    prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
+                    cache.put(prof)
+                results[out.relpath] = prof
+                report(out.relpath)
+        except WorkerStartError as e:
+            log.warning("%s; profiling the remaining files in this process, without time bounds", e)
+    for rel in todo:
+        if rel not in results:  # workers=0, or workers that could not start
+            prof = profile_file(root / rel, root)
+            cache.put(prof)
+            results[rel] = prof
+            report(rel)
 
     cache.prune(set(order))
-    cache.close()
     return [results[r] for r in order if r in results]

@@ -1,7 +1,8 @@
 """A profiling worker process: `python -m servers.profiling.worker ROOT`.
 
-Reads lake-relative paths on stdin (one per line) and writes each file's profile as one
-line of JSON to the file descriptor named by LAKEBOARD_PROFILE_FD (stdout when unset).
+Reads lake-relative paths on stdin (one JSON string per line), writes each file's profile
+to the cache folder when one is given, and as one line of JSON to the file descriptor
+named by LAKEBOARD_PROFILE_FD (stdout when unset).
 Its own stdout is pointed at stderr, so nothing a library prints can corrupt the answers.
 """
 
@@ -17,10 +18,11 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m servers.profiling.worker LAKE_ROOT", file=sys.stderr)
+    if len(args) not in (1, 2):
+        print("usage: python -m servers.profiling.worker LAKE_ROOT [CACHE_DIR]", file=sys.stderr)
         return 2
     root = Path(args[0])
+    cache_dir = Path(args[1]) if len(args) == 2 else None
     fd = int(os.environ.get("LAKEBOARD_PROFILE_FD", "-1"))
     if fd < 0:
         fd = os.dup(1)
@@ -33,7 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore")
     logging.basicConfig(level=logging.ERROR)
 
+    from servers.profiling.cache import ProfileCache
     from servers.profiling.profile import profile_file
+
+    cache = ProfileCache(cache_dir) if cache_dir else None
 
     _warm_up(profile_file)
     out.write(b"ready\n")  # imports done: time bounds start now
@@ -43,7 +48,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rel = json.loads(line)
         prof = profile_file(root / rel, root)
-        out.write(prof.model_dump_json().encode("utf-8") + b"\n")
+        text = prof.model_dump_json()
+        if cache is not None:
+            cache.put_json(prof, text)  # workers write the cache in parallel; the pool just reads
+        out.write(text.encode("utf-8") + b"\n")
     return 0
 
 

@@ -67,8 +67,10 @@ class WorkerPool:
         workers: int,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
+        cache_dir: Path | None = None,
     ) -> None:
         self.root = str(Path(root).resolve())
+        self.cache_dir = str(Path(cache_dir).resolve()) if cache_dir else None  # workers write profiles there
         self.n = max(1, workers)
         self.timeout_s = timeout_s
         self.memory_limit = memory_limit
@@ -83,7 +85,7 @@ class WorkerPool:
         env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
         env.setdefault("OMP_NUM_THREADS", "1")  # workers are the parallelism; no thread pools inside
         proc = subprocess.Popen(
-            [sys.executable, "-m", "servers.profiling.worker", self.root],
+            [sys.executable, "-m", "servers.profiling.worker", self.root, *([self.cache_dir] if self.cache_dir else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

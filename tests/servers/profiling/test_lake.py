@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from pathlib import Path
 
@@ -50,24 +49,17 @@ def test_profile_lake_reuses_the_cache_and_drops_removed_files(tmp_path: Path) -
     assert seen[-1][:2] == (4, 4) and sorted(s[2] for s in seen) == sorted(p.path for p in first)
     assert first[0].loader and first[0].tables[0].n_rows == 1
 
-    def rowids() -> dict[str, int]:
-        con = sqlite3.connect(cache_dir / "profiles.sqlite")
-        try:
-            return dict(con.execute("select relpath, rowid from profiles").fetchall())
-        finally:
-            con.close()
-
-    before = rowids()
+    cache = ProfileCache(cache_dir)
+    before = {rel: cache.file_for(rel).stat().st_mtime_ns for rel in ("a.csv", "sub/b.tsv", "sub/deeper/c.json")}
     time.sleep(0.01)
     (lake / "a.csv").write_text("x,y\n1,2\n3,4\n")  # changed
     (lake / "notes.md").unlink()  # removed
     second = profile_lake(lake, cache_dir, workers=0)
     assert [p.path for p in second] == ["a.csv", "sub/b.tsv", "sub/deeper/c.json"]
     assert second[0].tables[0].n_rows == 2
-    after = rowids()
-    assert sorted(after) == ["a.csv", "sub/b.tsv", "sub/deeper/c.json"]
-    assert ProfileCache(cache_dir).load("notes.md") is None
-    rewritten = {rel for rel in after if after[rel] != before.get(rel)}
+    assert sorted(cache.entries()) == ["a.csv", "sub/b.tsv", "sub/deeper/c.json"] and cache.load("notes.md") is None
+    after = {rel: cache.file_for(rel).stat().st_mtime_ns for rel in before}
+    rewritten = {rel for rel in before if after[rel] != before[rel]}
     assert rewritten == {"a.csv"}  # the untouched files were not profiled again
 
 
