@@ -109,7 +109,9 @@ def _npz(path: Path, prof: FileProfile) -> None:
                 with z.open(info) as f:
                     prof.arrays.append(_array_profile(name, f))
             except (ValueError, zipfile.BadZipFile, OSError, EOFError) as e:
-                prof.arrays.append(ArrayProfile(name=name, shape=[], dtype="unknown", attributes={"error": str(e)[:200]}))
+                prof.arrays.append(
+                    ArrayProfile(name=name, shape=[], dtype="unknown", attributes={"error": str(e)[:200]})
+                )
         compressed = any(i.compress_type != zipfile.ZIP_STORED for i in infos)
     if not prof.arrays:
         prof.status = "empty"

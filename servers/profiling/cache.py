@@ -141,7 +141,12 @@ class ProfileCache:
         """put(), reusing JSON already serialised."""
         self.ensure()
         meta = json.dumps(
-            {"version": PROFILER_VERSION, "path": profile.path, "size": profile.size_bytes, "mtime_ns": profile.mtime_ns}
+            {
+                "version": PROFILER_VERSION,
+                "path": profile.path,
+                "size": profile.size_bytes,
+                "mtime_ns": profile.mtime_ns,
+            }
         )
         _atomic_write(self.file_for(profile.path), meta + "\n" + profile_json)
 

@@ -43,7 +43,11 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.reason = "the CDF file holds no variables"
         return
     title = next(
-        (prof.attributes[k] for k in ("TITLE", "Title", "Logical_source_description", "Project", "Mission_group") if k in prof.attributes),
+        (
+            prof.attributes[k]
+            for k in ("TITLE", "Title", "Logical_source_description", "Project", "Mission_group")
+            if k in prof.attributes
+        ),
         "",
     )
     desc = ", ".join(

@@ -75,8 +75,10 @@ def json_value(v: Any) -> Any:
 def _is_textual(dtype: Any) -> bool:
     kind = getattr(dtype, "kind", "O")
     name = str(dtype)
-    return kind in ("O", "U", "S", "b") or name in ("str", "string", "category", "bool", "boolean") or name.startswith(
-        "string"
+    return (
+        kind in ("O", "U", "S", "b")
+        or name in ("str", "string", "category", "bool", "boolean")
+        or name.startswith("string")
     )
 
 

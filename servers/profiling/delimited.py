@@ -228,7 +228,9 @@ def profile_delimited(
         tail_rows = [tail_grid.row(i) for i in range(len(tail_grid))]
         skipfooter = trailing_notes(tail_rows)
         tail_footer = tail_grid.lines[len(tail_grid) - skipfooter :] if skipfooter else []
-        tail_notes = [row_text(r) for r in tail_rows[len(tail_rows) - skipfooter :] if row_text(r)] if skipfooter else []
+        tail_notes = (
+            [row_text(r) for r in tail_rows[len(tail_rows) - skipfooter :] if row_text(r)] if skipfooter else []
+        )
 
     multi = len(blocks) > 1
     last_nonblank = len(grid) - 1
@@ -303,8 +305,10 @@ def _table(
     cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 50)) for c in grid.row(i)]
     value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
     # "3,512" fits both a thousands separator and a decimal comma; "1,5" or "2,25" only the latter.
-    decimal_comma = delim != "," and any(_DECIMAL_COMMA.match(c) for c in value_cells) and not any(
-        _MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells
+    decimal_comma = (
+        delim != ","
+        and any(_DECIMAL_COMMA.match(c) for c in value_cells)
+        and not any(_MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells)
     )
     if decimal_comma:
         opts["decimal"] = ","
@@ -357,7 +361,9 @@ def _table(
 COUNT_ROWS_BYTES = 64 << 20  # bigger files get a row estimate instead of a count
 
 
-def _count_rows(prof: FileProfile, sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None) -> int | None:
+def _count_rows(
+    prof: FileProfile, sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None
+) -> int | None:
     """Exact data rows of a file bigger than its sample, by counting line ends in C.
 
     Only when one line is one record (no quoted line breaks seen) and the file is not huge.

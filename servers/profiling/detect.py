@@ -77,7 +77,9 @@ _TEXT_EXTENSIONS = frozenset(
     ".py .r .sql .sh .bash .js .ts .java .c .h .cpp .go .rs .rb .jl .m .ipynb .yaml .yml .toml .ini .cfg .conf "
     ".log .xml .tex .bib .readme .license .rtf .srt .vtt .css".split()
 )
-SHAPEFILE_SIDECARS = frozenset(".shx .dbf .prj .cpg .sbn .sbx .qix .qmd .atx .ain .aih .ixs .mxs .fbn .fbx .shp.xml".split())
+SHAPEFILE_SIDECARS = frozenset(
+    ".shx .dbf .prj .cpg .sbn .sbx .qix .qmd .atx .ain .aih .ixs .mxs .fbn .fbx .shp.xml".split()
+)
 
 _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"PAR1", "parquet", "parquet"),

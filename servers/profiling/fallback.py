@@ -104,5 +104,7 @@ def _sqlite(path: Path, prof: FileProfile) -> None:
     if not prof.tables:
         prof.status, prof.reason = "empty", "the SQLite database holds no tables"
         return
-    desc = "; ".join(f"{t.name} (~{t.n_rows} rows: {', '.join(c.name for c in t.columns[:5])})" for t in prof.tables[:5])
+    desc = "; ".join(
+        f"{t.name} (~{t.n_rows} rows: {', '.join(c.name for c in t.columns[:5])})" for t in prof.tables[:5]
+    )
     prof.summary = f"SQLite database with {len(prof.tables)} tables: {desc}"

@@ -104,7 +104,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     last = idx[-1]
     head_cells = lines[first].split()
     head_is_text = sum(cell_kind(c) == TEXT for c in head_cells) > len(head_cells) / 2
-    body = [lines[i] for i in idx[1 : 40]] if head_is_text else [lines[i] for i in idx[:40]]
+    body = [lines[i] for i in idx[1:40]] if head_is_text else [lines[i] for i in idx[:40]]
     if not any(cell_kind(c) == VALUE for ln in body for c in ln.split()):
         return False  # words in columns, no values: prose or a list, not a data table
     header = first if head_is_text else None

@@ -80,11 +80,13 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if data_tables:
         prof.kind = "table"
     biggest = sorted(data_tables, key=lambda t: -(t.n_rows or 0))[:3]
-    desc = "; ".join(
-        f"{t.name} ({t.n_rows} rows: {', '.join(c.name for c in t.columns[:5])})" for t in biggest
-    )
+    desc = "; ".join(f"{t.name} ({t.n_rows} rows: {', '.join(c.name for c in t.columns[:5])})" for t in biggest)
     what = f"HTML page '{title[:100]}'" if title else "HTML page"
     if prof.tables:
-        prof.summary = f"{what} with {len(prof.tables)} tables; largest: {desc}" if desc else f"{what} with small tables"
+        prof.summary = (
+            f"{what} with {len(prof.tables)} tables; largest: {desc}" if desc else f"{what} with small tables"
+        )
     else:
-        prof.summary = f"{what} without tables; " + (headings[0][:100] if headings else (paragraphs[0][:100] if paragraphs else ""))
+        prof.summary = f"{what} without tables; " + (
+            headings[0][:100] if headings else (paragraphs[0][:100] if paragraphs else "")
+        )

@@ -16,7 +16,7 @@ _BIG_FILE = 200 << 20
 _JSON_KEYS = ("path", "layout")
 _NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout")
 _FLATTEN = (
-    "{var}.columns = [\" \".join(dict.fromkeys(str(p) for p in c if not str(p).startswith(\"Unnamed:\"))) or str(c[-1])"
+    '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
     " if isinstance(c, tuple) else c for c in {var}.columns]"
 )
 
@@ -93,7 +93,7 @@ def loader_code(profile: FileProfile, root: Path) -> str:
         enc = profile.encoding or "utf-8"
         body = [
             f"path = {_path(path)}",
-            f"text = path.read_text(encoding={enc!r}, errors=\"replace\")",
+            f'text = path.read_text(encoding={enc!r}, errors="replace")',
             "data = text",
         ]
     if not body[0].startswith("from pathlib") and any("Path(" in line for line in body):
@@ -319,8 +319,8 @@ def _html(profile: FileProfile, path: Path) -> list[str]:
             "import lxml.html",
             f"path = {_path(path)}",
             "# a page without tables: its text",
-            f"doc = lxml.html.fromstring(path.read_bytes().decode({enc!r}, errors=\"replace\"))",
-            "for bad in doc.xpath(\"//script|//style\"):",
+            f'doc = lxml.html.fromstring(path.read_bytes().decode({enc!r}, errors="replace"))',
+            'for bad in doc.xpath("//script|//style"):',
             "    bad.drop_tree()",
             'text = " ".join(doc.text_content().split())',
             "data = text",

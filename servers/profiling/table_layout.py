@@ -386,8 +386,8 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
             pending.extend(lay.titles)
             continue
         header_text = tuple(str(v).strip() for v in grid.row(lay.header_rows[-1])) if lay.header_rows else None
-        starts_new = cur is None or lay.strong_header or (
-            lay.header_rows and (lay.titles or header_text == first_header_text)
+        starts_new = (
+            cur is None or lay.strong_header or (lay.header_rows and (lay.titles or header_text == first_header_text))
         )
         if not starts_new and cur is not None and cur.data_end is not None:
             # Rows after blank lines continue the table only if they look like its rows.

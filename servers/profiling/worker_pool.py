@@ -85,7 +85,13 @@ class WorkerPool:
         env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
         env.setdefault("OMP_NUM_THREADS", "1")  # workers are the parallelism; no thread pools inside
         proc = subprocess.Popen(
-            [sys.executable, "-m", "servers.profiling.worker", self.root, *([self.cache_dir] if self.cache_dir else [])],
+            [
+                sys.executable,
+                "-m",
+                "servers.profiling.worker",
+                self.root,
+                *([self.cache_dir] if self.cache_dir else []),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -22,7 +22,9 @@ def test_npy_header_and_sample(tmp_path: Path) -> None:
 
 def test_npz_keys(tmp_path: Path) -> None:
     f = tmp_path / "bundle.npz"
-    np.savez_compressed(f, temperature=np.linspace(0, 1, 1000), station=np.array(["a", "b"]), counts=np.eye(3, dtype=int))
+    np.savez_compressed(
+        f, temperature=np.linspace(0, 1, 1000), station=np.array(["a", "b"]), counts=np.eye(3, dtype=int)
+    )
     prof, ns = profile_and_load(f)
     assert {a.name: (a.shape, a.dtype) for a in prof.arrays} == {
         "temperature": ([1000], "float64"),

@@ -13,7 +13,13 @@ from servers.profiling.cache import cache_key
 
 def _profile(rel: str = "dir/a b.csv", size: int = 10, mtime: int = 123) -> FileProfile:
     return FileProfile(
-        path=rel, format="csv", kind="table", size_bytes=size, mtime_ns=mtime, summary="CSV table", tables=[TableProfile(n_rows=3)]
+        path=rel,
+        format="csv",
+        kind="table",
+        size_bytes=size,
+        mtime_ns=mtime,
+        summary="CSV table",
+        tables=[TableProfile(n_rows=3)],
     )
 
 
@@ -39,7 +45,9 @@ def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
         cache.put(_profile(f"f{i}.csv"))
     cache.put(_profile("f0.csv", size=99))
     names = os.listdir(tmp_path)
-    assert sorted(n for n in names if n.endswith(".json")) == sorted(f"{cache_key(f'f{i}.csv')}.json" for i in range(20))
+    assert sorted(n for n in names if n.endswith(".json")) == sorted(
+        f"{cache_key(f'f{i}.csv')}.json" for i in range(20)
+    )
     assert not [n for n in names if n.endswith(".part")]
     assert cache.get("f0.csv", 99, 123) is not None
 

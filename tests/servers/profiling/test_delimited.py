@@ -19,7 +19,7 @@ REPORT = (
     "region,year,count\n"
     'north,2020,"1,200"\n'
     "south,2020,950\n"
-    "east,2021,\"2,040\"\n"
+    'east,2021,"2,040"\n'
     ",,\n"
     "Note: counts for 2021 are provisional.\n"
     "Source: statistics office\n"

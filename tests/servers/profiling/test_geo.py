@@ -13,7 +13,11 @@ from tests.servers.profiling.loading import profile_and_load
 
 def _points(n: int) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(
-        {"name": [f"site {i}" for i in range(n)], "kind": [["well", "spring"][i % 2] for i in range(n)], "depth": range(n)},
+        {
+            "name": [f"site {i}" for i in range(n)],
+            "kind": [["well", "spring"][i % 2] for i in range(n)],
+            "depth": range(n),
+        },
         geometry=[shapely.Point(10 + i * 0.1, 50 + i * 0.1) for i in range(n)],
         crs="EPSG:4326",
     )
@@ -22,7 +26,9 @@ def _points(n: int) -> gpd.GeoDataFrame:
 def test_geopackage_layers(tmp_path: Path) -> None:
     f = tmp_path / "sites.gpkg"
     _points(12).to_file(f, layer="wells")
-    zones = gpd.GeoDataFrame({"zone": ["a", "b"]}, geometry=[shapely.box(0, 0, 1, 1), shapely.box(1, 1, 2, 2)], crs="EPSG:3857")
+    zones = gpd.GeoDataFrame(
+        {"zone": ["a", "b"]}, geometry=[shapely.box(0, 0, 1, 1), shapely.box(1, 1, 2, 2)], crs="EPSG:3857"
+    )
     zones.to_file(f, layer="zones")
     prof, ns = profile_and_load(f)
     assert prof.status == "ok" and prof.kind == "geo" and prof.format == "geo"

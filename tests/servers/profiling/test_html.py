@@ -40,7 +40,11 @@ def test_tables_title_and_headings(tmp_path: Path) -> None:
 
 def test_page_without_tables_is_a_document(tmp_path: Path) -> None:
     f = tmp_path / "about.htm"
-    f.write_text("<html><head><title>About</title></head><body><h1>About us</h1><p>" + "We publish open data. " * 5 + "</p></body></html>")
+    f.write_text(
+        "<html><head><title>About</title></head><body><h1>About us</h1><p>"
+        + "We publish open data. " * 5
+        + "</p></body></html>"
+    )
     prof, ns = profile_and_load(f)
     assert prof.kind == "document" and not prof.tables
     assert "We publish open data." in ns["text"]

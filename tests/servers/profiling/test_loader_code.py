@@ -59,7 +59,9 @@ def _lake(root: Path) -> None:
     (root / "docs").mkdir()
     make_pdf(root / "docs" / "paper.pdf", ["Findings on soil"])
     (root / "docs" / "readme.md").write_text("# Readme\n")
-    (root / "docs" / "page.html").write_text("<html><body><table><tr><th>a</th></tr><tr><td>1</td></tr></table></body></html>")
+    (root / "docs" / "page.html").write_text(
+        "<html><body><table><tr><th>a</th></tr><tr><td>1</td></tr></table></body></html>"
+    )
     (root / "docs" / "chart.png").write_bytes(png(4, 4))
     (root / "junk.csv").write_bytes(bytes(range(256)) * 4)
     (root / "empty.csv").write_bytes(b"")
@@ -70,7 +72,9 @@ def test_every_loader_runs_in_a_fresh_process(tmp_path: Path) -> None:
     _lake(root)
     profiles = [profile_file(p, root) for p in sorted(root.rglob("*")) if p.is_file()]
     items = [{"path": p.path, "loader": p.loader} for p in profiles]
-    proc = subprocess.run([sys.executable, "-c", RUN], input=json.dumps(items), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN], input=json.dumps(items), capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     results = json.loads(proc.stdout)
     problems = []
