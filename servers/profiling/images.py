@@ -85,6 +85,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         return
     typ, w, h = found
     prof.attributes["image_type"] = typ
+    prof.attributes["visual_document"] = "true"  # to be looked at (chart, map, scan), not parsed
     if w and h:
         prof.attributes["width"] = str(w)
         prof.attributes["height"] = str(h)

@@ -26,7 +26,7 @@ def test_png_size_and_loader(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.status == "ok" and prof.kind == "image"
     assert (prof.attributes["width"], prof.attributes["height"]) == ("64", "32")
-    assert "visual document" in prof.summary
+    assert "visual document" in prof.summary and prof.attributes["visual_document"] == "true"
     assert ns["data"]
 
 
