@@ -42,6 +42,7 @@ class TableProfile(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="preamble/title lines above the header and footnotes below the data"
     )
+    title: str | None = Field(None, description="the line above the header that names the table, if there is one")
     options: dict[str, Any] = Field(
         default_factory=dict, description="reader options needed to load this table (e.g. skiprows, sep, sheet_name)"
     )

@@ -249,6 +249,14 @@ def profile_delimited(
     _summarise(prof, sample)
 
 
+def _title(lines: list[str]) -> str | None:
+    """The line that names a table: the first short line above its header (not a units or key: value line)."""
+    for text in lines:
+        if 3 <= len(text) <= 200 and not _MISSING.match(text) and any(ch.isalpha() for ch in text):
+            return text
+    return None
+
+
 def _block_name(grid: LinesGrid, b: Block, bi: int) -> str:
     for i in reversed(b.title_rows):
         t = row_text(grid.row(i))
@@ -317,6 +325,7 @@ def _table(
     elif any(_THOUSANDS.match(c) for c in value_cells):
         opts["thousands"] = ","
     notes = [row_text(grid.row(i)) for i in b.title_rows]
+    tp.title = _title(notes)
     for note in notes:
         m = _MISSING.match(note)
         if m:

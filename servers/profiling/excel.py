@@ -261,7 +261,9 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
         opts["header"] = None
         if b.data_start:
             opts["skiprows"] = b.data_start
-    notes = [row_text(grid.row(i)) for i in b.title_rows] + [row_text(grid.row(i)) for i in b.footnote_rows]
+    titles = [row_text(grid.row(i)) for i in b.title_rows]
+    tp.title = next((t for t in titles if 3 <= len(t) <= 200 and any(ch.isalpha() for ch in t)), None)
+    notes = titles + [row_text(grid.row(i)) for i in b.footnote_rows]
     tp.notes = [n for n in notes if n]
     if b.data_end is not None:
         tp.n_rows = sum(1 for i in range(b.data_start, b.data_end + 1) if not grid.blank[i])

@@ -35,7 +35,7 @@ def test_preamble_and_footnotes_are_skipped(tmp_path: Path) -> None:
     assert t.header_row == 3 and t.n_rows == 3 and t.n_rows_exact
     assert [c.name for c in t.columns] == ["region", "year", "count"]
     assert t.options["thousands"] == "," and t.options["nrows"] == 3
-    assert "Annual report of widget counts" in t.notes
+    assert "Annual report of widget counts" in t.notes and t.title == "Annual report of widget counts"
     assert any(n.startswith("Note: counts for 2021") for n in t.notes)
     assert any(n.startswith("Source:") for n in t.notes)
     df = ns["df"]
@@ -262,6 +262,7 @@ def test_big_file_is_profiled_from_its_head_and_tail(tmp_path: Path) -> None:
     t = prof.tables[0]
     assert t.n_rows == n and t.n_rows_exact  # counted line ends past the sample
     assert t.options.get("skipfooter") == 3 and t.options.get("engine") == "python"
+    assert t.title == "Export of all orders"
     assert any("Source: order system" in note for note in t.notes)
     assert ns["df"].shape == (n, 5)
 

@@ -59,6 +59,8 @@ def test_every_sheet_with_its_header_offset(tmp_path: Path) -> None:
     assert summary.header_row == 2 and summary.n_rows == 3
     assert summary.options["skiprows"] == 2 and summary.options["nrows"] == 3
     assert "Annual estimates of the resident population" in summary.notes
+    assert summary.title == "Annual estimates of the resident population"
+    assert by_name["Readings"].title is None
     assert "Source: the statistics office" in summary.notes
     area = next(c for c in summary.columns if c.name == "Area")
     assert set(area.top_values) == {"North", "South", "East"}
