@@ -15,6 +15,7 @@ from servers.relevance.tokens import terms
 
 _MIN_SHARED = 3
 _MIN_DESCRIPTION_CHARS = 12  # mean length of a column's values for it to read as descriptions
+_MAX_ROWS = 2000  # a dictionary has a row per variable, not per observation
 
 
 def _norm(name: str) -> str:
@@ -33,6 +34,8 @@ def _values(table: TableProfile, column: str, extra: list[str]) -> list[str]:
 
 def _dictionary_columns(table: TableProfile) -> list[set[str]]:
     """Candidate 'variable name' columns of a table that also has a descriptions column."""
+    if table.n_rows is not None and table.n_rows > _MAX_ROWS:
+        return []
     described = False
     candidates = []
     for col in table.columns:
@@ -41,7 +44,9 @@ def _dictionary_columns(table: TableProfile) -> list[set[str]]:
             described = True
         names = {_norm(v) for v in vals if _is_name(v)}
         names.discard("")
-        if len(names) >= _MIN_SHARED:
+        # each row names a different variable: the column is (nearly) unique
+        unique = col.n_unique is None or not table.n_rows or col.n_unique >= 0.8 * table.n_rows
+        if len(names) >= _MIN_SHARED and unique:
             candidates.append(names)
     return candidates if described else []
 

@@ -76,9 +76,10 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
     for table in profile.tables:
         if table.name:
             titles.append(table.name)
-        # the first line above a table is its title; later lines are footnotes and sources
-        titles.extend(table.notes[:1])
-        notes.extend(table.notes[1:])
+        # the line naming a table is its title; other notes are footnotes and sources
+        if table.title:
+            titles.append(table.title)
+        notes.extend(n for n in table.notes if n != table.title)
         for col in table.columns:
             if not _is_placeholder_column(col.name):
                 columns.append(col.name)

@@ -50,3 +50,18 @@ def test_scores_are_on_the_lake_scale_whatever_the_partition(small_lake):
 def test_request_with_no_known_words_scores_nothing_high(small_lake):
     ms = LexicalEngine(small_lake).score("quantum chromodynamics on a lattice")
     assert all(m.score < 0.2 for m in ms)
+
+
+def test_a_data_table_whose_values_name_another_files_columns_is_no_dictionary():
+    """Observations by region, next to a table with a column per region: not a dictionary."""
+    from tests.servers.relevance.conftest import table_profile
+
+    regions = ["Alaska", "Northwest", "Great Basin", "Southwest"]
+    wide = table_profile("fires_by_region.csv", {"Year": ["2020"], **{r: ["1"] for r in regions}})
+    long_rows = table_profile(
+        "incidents.csv",
+        {"region": regions * 5, "incident_name": [f"Long incident name number {i}" for i in range(20)]},
+    )
+    long_rows.tables[0].n_rows = 5000
+    long_rows.tables[0].columns[0].n_unique = 4
+    assert LexicalEngine([wide, long_rows]).dictionaries == {}
