@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -25,10 +26,13 @@ from schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, He
 from schemas.profiles import FileProfile
 from servers.file_agent import answers, prompts
 from servers.file_agent.agent import FileAgent
-from servers.file_agent.model_access import FileAgentModel, InputNeeded, model_for
+from servers.file_agent.model_access import model_for
 from servers.model_client import ModelUnavailable, extract_json
+from servers.sampling import InputNeeded, Model
 
 log = logging.getLogger(__name__)
+
+Answer = TypeVar("Answer", HelpDecision, FileAgentResponse)
 
 
 class MalformedReply(ValueError):
@@ -60,33 +64,34 @@ class ModelEngine:
 
     # -- the tools' entry points ---------------------------------------------------------
     async def decide(self, request: BlackboardRequest, ctx: Any = None) -> HelpDecision | types.InputRequiredResult:
-        model = model_for(ctx)
-        if model is None:
-            return await anyio.to_thread.run_sync(self.agent.decide, request)
-        try:
-            return await self.decide_with(model, request)
-        except InputNeeded as need:
-            return need.as_result()
-        except (ModelUnavailable, MalformedReply) as exc:
-            log.warning("%s: deciding offline: %s", self.agent.name, exc)
-            decision = await anyio.to_thread.run_sync(self.agent.decide, request)
-            return decision.model_copy(update={"reason": f"{decision.reason} (offline engine: {exc})"})
+        return await self._answer(request, ctx, self.decide_with, self.agent.decide, "deciding")
 
     async def respond(self, request: BlackboardRequest, ctx: Any = None) -> FileAgentResponse | types.InputRequiredResult:
+        return await self._answer(request, ctx, self.respond_with, self.agent.respond, "responding")
+
+    async def _answer(
+        self,
+        request: BlackboardRequest,
+        ctx: Any,
+        with_model: Callable[[Model, BlackboardRequest], Awaitable[Answer]],
+        offline: Callable[[BlackboardRequest], Answer],
+        doing: str,
+    ) -> Answer | types.InputRequiredResult:
+        """With the model when there is one; else, or when it fails, offline (saying why)."""
         model = model_for(ctx)
         if model is None:
-            return await anyio.to_thread.run_sync(self.agent.respond, request)
+            return await anyio.to_thread.run_sync(offline, request)
         try:
-            return await self.respond_with(model, request)
+            return await with_model(model, request)
         except InputNeeded as need:
             return need.as_result()
         except (ModelUnavailable, MalformedReply) as exc:
-            log.warning("%s: responding offline: %s", self.agent.name, exc)
-            response = await anyio.to_thread.run_sync(self.agent.respond, request)
-            return response.model_copy(update={"reason": f"{response.reason} (offline engine: {exc})"})
+            log.warning("%s: %s offline: %s", self.agent.name, doing, exc)
+            answer = await anyio.to_thread.run_sync(offline, request)
+            return answer.model_copy(update={"reason": f"{answer.reason} (offline engine: {exc})"})
 
     # -- steps 1 and 2 -----------------------------------------------------------------
-    async def analyse(self, model: FileAgentModel) -> str:
+    async def analyse(self, model: Model) -> str:
         """Steps 1 and 2, once: choose files to look at, analyse them. Returns the analysis."""
         if self.analysis is not None:
             return self.analysis
@@ -110,7 +115,7 @@ class ModelEngine:
             return self.analysis
 
     # -- step 3 ------------------------------------------------------------------------
-    async def decide_with(self, model: FileAgentModel, request: BlackboardRequest) -> HelpDecision:
+    async def decide_with(self, model: Model, request: BlackboardRequest) -> HelpDecision:
         analysis = await self.analyse(model)
         prompt = prompts.DECIDE.format(request=request.request, reason=prompts.reason_line(request.reason))
         data = await self._ask_json(model, "decide", self._system(analysis), prompt, _parse_decision)
@@ -124,7 +129,7 @@ class ModelEngine:
             confidence=confidence,
         )
 
-    async def respond_with(self, model: FileAgentModel, request: BlackboardRequest) -> FileAgentResponse:
+    async def respond_with(self, model: Model, request: BlackboardRequest) -> FileAgentResponse:
         analysis = await self.analyse(model)
         matches = self.agent.engine.score(request.request)
         candidates = list(dict.fromkeys([m.path for m in matches[:6]] + self.looked_at))
@@ -162,7 +167,7 @@ class ModelEngine:
         )
 
     # -- prompts and parsing -----------------------------------------------------------
-    async def _ask_json(self, model: FileAgentModel, key: str, system: str, prompt: str, parse) -> Any:
+    async def _ask_json(self, model: Model, key: str, system: str, prompt: str, parse) -> Any:
         """Ask once, re-ask once on an unusable reply; MalformedReply if still unusable."""
         reply = await model.complete(key, system, prompt, max_tokens=self.max_tokens)
         try:
@@ -212,14 +217,17 @@ class ModelEngine:
         return key if key in self.agent.profiles else None
 
     def _parse_selection(self, reply: str) -> list[str]:
-        data = _json_object(reply)
+        return self._listed_files(_json_object(reply), 'a "files" list')[: self.look_at]
+
+    def _listed_files(self, data: dict[str, Any], need: str) -> list[str]:
+        """The reply's "files" that are in the inventory, in order; ValueError (for the re-ask) if none."""
         files = data.get("files")
         if not isinstance(files, list):
-            raise ValueError('the JSON object needs a "files" list')
-        chosen = list(dict.fromkeys(p for p in (self._known(f) for f in files) if p))
-        if not chosen:
+            raise ValueError(f"the JSON object needs {need}")
+        known = list(dict.fromkeys(p for p in (self._known(f) for f in files) if p))
+        if not known:
             raise ValueError("none of the listed files is in your inventory; copy paths exactly as listed")
-        return chosen[: self.look_at]
+        return known
 
     def _default_selection(self) -> list[str]:
         ok = [p.path for p in self.agent.profiles.values() if p.ok]
@@ -235,12 +243,7 @@ class ModelEngine:
         }
         if not can_help:
             return out
-        files = data.get("files")
-        if not isinstance(files, list):
-            raise ValueError('the JSON object needs a "files" list of paths from your inventory')
-        known = list(dict.fromkeys(p for p in (self._known(f) for f in files) if p))
-        if not known:
-            raise ValueError("none of the listed files is in your inventory; copy paths exactly as listed")
+        known = self._listed_files(data, 'a "files" list of paths from your inventory')
         code = data.get("code") or ""
         if not isinstance(code, str):
             raise ValueError('"code" must be a string of Python')

@@ -1,11 +1,12 @@
 """The search agent: decides whether it can help, then searches in rounds and answers.
 
-Plain async methods, independent of MCP: the server passes a `Model` (the client's model,
-through sampling) or None (offline). With a model, the paper's flow: the model writes each
-query, reads the top pages, and either answers with numbered sources or writes the next
-query (at most `rounds` rounds). Offline: the request is the first query, later rounds add
-words from the best passages (pseudo-relevance feedback) while the evidence is weak, and
-the answer is extractive: the best passages, with their documents or URLs as sources.
+Plain async methods, independent of MCP: the server passes a `Model` (`servers.sampling`:
+the client's model, through sampling) or None (offline). With a model, the paper's flow: the
+model writes each query, reads the top pages, and either answers with numbered sources or
+writes the next query (at most `rounds` rounds; the steps are keyed "decide", "query",
+"round-N"). Offline: the request is the first query, later rounds add words from the best
+passages (pseudo-relevance feedback) while the evidence is weak, and the answer is
+extractive: the best passages, with their documents or URLs as sources.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import threading
 import anyio
 
 from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
+from servers.sampling import Model, ModelUnavailable
 from servers.search_agent.backends import (
     LocalBackend,
     Page,
@@ -37,7 +39,6 @@ from servers.search_agent.prompts import (
     parse_json_object,
 )
 from servers.search_agent.ranking import PassageRanker, content_words, covers
-from servers.search_agent.sampling import Model, ModelUnavailable
 from servers.search_agent.settings import SearchAgentSettings
 from servers.search_agent.triage import triage
 
@@ -130,8 +131,9 @@ class SearchAgent:
         prompt = DECIDE.format(request=request.request, reason=request.reason or "-", where=self.backend.describe(),
                                documents=format_documents(titles))
         try:
-            reply = await model.complete(prompt, system=SYSTEM.format(where=self.backend.describe()), max_tokens=300)
-        except ModelUnavailable:
+            reply = await model.complete("decide", SYSTEM.format(where=self.backend.describe()), prompt, max_tokens=300)
+        except ModelUnavailable as exc:
+            log.warning("the client's model is unavailable, deciding offline: %s", exc)
             return None
         parsed = parse_json_object(reply)
         if not parsed or not isinstance(parsed.get("can_help"), bool):
@@ -193,7 +195,7 @@ class SearchAgent:
 
         query = _offline_query(request)
         if model is not None:
-            model, suggested = await _ask(model, FIRST_QUERY.format(request=request.request, reason=request.reason or "-", where=where), system)
+            model, suggested = await _ask(model, "query", FIRST_QUERY.format(request=request.request, reason=request.reason or "-", where=where), system)
             if suggested and isinstance(suggested.get("query"), str) and suggested["query"].strip():
                 query = suggested["query"].strip()[:300]
 
@@ -219,7 +221,7 @@ class SearchAgent:
                     findings=findings or "(nothing found)", round=round_number, rounds=rounds,
                     final_note=FINAL_NOTE if round_number == rounds else "",
                 )
-                model, step = await _ask(model, prompt, system)
+                model, step = await _ask(model, f"round-{round_number}", prompt, system)
                 if step and step.get("action") == "answer" and str(step.get("answer", "")).strip():
                     return self._model_answer(step, numbered, queries, notes)
                 next_query = str(step.get("query", "")).strip()[:300] if step else ""
@@ -302,11 +304,12 @@ class SearchAgent:
                               queries=queries, confidence=as_confidence(step.get("confidence"), 0.6))
 
 
-async def _ask(model: Model, prompt: str, system: str) -> tuple[Model | None, dict | None]:
-    """One completion parsed as a JSON object; (None, None) once the model is unavailable."""
+async def _ask(model: Model, key: str, prompt: str, system: str) -> tuple[Model | None, dict | None]:
+    """One completion (step `key`) parsed as a JSON object; (None, None) once the model is unavailable."""
     try:
-        reply = await model.complete(prompt, system=system)
-    except ModelUnavailable:
+        reply = await model.complete(key, system, prompt, max_tokens=800)
+    except ModelUnavailable as exc:
+        log.warning("the client's model is unavailable, continuing offline: %s", exc)
         return None, None
     parsed = parse_json_object(reply)
     if parsed is None:

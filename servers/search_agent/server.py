@@ -8,7 +8,8 @@
 - resource `search-agent://documents`: the indexed local documents (JSON).
 
 When the client supports MCP sampling, its model writes the queries and the answer (see
-`sampling.py` for both protocol eras); otherwise the agent works offline.
+`servers/sampling.py` for both protocol eras); otherwise, or with `--sampling off`, the agent
+works offline.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from fastmcp import Context, FastMCP
 from fastmcp.server.lifespan import lifespan
 
 from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
+from servers.sampling import InputNeeded, Model, sampling_model
 from servers.search_agent.agent import SearchAgent
-from servers.search_agent.sampling import InputNeeded, model_for
 from servers.search_agent.settings import SearchAgentSettings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,11 @@ def build_server(settings: SearchAgentSettings, agent: SearchAgent | None = None
         ),
         lifespan=agent_lifespan,
     )
+
+    def model_for(ctx: Context) -> Model | None:
+        # Temperature 0: the agent's prompts want one best query or answer, not variety.
+        return None if settings.sampling == "off" else sampling_model(ctx, temperature=0.0)
+
     read_only = types.ToolAnnotations(readOnlyHint=True, openWorldHint=settings.backend != "local")
 
     @mcp.tool(annotations=read_only)
@@ -61,7 +67,7 @@ def build_server(settings: SearchAgentSettings, agent: SearchAgent | None = None
         to find or load data files, datasets, tables or columns.
         """
         try:
-            return await agent.decide(request, model_for(ctx, settings.sampling))
+            return await agent.decide(request, model_for(ctx))
         except InputNeeded as need:
             return need.as_result()
 
@@ -73,7 +79,7 @@ def build_server(settings: SearchAgentSettings, agent: SearchAgent | None = None
         query, and returns the answer, its source URLs or document paths, and the queries.
         """
         try:
-            return await agent.respond(request, model_for(ctx, settings.sampling))
+            return await agent.respond(request, model_for(ctx))
         except InputNeeded as need:
             return need.as_result()
 
