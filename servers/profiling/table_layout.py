@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any, Protocol, Sequence
 
+from servers.profiling.column_stats import unique_names
+
 EMPTY, VALUE, TEXT = 0, 1, 2
 
 # Numbers as people write them in exported tables: 1,234  -5.2e3  (12)  $71M  41%  1 234
@@ -346,26 +348,13 @@ def combine_header_rows(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
         elif b_s and carry:
             t_s = carry  # the top label spans the columns to its right
         names.append(" ".join(p for p in (t_s, b_s) if p) or f"column_{j}")
-    return dedupe_names(names)
+    return unique_names(names)
 
 
 def _label(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     return " ".join(str(v).split())
-
-
-def dedupe_names(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        if n in seen:
-            seen[n] += 1
-            out.append(f"{n}.{seen[n]}")
-        else:
-            seen[n] = 0
-            out.append(n)
-    return out
 
 
 def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_probe: int = 60) -> list[Block]:
