@@ -40,3 +40,8 @@ class LakeVocabulary(BaseModel):
 
     n_files: int
     doc_freq: dict[str, int] = Field(default_factory=dict)
+    specificity: dict[str, float] = Field(
+        default_factory=dict,
+        description="per term, how specific its word is in everyday English (0.15..1); computed at index "
+        "time so servers need no word-frequency tables",
+    )

@@ -61,6 +61,17 @@ def _is_placeholder_column(name: str) -> bool:
     return name.startswith("Unnamed:") or name.strip() == "" or name.isdigit()
 
 
+def profile_words(profile: FileProfile) -> str:
+    """The words of a profile that name things (paths, titles, columns, values), as one text."""
+    parts = [profile.path.replace("/", " ")]
+    for table in profile.tables:
+        parts += [table.name or "", *table.notes]
+        for col in table.columns:
+            parts += [col.name, *col.top_values[:_MAX_VALUES_PER_COLUMN]]
+    parts += [a.name for a in profile.arrays] + list(profile.attributes.values())
+    return " ; ".join(parts)
+
+
 def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocument:
     """Fields of terms for one profiled file (no I/O: everything comes from the profile)."""
     p = PurePosixPath(profile.path)

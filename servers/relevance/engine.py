@@ -15,12 +15,13 @@ from schemas.messages import FileMatch
 from schemas.profiles import FileProfile
 from servers.partitioning.families import find_families
 from servers.relevance.dictionaries import dictionary_text, link_dictionaries
-from servers.relevance.documents import FileDocument, build_document
+from servers.relevance.documents import FileDocument, build_document, profile_words
 from servers.relevance.tokens import bigrams, query_terms, quoted_phrases, specificity
 
 # A request term the lake has never seen still counts against coverage, but less than
 # an average term: it is often a word of the question rather than of the data.
 _ABSENT_TERM_FACTOR = 0.35
+_ABSENT_SPECIFICITY = 0.3
 _W_COVERAGE, _W_PHRASE, _W_NAME = 0.7, 0.1, 0.2
 # A quoted phrase found verbatim as a column name or value is the strongest evidence a
 # request can give; it lifts the score by this much (then clipped to 1).
@@ -28,11 +29,15 @@ _QUOTED_BONUS = 0.15
 
 
 def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
-    """Lake-wide document frequencies, computed once by the indexer over every file."""
+    """Lake-wide document frequencies and word specificities, computed once by the indexer."""
     df: Counter[str] = Counter()
+    surface: dict[str, str] = {}
     for prof in profiles:
         df.update(build_document(prof).all_terms())
-    return LakeVocabulary(n_files=len(profiles), doc_freq=dict(df))
+        for term, word in query_terms(profile_words(prof)).items():
+            surface.setdefault(term, word)
+    spec = {t: round(specificity(w), 3) for t, w in surface.items() if t in df}
+    return LakeVocabulary(n_files=len(profiles), doc_freq=dict(df), specificity=spec)
 
 
 class LexicalEngine:
@@ -70,7 +75,14 @@ class LexicalEngine:
         idf = {t: self.idf(t) for t in seen}
         known = [w for w in idf.values() if w > 0]
         absent = _ABSENT_TERM_FACTOR * (sum(known) / len(known) if known else 1.0)
-        return {t: round((w if w > 0 else absent) * specificity(seen[t]), 4) for t, w in idf.items()}
+        return {t: round((w if w > 0 else absent) * self._specificity(t, seen[t]), 4) for t, w in idf.items()}
+
+    def _specificity(self, term: str, word: str) -> float:
+        known = self.vocabulary.specificity
+        if not known:  # a vocabulary written before specificities were recorded
+            return specificity(word)
+        # a word the lake never uses: its everyday frequency would not change the ranking
+        return known.get(term, _ABSENT_SPECIFICITY)
 
     def _label_fit(self, label: list[str], weights: dict[str, float]) -> float:
         """Share of a label's (idf-weighted) words the request uses; one-word labels count half."""

@@ -65,3 +65,24 @@ def test_a_data_table_whose_values_name_another_files_columns_is_no_dictionary()
     long_rows.tables[0].n_rows = 5000
     long_rows.tables[0].columns[0].n_unique = 4
     assert LexicalEngine([wide, long_rows]).dictionaries == {}
+
+
+def test_vocabulary_carries_word_specificity_so_servers_need_no_word_lists(small_lake, tmp_path):
+    import subprocess
+    import sys
+
+    vocab = vocabulary_of(small_lake)
+    assert vocab.specificity["rider"] > vocab.specificity["line"]  # "riders" is rarer than "line"
+    (tmp_path / "vocab.json").write_text(vocab.model_dump_json())
+    code = (
+        "import sys, json\n"
+        "from schemas.clusters import LakeVocabulary\n"
+        "from servers.relevance import LexicalEngine\n"
+        "from tests.servers.relevance.conftest import table_profile\n"
+        f"v = LakeVocabulary.model_validate_json(open({str(tmp_path / 'vocab.json')!r}).read())\n"
+        "p = table_profile('transit/ridership.csv', {'line': ['Red'], 'riders': ['5']})\n"
+        "LexicalEngine([p], v).score('How many riders did the Red line have? Some unusual words here.')\n"
+        "print('wordfreq' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
