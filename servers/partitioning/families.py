@@ -1,7 +1,7 @@
 """Families of files that belong together: dated series and same-shaped siblings.
 
 `readings_2024-01.csv ... readings_2024-12.csv` are one dataset split by date;
-`by_state/Alabama.csv ... by_state/Wyoming.csv` with identical columns are one dataset
+`by_region/north.csv ... by_region/west.csv` with identical columns are one dataset
 split by a key. Both partitioning (keep families together) and relevance (rank a family
 as one unit) need to know them.
 """

@@ -56,7 +56,7 @@ class LexicalEngine:
         self.dictionary_paths = {d for ds in self.dictionaries.values() for d in ds}
         self.families = find_families(profiles)
         for path, family in self.families.items():
-            # Same-shaped siblings (by_state/Alabama.csv, ...) are one dataset split by a
+            # Same-shaped siblings (by_region/north.csv, ...) are one dataset split by a
             # key: the folder names the dataset, the file name only names the key.
             if family.startswith("siblings:"):
                 doc = self.documents[path]
