@@ -35,6 +35,7 @@ from host.llm import (
     Usage,
     extract_json_object,
 )
+from host.llm.json_extraction import validation_problems
 from host.trace import Trace
 from schemas.agent import (
     Action,
@@ -303,9 +304,8 @@ def parse_action(text: str) -> Action:
     try:
         return _ACTION.validate_python(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'][1:]) or 'action'}: {err['msg']}" for err in exc.errors()[:6]
-        )
+        # loc[0] is the union member's tag: say "code: field required", not "run_code.code: ..."
+        problems = validation_problems(exc, skip_loc=1, limit=6, whole="action")
         raise JSONReplyError(
             f"The {data.get('action')!r} action is missing fields or has wrong ones ({problems})."
         ) from None

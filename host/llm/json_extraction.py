@@ -54,15 +54,20 @@ def extract_json_object(text: str) -> dict[str, Any]:
     )
 
 
+def validation_problems(exc: ValidationError, *, skip_loc: int = 0, limit: int = 10, whole: str = "object") -> str:
+    """A validation error as one line a model can act on: "field: what is wrong; ..."."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc'][skip_loc:]) or whole}: {err['msg']}" for err in exc.errors()[:limit]
+    )
+
+
 def parse_json_reply(text: str, model: type[M]) -> M:
     """Extract the JSON object and validate it as `model`; JSONReplyError says what to fix."""
     data = extract_json_object(text)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'object'}: {err['msg']}" for err in exc.errors()[:10]
-        )
+        problems = validation_problems(exc)
         raise JSONReplyError(
             f"Your JSON object does not have the expected fields ({problems}). "
             "Answer again with one JSON object that has them."
