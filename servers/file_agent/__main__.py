@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from schemas.clusters import ClusterConfig
+from servers.process import exit_now, quick_imports
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,8 +25,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config = ClusterConfig.model_validate_json(args.config.read_text())
-        from servers.file_agent.agent import FileAgent
-        from servers.file_agent.server import build_server
+        with quick_imports():
+            from servers.file_agent.agent import FileAgent
+            from servers.file_agent.server import build_server
 
         agent = FileAgent(config, args.cluster)
     except (OSError, ValueError, KeyError) as exc:
@@ -40,4 +42,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

@@ -7,6 +7,7 @@ import sys
 
 from servers.kernel.config import parse_args
 from servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
+from servers.process import exit_now, quick_imports
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-    from servers.kernel.server import create_server
+    with quick_imports():
+        from servers.kernel.server import create_server
 
     server = create_server(config)
     log.info("lake %s (read-only), workdir %s", config.lake, config.workdir)
@@ -37,4 +39,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

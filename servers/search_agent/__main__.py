@@ -6,9 +6,12 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from servers.process import exit_now, quick_imports
+
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from servers.search_agent.settings import settings_from_argv
+    with quick_imports():
+        from servers.search_agent.settings import settings_from_argv
 
     settings, args = settings_from_argv(argv)
     # stdout is the MCP channel over stdio: logs go to stderr.
@@ -22,7 +25,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if problem:
         log.warning("%s The server starts, but declines every request until this is fixed.", problem)
 
-    from servers.search_agent.server import build_server
+    with quick_imports():
+        from servers.search_agent.server import build_server
 
     server = build_server(settings)
     if args.transport == "stdio":
@@ -33,3 +37,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    exit_now(0)

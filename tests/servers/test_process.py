@@ -1,0 +1,64 @@
+"""servers.process: imports with the collector paused, exit without teardown but without losing output."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+from servers.process import quick_imports
+
+
+def test_quick_imports_restores_the_collector_and_freezes_what_was_built() -> None:
+    assert gc.isenabled()
+    frozen_before = gc.get_freeze_count()
+    with quick_imports():
+        assert not gc.isenabled()
+        built = [[i] for i in range(1000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen_before + len(built)
+    gc.unfreeze()
+
+
+def test_quick_imports_reenables_the_collector_after_an_import_error() -> None:
+    try:
+        with quick_imports():
+            import servers.no_such_module  # noqa: F401
+    except ModuleNotFoundError:
+        pass
+    assert gc.isenabled()
+    gc.unfreeze()
+
+
+def test_exit_now_keeps_buffered_output_logs_and_the_exit_code() -> None:
+    script = textwrap.dedent("""
+        import logging, sys
+        from servers.process import exit_now
+        logging.basicConfig(stream=sys.stderr, format="%(message)s")
+        sys.stdout.write("x" * 100_000)  # more than one buffer's worth, still partly buffered
+        sys.stdout.write("END")
+        logging.getLogger("t").warning("logged before exit")
+        exit_now(3)
+        print("never")
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3
+    assert proc.stdout == "x" * 100_000 + "END"
+    assert "logged before exit" in proc.stderr
+
+
+def test_exit_now_survives_a_reader_that_has_gone() -> None:
+    script = textwrap.dedent("""
+        import sys
+        from servers.process import exit_now
+        sys.stdout.write("y" * 100)  # stays in the buffer until exit_now flushes it
+        exit_now(0)
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # nobody reads: the flush hits a broken pipe
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()
+    assert b"Traceback" not in err
