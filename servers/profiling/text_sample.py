@@ -21,6 +21,8 @@ _BOMS = (
 )
 # Bytes that cp1252 leaves undefined: their presence means latin-1 (or something else).
 _CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+# Bytes that are not control characters (tab, newlines, form feed, backspace, escape are text).
+_NOT_CONTROL = bytes(b for b in range(256) if b >= 32 or b in (8, 9, 10, 12, 13, 27))
 
 
 def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
@@ -67,7 +69,7 @@ def looks_binary(data: bytes) -> bool:
             return False
     if b"\x00" in data:
         return detect_encoding(data[:4096], final=False) not in ("utf-16-le", "utf-16-be")
-    control = sum(1 for b in data[:4096] if b < 32 and b not in (9, 10, 12, 13, 27, 8))
+    control = len(data[:4096].translate(None, _NOT_CONTROL))  # deletes all but control bytes, in C
     return control > 0.05 * min(len(data), 4096)
 
 
