@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
+
 
 def _progress_printer():
     tty = sys.stderr.isatty()
@@ -34,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strategy", choices=["directory", "embedding", "llm"], default="directory")
     ap.add_argument("--clusters", type=int, help="number of clusters (default: chosen by the strategy)")
     ap.add_argument("--docs", type=Path, help="documents folder for the search agent (default: LAKE/docs if any)")
+    ap.add_argument("--search-backend", choices=SEARCH_BACKENDS,
+                    help="the search agent's backend (default: local when there are documents, else no search "
+                         "agent); web backends read their URL or keys from the server's environment")
     ap.add_argument("--workers", type=int, help="profiling processes (default: number of cores)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -44,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         res = index_lake(
             args.lake, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
-            docs=args.docs, workers=args.workers, progress=None if args.quiet else _progress_printer(),
+            docs=args.docs, search_backend=args.search_backend, workers=args.workers, progress=None if args.quiet else _progress_printer(),
         )
     except (PartitionError, NotADirectoryError, ValueError, OSError) as exc:
         print(f"lakeboard index: {exc}", file=sys.stderr)
@@ -56,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {path}: {why}")
         if len(res.errors) > 20:
             print(f"  ... and {len(res.errors) - 20} more (see clusters.json)")
+    if res.search_backend is None:
+        print("no search agent: the lake has no documents folder (add one with --docs DIR, "
+              "or --search-backend searxng|google|brave for web search)")
     print(f"wrote {res.config_dir / 'clusters.json'}")
     print(f"wrote {res.config_dir / 'servers.json'}  (mcpServers format: paste an entry into any MCP client)")
     return 0

@@ -10,7 +10,7 @@ from typing import Callable
 
 from schemas.clusters import ClusterConfig
 from servers.indexing.atomic import write_json_atomic, write_text_atomic
-from servers.indexing.server_entries import find_docs_folder, server_entries
+from servers.indexing.server_entries import find_docs_folder, search_backend_for, server_entries
 from servers.partitioning import strategy_named
 from servers.partitioning.base import slug
 
@@ -37,6 +37,7 @@ class IndexResult:
     n_clusters: int
     errors: dict[str, str]
     seconds: float
+    search_backend: str | None = None  # None: no search agent was configured
 
 
 def index_lake(
@@ -47,6 +48,7 @@ def index_lake(
     strategy: str = "directory",
     n_clusters: int | None = None,
     docs: Path | None = None,
+    search_backend: str | None = None,
     workers: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> IndexResult:
@@ -60,6 +62,8 @@ def index_lake(
     name = slug(name or lake.name)
     config_dir = out.expanduser().resolve() / name
     _refuse_other_lake(config_dir, lake)
+    docs = docs or find_docs_folder(lake)
+    backend = search_backend_for(docs, search_backend)  # a bad choice fails before the long part
     profile_dir = config_dir / "profiles"
     profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress)
     if not profiles:
@@ -80,8 +84,8 @@ def index_lake(
     )
     config_path = config_dir / "clusters.json"
     write_text_atomic(config_path, config.model_dump_json(indent=2))
-    docs = docs or find_docs_folder(lake)
-    write_json_atomic(config_dir / "servers.json", server_entries(config, config_path, config_dir / "workdir", docs))
+    entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)
+    write_json_atomic(config_dir / "servers.json", entries)
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "workdir").mkdir(exist_ok=True)
-    return IndexResult(config_dir, len(profiles), len(clusters), errors, time.perf_counter() - t0)
+    return IndexResult(config_dir, len(profiles), len(clusters), errors, time.perf_counter() - t0, backend)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from schemas.clusters import ClusterConfig
+from servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
 
 DOC_FOLDERS = ("docs", "doc", "documentation", "documents")
 
@@ -26,15 +27,35 @@ def find_docs_folder(lake: Path) -> Path | None:
     return None
 
 
-def server_entries(config: ClusterConfig, config_path: Path, workdir: Path, docs: Path | None) -> dict:
+def search_backend_for(docs: Path | None, requested: str | None) -> str | None:
+    """The search agent's backend, or None for no search agent.
+
+    A search agent needs a source of knowledge: the lake's documents (local backend) or
+    a web backend the user asked for (its URL or keys come from the server's environment).
+    Without either it would decline every request, so it is not started at all.
+    """
+    if requested is None:
+        return "local" if docs is not None else None
+    if requested not in SEARCH_BACKENDS:
+        raise ValueError(f"unknown search backend {requested!r}; choose one of {', '.join(SEARCH_BACKENDS)}")
+    if requested == "local" and docs is None:
+        raise ValueError("the local search backend needs documents: pass --docs DIR (no docs/ folder in the lake)")
+    return requested
+
+
+def server_entries(
+    config: ClusterConfig, config_path: Path, workdir: Path, docs: Path | None, search_backend: str | None = None
+) -> dict:
+    """File agents, the search agent (when it has a backend, see search_backend_for) and the kernel."""
     servers: dict[str, dict] = {}
     for cluster in config.clusters:
         servers[f"{config.name}-{cluster.name}"] = _entry(
             "servers.file_agent", "--config", str(config_path), "--cluster", cluster.name
         )
-    search_args = ["--backend", "local", "--name", f"{config.name}-search"]
-    if docs is not None:
-        search_args += ["--docs", str(docs), "--lake-root", config.lake]
-    servers[f"{config.name}-search"] = _entry("servers.search_agent", *search_args)
+    if search_backend is not None:
+        search_args = ["--backend", search_backend, "--name", f"{config.name}-search"]
+        if docs is not None:
+            search_args += ["--docs", str(docs), "--lake-root", config.lake]
+        servers[f"{config.name}-search"] = _entry("servers.search_agent", *search_args)
     servers[f"{config.name}-kernel"] = _entry("servers.kernel", "--lake", config.lake, "--workdir", str(workdir))
     return {"mcpServers": servers}

@@ -46,3 +46,30 @@ def test_missing_lake_is_a_clear_error(tmp_path):
 
     with pytest.raises(NotADirectoryError, match="is not a folder"):
         index_lake(tmp_path / "nope", out=tmp_path)
+
+
+def _search_entries(config_dir):
+    servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
+    return [e for e in servers.values() if "servers.search_agent" in e["args"]]
+
+
+def test_a_lake_without_documents_gets_no_search_agent_unless_a_web_backend_is_asked(tmp_path):
+    lake = tmp_path / "lake"
+    shutil.copytree(DEMO_LAKE / "districts", lake / "districts")
+    res = index_lake(lake, out=tmp_path / "configs")
+    assert res.search_backend is None and _search_entries(res.config_dir) == []
+
+    res = index_lake(lake, out=tmp_path / "configs", search_backend="searxng")
+    (entry,) = _search_entries(res.config_dir)
+    args = entry["args"]
+    assert args[args.index("--backend") + 1] == "searxng" and "--docs" not in args
+
+
+def test_local_search_without_documents_fails_before_profiling(tmp_path):
+    import pytest
+
+    lake = tmp_path / "lake"
+    shutil.copytree(DEMO_LAKE / "districts", lake / "districts")
+    with pytest.raises(ValueError, match="needs documents: pass --docs"):
+        index_lake(lake, out=tmp_path / "configs", search_backend="local")
+    assert not (tmp_path / "configs" / "lake" / "profiles").exists()
