@@ -14,6 +14,19 @@ from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
 SAMPLE_ROWS = 300
 
+try:
+    import orjson
+except ImportError:  # optional speed-up: the standard module reads everything orjson does
+    orjson = None
+
+# orjson turns integers beyond 64 bits into floats instead of failing: documents with a run
+# of 19+ digits (found by mapping every digit to "0", in C) go to the standard module.
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19
+# orjson recurses on the C stack and crashes the process beyond ~100k nesting levels; the
+# count of brackets bounds the depth (json raises RecursionError instead).
+_ORJSON_MAX_BRACKETS = 20_000
+
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if det.format == "jsonl":
@@ -30,10 +43,8 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     consumed = 0
     if complete:
         raw = path.read_bytes()
-        enc = detect_encoding(raw)
-        text = raw.decode(enc, errors="replace")
         try:
-            obj = json.loads(text)
+            obj, enc = parse_document(raw)
         except json.JSONDecodeError as e:
             if e.msg == "Extra data" and _jsonl(path, prof, det, quiet=True):
                 prof.attributes["note"] = "one JSON value per line (JSON lines), although not named .jsonl"
@@ -73,6 +84,31 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     if isinstance(obj, dict):
         prof.attributes["keys"] = ", ".join(list(map(str, obj))[:50])
     prof.summary = "JSON " + _summary(obj, table)
+
+
+def parse_document(raw: bytes) -> tuple[Any, str]:
+    """The JSON value in these bytes and the encoding of their text; json.JSONDecodeError if invalid.
+
+    orjson parses UTF-8 bytes 2-3x faster than json. It rejects what the standard module
+    reads (NaN/Infinity tokens, 1e400, BOMs, other encodings, lone surrogates), and any
+    document it accepts is valid UTF-8 without BOM or NUL bytes, which detect_encoding calls
+    "utf-8": the standard module, on the decoded text, is the fallback and gives the errors.
+    """
+    if _orjson_safe(raw):
+        try:
+            return orjson.loads(raw), "utf-8"
+        except orjson.JSONDecodeError:
+            pass
+    enc = detect_encoding(raw)
+    return json.loads(raw.decode(enc, errors="replace")), enc
+
+
+def _orjson_safe(raw: bytes) -> bool:
+    return (
+        orjson is not None
+        and raw.count(b"[") + raw.count(b"{") <= _ORJSON_MAX_BRACKETS
+        and _LONG_NUMBER not in raw.translate(_DIGITS_TO_ZERO)
+    )
 
 
 def _partial(text: str) -> tuple[Any, int]:

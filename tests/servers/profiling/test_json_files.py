@@ -85,3 +85,30 @@ def test_big_json_is_read_from_its_beginning(tmp_path: Path) -> None:
     assert [c.name for c in t.columns] == ["id", "name", "value"]
     assert prof.text.startswith("(structure of the first part")
     assert abs(t.n_rows - n) < 0.1 * n
+
+
+def test_documents_the_fast_parser_misreads_fall_back_to_json() -> None:
+    """NaN tokens, integers beyond 64 bits, BOMs and 8-bit text parse exactly as json.loads reads them."""
+    big = 123456789012345678901234567890
+    cases = {
+        b'{"a": NaN, "b": Infinity}': "utf-8",
+        b'[18446744073709551616, -9223372036854775809, ' + str(big).encode() + b"]": "utf-8",
+        b'\xef\xbb\xbf{"a": 1}': "utf-8-sig",
+        '{"name": "Zürich"}'.encode("latin-1"): "cp1252",
+        b'[1e400, 0.1, -0]': "utf-8",
+    }
+    for raw, enc in cases.items():
+        obj, got = json_files.parse_document(raw)
+        assert got == enc
+        text = raw.decode(enc)
+        assert json.dumps(obj) == json.dumps(json.loads(text)), raw
+    assert json_files.parse_document(b"[" + str(big).encode() + b"]")[0] == [big]
+
+
+def test_deeply_nested_json_does_not_crash_the_parser() -> None:
+    """A fast parser that recurses on the C stack must not see documents nested 200k deep."""
+    raw = b"[" * 200_000 + b"]" * 200_000
+    try:
+        json_files.parse_document(raw)
+    except RecursionError:
+        pass  # what json.loads says; the point is that the process is still here
