@@ -40,6 +40,21 @@ def read_tail(path: Path, n: int = TAIL_BYTES) -> bytes:
 
 def detect_encoding(data: bytes, *, final: bool = True) -> str:
     """The codec for these bytes: BOM, else UTF-8 if it decodes, else cp1252, else latin-1."""
+    marked = _marked_encoding(data)
+    if marked:
+        return marked
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if not _CP1252_UNDEFINED.intersection(data):
+        return "cp1252"
+    return "latin-1"
+
+
+def _marked_encoding(data: bytes) -> str | None:
+    """The encoding a BOM names, or UTF-16 recognised by its NUL bytes; None otherwise."""
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name
@@ -50,14 +65,18 @@ def detect_encoding(data: bytes, *, final: bool = True) -> str:
             return "utf-16-le"
         if even > 3 * max(odd, 1):
             return "utf-16-be"
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
-    if not _CP1252_UNDEFINED.intersection(data):
-        return "cp1252"
-    return "latin-1"
+    return None
+
+
+def _decode_head(raw: bytes, complete: bool) -> tuple[str, str]:
+    """(encoding, text) as detect_encoding and a decode give them, decoding UTF-8 (the usual case) once."""
+    if _marked_encoding(raw) is None:
+        try:
+            return "utf-8", raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # 8-bit text, or a head cut inside a character: the careful path
+    encoding = detect_encoding(raw, final=complete)
+    return encoding, raw.decode(encoding, errors="replace")
 
 
 def looks_binary(data: bytes) -> bool:
@@ -101,7 +120,8 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
         tail_raw = read_tail(path) if not complete else None
     if not complete:
         raw = raw[:head_bytes]
-    encoding = detect_encoding(raw, final=complete)
+    encoding, text = _decode_head(raw, complete)
+    decoded_as = encoding
     mixed = False
     tail_text = None
     if tail_raw is not None:
@@ -116,7 +136,8 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
                 # An ASCII head with 8-bit bytes later: the file is 8-bit text.
                 encoding, mixed = tail_enc, False
         tail_text = tail_raw.decode(encoding.replace("-sig", ""), errors="replace")
-    text = raw.decode(encoding, errors="replace")
+    if encoding != decoded_as:  # an ASCII head decodes alike in both, but say what is meant
+        text = raw.decode(encoding, errors="replace")
     if not complete:
         cut = max(text.rfind("\n"), text.rfind("\r"))
         if cut > 0:
