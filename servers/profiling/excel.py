@@ -40,7 +40,7 @@ class RowsGrid:
             return self.rows[i]
         r = self._converted.get(i)
         if r is None:
-            r = self._converted[i] = tuple(_cell(v) for v in self.rows[i])
+            r = self._converted[i] = tuple(map(_cell, self.rows[i]))
         return r
 
 
@@ -179,11 +179,12 @@ def _calamine_sheets(path: Path):
 
 def _cell(v: Any) -> Any:
     """calamine cells as openpyxl gives them: None for empty, int for whole numbers."""
-    if v == "":
-        return None
-    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
-        return int(v)
-    if type(v) is date:
+    t = type(v)  # calamine gives exact builtin types: dispatch on them, the sampled rows are many cells
+    if t is str:
+        return None if v == "" else v
+    if t is float:
+        return int(v) if v.is_integer() and abs(v) < 2**53 else v
+    if t is date:
         return datetime(v.year, v.month, v.day)  # pandas reads date cells as datetime64
     return v
 
