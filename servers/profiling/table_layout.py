@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Any, Protocol, Sequence
+from typing import Any, NamedTuple, Protocol, Sequence
 
 from servers.profiling.column_stats import unique_names
 
@@ -68,8 +68,7 @@ def _text_kind(value: str) -> int:
     return TEXT
 
 
-@dataclass(frozen=True)
-class RowInfo:
+class RowInfo(NamedTuple):  # a tuple: built for every probed row, several times cheaper than a frozen dataclass
     kinds: tuple[int, ...]
     n: int
     n_text: int
@@ -81,7 +80,7 @@ class RowInfo:
 
 
 def row_info(row: Sequence[Any]) -> RowInfo:
-    kinds = tuple(cell_kind(v) for v in row)
+    kinds = tuple(map(cell_kind, row))
     # Trailing empties carry no structure (padded exports).
     end = len(kinds)
     while end and kinds[end - 1] == EMPTY:
