@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="profile a lake, partition it, write configs/NAME/{clusters,servers}.json",
-                       description="Other flags (--strategy, --clusters, --docs, --workers, --quiet) go to the indexer.")
+                       description="Further flags (--strategy, --clusters, --docs, --workers, --quiet) go to the indexer.")
     p.add_argument("lake", type=Path)
     p.add_argument("--name")
     p.add_argument("--out", type=Path, default=Path("configs"))

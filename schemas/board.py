@@ -161,7 +161,7 @@ class TraceEvent(BaseModel):
 
     Kinds written by the host: server_started, server_failed, server_died,
     server_restarted (pool); post, decision, response, helper_error, posting
-    (blackboard). Other host components may add their own kinds.
+    (blackboard). Further host components may add their own kinds.
     """
 
     ts: datetime = Field(default_factory=_utcnow)
