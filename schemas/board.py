@@ -27,22 +27,24 @@ ErrorKind = Literal["timeout", "died", "unavailable", "tool_error", "protocol", 
 ResponseKind = Literal["file", "search"]
 ServerState = Literal["starting", "ready", "restarting", "dead", "closed"]
 
-_SEARCH_ONLY_FIELDS = frozenset({"answer", "sources", "queries"})
+_RESPONSE_MODELS: dict[str, type[FileAgentResponse] | type[SearchAgentResponse]] = {
+    "file": FileAgentResponse,
+    "search": SearchAgentResponse,
+}
+_FILE_ONLY_FIELDS = FileAgentResponse.model_fields.keys() - SearchAgentResponse.model_fields.keys()
+_SEARCH_ONLY_FIELDS = SearchAgentResponse.model_fields.keys() - FileAgentResponse.model_fields.keys()
 
 
 def response_kind_of(raw: dict[str, Any]) -> ResponseKind:
     """Tell a SearchAgentResponse from a FileAgentResponse by the fields it carries."""
-    file_only = set(FileAgentResponse.model_fields) - set(SearchAgentResponse.model_fields)
-    if raw.keys() & _SEARCH_ONLY_FIELDS and not raw.keys() & file_only:
+    if raw.keys() & _SEARCH_ONLY_FIELDS and not raw.keys() & _FILE_ONLY_FIELDS:
         return "search"
     return "file"
 
 
 def parse_response(raw: dict[str, Any]) -> FileAgentResponse | SearchAgentResponse:
     """Validate a helper's `respond` result as the model its fields say it is."""
-    if response_kind_of(raw) == "search":
-        return SearchAgentResponse.model_validate(raw)
-    return FileAgentResponse.model_validate(raw)
+    return _RESPONSE_MODELS[response_kind_of(raw)].model_validate(raw)
 
 
 def _utcnow() -> datetime:
@@ -74,8 +76,8 @@ class _CarriesResponse(BaseModel):
         if isinstance(response, dict):
             data = dict(data)
             kind = data.get("response_kind") or response_kind_of(response)
-            model = SearchAgentResponse if kind == "search" else FileAgentResponse
-            data["response"] = model.model_validate(response)
+            # An unknown kind is parsed as a file response, then fails response_kind's validation.
+            data["response"] = _RESPONSE_MODELS.get(kind, FileAgentResponse).model_validate(response)
             data["response_kind"] = kind
         elif isinstance(response, BaseModel) and data.get("response_kind") is None:
             data = {**data, "response_kind": "search" if isinstance(response, SearchAgentResponse) else "file"}
