@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field, field_validator
 
 from schemas.execution import ExecutionResult
 
-ActionName = Literal["plan", "reason", "run_code", "request_help", "answer"]
 RunStatus = Literal["answered", "max_steps", "model_error", "failed", "offline"]
 """How a run ended.
 
