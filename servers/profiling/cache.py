@@ -53,9 +53,6 @@ class ProfileCache:
             _atomic_write(tag, CACHEDIR_TAG)
         self._ready = True
 
-    def close(self) -> None:
-        """Nothing to release (kept so callers can treat caches alike)."""
-
     def file_for(self, relpath: str) -> Path:
         return self.dir / f"{cache_key(relpath)}.json"
 

@@ -82,10 +82,6 @@ def _is_textual(dtype: Any) -> bool:
     )
 
 
-def profile_column(name: str, s: "pd.Series") -> ColumnProfile:
-    return _profile_series(name, s, 0)[0]
-
-
 def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfile, list[Any]]:
     """A column's profile, and its first n_head values (for sample rows), in one pass.
 
@@ -315,16 +311,6 @@ def profile_frame(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> tuple[list[Column
         columns.append(col)
         heads.append(head)
     return columns, _records(names, heads)
-
-
-def profile_columns(df: "pd.DataFrame") -> list[ColumnProfile]:
-    return profile_frame(df, 0)[0]
-
-
-def sample_records(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> list[dict[str, Any]]:
-    """The first rows as JSON-safe records."""
-    names = unique_names([str(c) for c in df.columns])
-    return _records(names, [s.head(n).tolist() for _, s in df.items()])
 
 
 _PLAIN = (str, int, float, bool, type(None))

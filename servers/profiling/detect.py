@@ -108,7 +108,6 @@ class Detection:
     reader: str  # module name in servers.profiling
     compression: str | None = None
     note: str | None = None  # e.g. "named .csv but the content is an Excel workbook"
-    encoding: str | None = None
 
 
 def _ext(path: Path) -> str:
@@ -216,41 +215,41 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         expected = _BY_EXTENSION.get(ext)
         if expected and expected[1] in ("excel", "geo", "parquet", "arrays", "cdf", "images", "documents"):
             return None  # binary formats: their reader checks the content itself
-        if ext in (".dbf", ".shx", ".prj", ".cpg") or ext in SHAPEFILE_SIDECARS:
+        if ext in SHAPEFILE_SIDECARS:
             return None
-        return Detection("binary", "fallback", encoding=None)
+        return Detection("binary", "fallback")
     # Text: look at how it starts.
     enc = detect_encoding(head, final=False)
     text = head.decode(enc, errors="replace").lstrip("\ufeff \t\r\n")
     low = text[:2048].lower()
     if low.startswith("<"):
         if "<html" in low or "<!doctype html" in low or "<table" in low or "<body" in low or "<head" in low:
-            return Detection("html", "html", encoding=enc)
+            return Detection("html", "html")
         if "<svg" in low:
-            return Detection("image", "images", encoding=enc)
+            return Detection("image", "images")
         if ext in (".xml", ".kml", ".gml", ".gpx", ".svg"):
             return None
-        return Detection("text", "documents", encoding=enc) if ext not in _BY_EXTENSION else None
+        return Detection("text", "documents") if ext not in _BY_EXTENSION else None
     if low.startswith("{") or low.startswith("["):
         if ext in (".geojson", ".topojson"):
             return None
         if ext in (".jsonl", ".ndjson", ".jsonlines"):
-            return Detection("jsonl", "json_files", encoding=enc)
+            return Detection("jsonl", "json_files")
         if '"featurecollection"' in low.replace(" ", "") or '"type":"feature"' in low.replace(" ", ""):
-            return Detection("geo", "geo", encoding=enc)
+            return Detection("geo", "geo")
         if ext in (".json", ".csv", ".txt", ".dat", ".tsv", "") or ext not in _BY_EXTENSION:
-            return Detection("json", "json_files", encoding=enc)
+            return Detection("json", "json_files")
         return None
     if low.startswith("%pdf"):
         return Detection("pdf", "documents")
     expected = _BY_EXTENSION.get(ext)
     if ext in _TEXT_EXTENSIONS:
-        return Detection("text", "documents", encoding=enc)
+        return Detection("text", "documents")
     if expected is None:
         # Unknown extension, text content: maybe a table, else a document.
-        return Detection("text", "delimited", encoding=enc)
+        return Detection("text", "delimited")
     if expected[1] in ("excel", "parquet", "arrays", "cdf", "images") and ext != ".svg":
-        return Detection("text", "delimited", encoding=enc)  # a text file under a binary format's name
+        return Detection("text", "delimited")  # a text file under a binary format's name
     if expected[1] == "json_files":
-        return Detection("text", "delimited", encoding=enc)  # not JSON after all; sniff as text
+        return Detection("text", "delimited")  # not JSON after all; sniff as text
     return None

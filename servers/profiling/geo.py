@@ -36,7 +36,7 @@ def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
         prof.reason = "the file holds no layers"
         return
     for name, geom_type in list(layers)[:MAX_LAYERS]:
-        prof.tables.append(_layer(path, str(name), geom_type, len(layers) > 1, prof))
+        prof.tables.append(_layer(path, str(name), geom_type, prof))
     if len(layers) > MAX_LAYERS:
         prof.attributes["layers"] = f"{len(layers)} (first {MAX_LAYERS} profiled)"
     parts = []
@@ -48,7 +48,7 @@ def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
     prof.summary = f"{driver or 'geographic'} data, {len(layers)} layer(s), {crs}: " + "; ".join(parts)
 
 
-def _layer(path: Path, name: str, geom_type: Any, multi: bool, prof: FileProfile) -> TableProfile:
+def _layer(path: Path, name: str, geom_type: Any, prof: FileProfile) -> TableProfile:
     import pandas as pd
     import pyogrio
 

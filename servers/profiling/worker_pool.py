@@ -42,7 +42,6 @@ class _Worker:
     buffer: bytearray = field(default_factory=bytearray)
     tasks: deque = field(default_factory=deque)  # sent, not answered yet; the first is being profiled
     started: float = 0.0  # when the first task began (ready time, or the previous answer's arrival)
-    answered: int = 0
     ready: bool = False  # imports done; until then the clock runs against STARTUP_TIMEOUT_S
     spawned: float = field(default_factory=time.monotonic)
 
@@ -118,12 +117,11 @@ class WorkerPool:
             w.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for f in (w.proc.stdin,):
-            try:
-                if f:
-                    f.close()
-            except OSError:
-                pass
+        try:
+            if w.proc.stdin:
+                w.proc.stdin.close()
+        except OSError:
+            pass
         try:
             os.close(w.fd)
         except OSError:
@@ -206,7 +204,6 @@ class WorkerPool:
                 break
             rel = w.tasks.popleft()
             w.started = time.monotonic()
-            w.answered += 1
             yield Outcome(rel, line.decode("utf-8"))
 
     def _deadline(self, w: _Worker) -> float:
