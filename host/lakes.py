@@ -35,6 +35,12 @@ class Lake:
         return config
 
 
+def lake_files(root: Path) -> list[str]:
+    """Every file of the lake, lake-relative and sorted; hidden files and folders are left out."""
+    relative = (p.relative_to(root) for p in root.rglob("*") if p.is_file())
+    return sorted(r.as_posix() for r in relative if not any(part.startswith(".") for part in r.parts))
+
+
 def _runs_module(entry, module: str) -> bool:
     return module in (getattr(entry, "args", None) or [])
 

@@ -28,7 +28,7 @@ from host.agents.main_agent import MainAgent
 from host.agents.offline_agent import answer_offline
 from host.blackboard import Blackboard
 from host.kernel_session import KernelClient
-from host.lakes import Lake
+from host.lakes import Lake, lake_files
 from host.llm import ChatProvider, LLMSettings
 from host.pool import ClientPool
 from host.sampling import SamplingHandler
@@ -130,13 +130,8 @@ class AskSession:
     @property
     def lake_paths(self) -> list[str]:
         if self._lake_paths is None:
-            root = self.lake.root
-            assert root is not None
-            self._lake_paths = sorted(
-                p.relative_to(root).as_posix()
-                for p in root.rglob("*")
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-            )
+            assert self.lake.root is not None
+            self._lake_paths = lake_files(self.lake.root)
         return self._lake_paths
 
     async def ask(self, question: str, *, task_id: str = "main-task", max_steps: int | None = None) -> RunResult:
