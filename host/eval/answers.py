@@ -27,6 +27,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from host.agents.programs import answer_of
+
 ANSWER_TYPES = (
     "numeric_exact",
     "numeric_approximate",
@@ -55,7 +57,7 @@ def score_answer(predicted: Any, target: Any, answer_type: str | None) -> Answer
     An unknown or missing answer type is inferred from the target (list, number or string).
     """
     kind = answer_type if answer_type in ANSWER_TYPES else _infer_type(target)
-    predicted = _unwrap(predicted)
+    predicted = answer_of(predicted)
     if predicted is None:
         return AnswerScore(kind, _METRICS[kind], 0.0, False, {"reason": "no answer"})
     if kind.startswith("list_"):
@@ -103,13 +105,6 @@ def _infer_type(target: Any) -> str:
     if isinstance(target, (int, float)):
         return "numeric_exact"
     return "string_exact"
-
-
-def _unwrap(value: Any) -> Any:
-    """The answer inside what a program printed: `{"answer": x}` -> x; JSON text -> value."""
-    if isinstance(value, dict) and "answer" in value:
-        value = value["answer"]
-    return value
 
 
 def to_number(value: Any) -> float | None:

@@ -17,17 +17,13 @@ from typing import Any
 
 from host.eval.answers import score_answer
 from host.eval.discovery import score_discovery
-from host.lakes import Lake, LakeError
+from host.eval.runner import rounded_mean
+from host.lakes import Lake, LakeError, lake_files
 from schemas.workload import WorkloadTask
-
-
-def _mean(xs: list[float]) -> float:
-    return round(statistics.fmean(xs), 4) if xs else 0.0
 
 
 async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
     from host.agents.session import AskSession, llm_settings
-    from host.eval.runner import lake_paths
     from host.kernel_session import KernelUnavailable
     from host.llm import LLMConfigError
     from host.trace import Trace
@@ -40,7 +36,7 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
         print("No model is configured: answers are not computed (each scores 0); discovery is still scored "
               "from the data each verified loading program reads.", file=sys.stderr)
     assert lake.root is not None
-    paths = lake_paths(lake.root)
+    paths = lake_files(lake.root)
     out_fh = open(args.out, "w", encoding="utf-8") if args.out else None
     trace = Trace(lake.config_dir / "traces" / f"eval-answers-{int(time.time())}.jsonl")
     rows: list[dict[str, Any]] = []
@@ -108,15 +104,15 @@ def _print_summary(rows: list[dict[str, Any]]) -> None:
     print()
     if scored:
         correct = sum(1 for r in scored if r.get("correct"))
-        print(f"answers: {correct}/{len(scored)} correct; mean score {_mean([r['score'] for r in scored])}")
+        print(f"answers: {correct}/{len(scored)} correct; mean score {rounded_mean([r['score'] for r in scored])}")
         by_type: dict[str, list[float]] = {}
         for r in scored:
             by_type.setdefault(r.get("answer_type") or "?", []).append(r["score"])
         for kind, scores in sorted(by_type.items()):
-            print(f"  {kind:20s} mean {_mean(scores)} over {len(scores)}")
+            print(f"  {kind:20s} mean {rounded_mean(scores)} over {len(scores)}")
     if found:
-        print(f"discovery over {len(found)} tasks: recall={_mean([r['recall'] for r in found])} "
-              f"precision={_mean([r['precision'] for r in found])} F1={_mean([r['f1'] for r in found])}")
+        print(f"discovery over {len(found)} tasks: recall={rounded_mean([r['recall'] for r in found])} "
+              f"precision={rounded_mean([r['precision'] for r in found])} F1={rounded_mean([r['f1'] for r in found])}")
     times = [r.get("elapsed_s", 0.0) for r in rows]
     if times:
         print(f"time per task: median {statistics.median(times):.1f}s; tokens {sum(r.get('tokens', 0) or 0 for r in rows)}")

@@ -9,16 +9,8 @@ import time
 from pathlib import Path
 
 from host.eval.discovery import score_discovery
-from host.lakes import Lake, LakeError, resolve_lake
+from host.lakes import Lake, LakeError, lake_files, resolve_lake
 from schemas.workload import Workload, WorkloadTask
-
-
-def lake_paths(root: Path) -> list[str]:
-    return sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
 
 
 def load_workload(path: Path) -> list[WorkloadTask]:
@@ -30,7 +22,7 @@ def load_workload(path: Path) -> list[WorkloadTask]:
         raise LakeError(f"{str(path)!r} is not a workload (a JSON list of tasks with id and query): {exc}") from exc
 
 
-def _mean(xs: list[float]) -> float:
+def rounded_mean(xs: list[float]) -> float:
     return round(statistics.fmean(xs), 4) if xs else 0.0
 
 
@@ -53,7 +45,7 @@ async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path
     from host.pool import ClientPool
     from host.trace import Trace
 
-    paths = lake_paths(lake.root)
+    paths = lake_files(lake.root)
     out_fh = open(out, "w", encoding="utf-8") if out else None
     scores = []
     trace = Trace(lake.config_dir / "traces" / f"eval-{int(time.time())}.jsonl")
@@ -80,7 +72,7 @@ async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path
         if out_fh:
             out_fh.close()
     if scores:
-        print(f"\nmean over {len(scores)} tasks: recall={_mean([s.recall for s in scores])} "
-              f"precision={_mean([s.precision for s in scores])} F1={_mean([s.f1 for s in scores])}")
+        print(f"\nmean over {len(scores)} tasks: recall={rounded_mean([s.recall for s in scores])} "
+              f"precision={rounded_mean([s.precision for s in scores])} F1={rounded_mean([s.f1 for s in scores])}")
     sys.stdout.flush()
     return 0
