@@ -75,7 +75,7 @@ def sniff_delimiter(lines: list[str], max_lines: int = 100) -> str | None:
 class LinesGrid:
     """Delimited text as a lazily parsed grid, one row per line (no quoted line breaks)."""
 
-    def __init__(self, lines: list[str], delimiter: str, text: str | None = None) -> None:
+    def __init__(self, lines: list[str], delimiter: str) -> None:
         self.lines = lines
         self.delimiter = delimiter
         strip = " \t\"'" + delimiter
@@ -122,10 +122,6 @@ class LinesGrid:
             n -= len([ln for ln in chunk if ln and ln.isspace()])
         return n
 
-    def skip_count(self, k: int) -> int:
-        """pandas' skiprows that lands on grid row k (blank lines count)."""
-        return k
-
     def chars_before(self, k: int) -> int:
         return sum(len(ln) + 1 for ln in self.lines[:k])
 
@@ -167,7 +163,7 @@ def make_grid(lines: list[str], text: str, delimiter: str) -> LinesGrid:
     """Rows per line, or per CSV record when quoted fields span lines."""
     if '"' in text and any(ln.count('"') % 2 for ln in lines):
         return RecordsGrid(text, delimiter)
-    return LinesGrid(lines, delimiter, text)
+    return LinesGrid(lines, delimiter)
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -238,7 +234,7 @@ def profile_delimited(
         last_nonblank -= 1
     for bi, b in enumerate(blocks):
         is_last = bi == len(blocks) - 1
-        tp = _table(prof, sample, grid, text, b, delim, last_nonblank, tail_footer if is_last else None)
+        tp = _table(sample, grid, text, b, delim, last_nonblank, tail_footer if is_last else None)
         if is_last and b.data_end is None and skipfooter:
             tp.options["skipfooter"] = skipfooter
             tp.options["engine"] = "python"
@@ -246,7 +242,7 @@ def profile_delimited(
         if multi:
             tp.name = _block_name(grid, b, bi)
         prof.tables.append(tp)
-    _summarise(prof, sample)
+    _summarise(prof)
 
 
 def _title(lines: list[str]) -> str | None:
@@ -270,7 +266,6 @@ def _block_name(grid: LinesGrid, b: Block, bi: int) -> str:
 
 
 def _table(
-    prof: FileProfile,
     sample: TextSample,
     grid: LinesGrid,
     text: str,
@@ -287,20 +282,18 @@ def _table(
         opts["encoding"] = sample.encoding
     if sample.compression:
         opts["compression"] = sample.compression
+    # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
-        skip = grid.skip_count(b.data_start)
-        opts.update(header=None, skiprows=skip, names=b.names, usecols=list(range(len(b.names))))
-        tp.header_row = grid.skip_count(b.header_rows[0])
+        opts.update(header=None, skiprows=b.data_start, names=b.names, usecols=list(range(len(b.names))))
+        tp.header_row = b.header_rows[0]
     elif b.header is not None:
-        skip = grid.skip_count(b.header)
-        if skip:
-            opts["skiprows"] = skip
-        tp.header_row = skip
+        if b.header:
+            opts["skiprows"] = b.header
+        tp.header_row = b.header
     else:
-        skip = grid.skip_count(b.data_start)
         opts["header"] = None
-        if skip:
-            opts["skiprows"] = skip
+        if b.data_start:
+            opts["skiprows"] = b.data_start
 
     probe = [grid.row(i) for i in b.header_rows + list(range(b.data_start, min(len(grid), b.data_start + 30)))]
     if not b.names:
@@ -352,13 +345,10 @@ def _table(
             start_chars = grid.chars_before(b.data_start)
             data_chars = max(1, len(text) - start_chars)
             per_row = data_chars / max(1, seen)
-            raw_per_char = 1.0  # the sample is mostly one byte per character
-            if sample.compression:
-                tp.n_rows = None
-            else:
-                tp.n_rows = int((sample.size - start_chars * raw_per_char) / per_row)
+            # The sample is mostly one byte per character.
+            tp.n_rows = None if sample.compression else int((sample.size - start_chars) / per_row)
             tp.n_rows_exact = False
-            counted = _count_rows(prof, sample, grid, b, footer_lines)
+            counted = _count_rows(sample, grid, b, footer_lines)
             if counted is not None:
                 tp.n_rows, tp.n_rows_exact = counted, True
 
@@ -370,9 +360,7 @@ def _table(
 COUNT_ROWS_BYTES = 64 << 20  # bigger files get a row estimate instead of a count
 
 
-def _count_rows(
-    prof: FileProfile, sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None
-) -> int | None:
+def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None) -> int | None:
     """Exact data rows of a file bigger than its sample, by counting line ends in C.
 
     Only when one line is one record (no quoted line breaks seen) and the file is not huge.
@@ -454,24 +442,22 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         if rows and max(map(len, rows)) > width:
             opts["on_bad_lines"] = "skip"
             tp.notes.append("some lines have more fields than the first; the loader skips them")
-    positions = list(usecols) if usecols and not b.names else list(range(len(names)))
-    if usecols and b.names:
-        positions = list(usecols)
+    positions = list(usecols) if usecols else list(range(len(names)))
     na = PANDAS_NA | frozenset(str(v) for v in opts.get("na_values", []))
     thousands, decimal = opts.get("thousands"), opts.get("decimal", ".")
     # Transpose in C: short rows are padded with None, as pandas pads them with NaN.
     transposed = list(zip_longest(*rows)) if rows else []
     col_names, dtypes, columns = [], [], []
-    for k, j in enumerate(positions):
+    for j in positions:
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
         dtype, values = parse_text_column(cells, na, thousands, decimal)
-        col_names.append(names[k] if b.names else (names[j] if j < len(names) else f"Unnamed: {j}"))
+        col_names.append(names[j] if j < len(names) else f"Unnamed: {j}")
         dtypes.append(dtype)
         columns.append(values)
     tp.columns, tp.sample_rows = profile_values(col_names, dtypes, columns)
 
 
-def _summarise(prof: FileProfile, sample: TextSample) -> None:
+def _summarise(prof: FileProfile) -> None:
     fmt = "TSV" if prof.format == "tsv" else "CSV"
     parts = []
     for t in prof.tables[:4]:
