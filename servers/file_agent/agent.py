@@ -80,7 +80,9 @@ class FileAgent:
 
     # -- the blackboard protocol ----------------------------------------------------------
     def decide(self, request: BlackboardRequest) -> HelpDecision:
-        matches = self.engine.score(request.request)
+        return self._decision(self.engine.score(request.request))
+
+    def _decision(self, matches: list[FileMatch]) -> HelpDecision:
         best = matches[0] if matches else None
         if best is None or best.score < self.policy.volunteer_at:
             why = (
@@ -97,13 +99,13 @@ class FileAgent:
         )
 
     def respond(self, request: BlackboardRequest) -> FileAgentResponse:
-        decision = self.decide(request)
+        matches = self.engine.score(request.request)
+        decision = self._decision(matches)
         if not decision.can_help:
             return FileAgentResponse(agent_name=self.name, can_help=False, reason=decision.reason,
                                      confidence=decision.confidence)
-        matches = self.engine.score(request.request)
         chosen = self._choose(matches)
-        by_path = {m.path: m for m in matches}
+        picked = {m.path for m in chosen}
         data = [m for m in chosen if m.role != "dictionary"]
         dictionaries = [m for m in chosen if m.role == "dictionary"]
         shown = _one_per_family(data)[: self.policy.max_files] + dictionaries
@@ -128,7 +130,7 @@ class FileAgent:
             libraries=answers.libraries(code),
             necessary_steps=answers.necessary_steps(shown_profiles),
             confidence=decision.confidence,
-            matches=[by_path[m.path] for m in chosen] + [m for m in matches if m.path not in {c.path for c in chosen}][:20],
+            matches=chosen + [m for m in matches if m.path not in picked][:20],
             term_weights=self.engine.term_weights(request.request),
         )
 
