@@ -19,7 +19,7 @@ An exhausted script answers HTTP 400 with a clear message (never retried, so the
 fast) and the request is kept in `unexpected`.
 
 Also served: `GET /v1/models`, 401 when `api_key` is set and the bearer token differs, 404
-(`model_not_found`) for a model not in `models` when `strict_models`, SSE streaming
+(`model_not_found`) for a model not in `models`, SSE streaming
 (`"stream": true`, usage in the last chunk with `stream_options.include_usage`).
 
 To share it with other test packages, import the fixture in their conftest:
@@ -124,21 +124,14 @@ class ScriptedLLM:
         self,
         script: Iterable[Turn] = (),
         *,
-        routes: dict[str, Iterable[Turn]] | None = None,
         models: Sequence[str] = (DEFAULT_MODEL,),
-        strict_models: bool = True,
         api_key: str | None = None,
-        router: Callable[[dict[str, Any]], str | None] | None = None,
     ) -> None:
         self.models = list(models)
-        self.strict_models = strict_models
         self.api_key = api_key
         self.requests: list[RecordedRequest] = []
         self.unexpected: list[RecordedRequest] = []
         self._scripts: dict[str | None, deque[Turn]] = {None: deque(script)}
-        for marker, turns in (routes or {}).items():
-            self._scripts[marker] = deque(turns)
-        self._router = router
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -218,8 +211,6 @@ class ScriptedLLM:
 
     # -- request handling (server threads) -----------------------------------------------
     def _route_of(self, body: dict[str, Any]) -> str | None:
-        if self._router is not None:
-            return self._router(body)
         messages = body.get("messages") or []
         first = next((m for m in messages if m.get("role") in ("system", "developer")), None)
         first = first or (messages[0] if messages else None)
@@ -296,7 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised():
             return
         model = body.get("model")
-        if self.llm.strict_models and model not in self.llm.models:
+        if model not in self.llm.models:
             return self._error(
                 404, f"The model `{model}` does not exist or you do not have access to it.", code="model_not_found"
             )
