@@ -209,7 +209,7 @@ def _function(name: str, block: str, parameter: str) -> str:
     return f"def {name}({parameter}):\n{body}\n    return {result}\n"
 
 
-def _calls(loader: Loader, lake_root: Path) -> str:
+def _calls(loader: Loader) -> str:
     if loader.parametrised:
         names = json.dumps(loader.paths, indent=4)
         return (
@@ -289,7 +289,7 @@ def assemble_program(question: str, loaders: list[Loader], lake_root: Path) -> s
     parts = [header, "import json\nfrom pathlib import Path\n", f"LAKE = Path({str(lake_root)!r})\n"]
     parts += [loader.code for loader in loaders]
     parts.append(_DESCRIBE)
-    parts.append("datasets = {}\n" + "".join(_calls(loader, lake_root) for loader in loaders))
+    parts.append("datasets = {}\n" + "".join(_calls(loader) for loader in loaders))
     parts.append(
         "print(json.dumps({\"question\": " + json.dumps(question) + ", \"data_sources\": list(datasets),\n"
         "                  \"datasets\": {name: describe(value) for name, value in datasets.items()}}, default=str))\n"
