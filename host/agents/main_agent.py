@@ -195,11 +195,10 @@ class MainAgent:
                 action = parse_action(text)
             except JSONReplyError as exc:
                 self._emit("model_reply", time.monotonic() - started, ok=False, problem=str(exc), reply=text[:1000])
+                messages.append(ChatMessage(role="assistant", content=text or "(empty reply)"))
                 if reasks >= self.max_reasks:
-                    messages.append(ChatMessage(role="assistant", content=text or "(empty reply)"))
                     return _Reply(None, text, reasks + 1)
                 reasks += 1
-                messages.append(ChatMessage(role="assistant", content=text or "(empty reply)"))
                 messages.append(ChatMessage(role="user", content=prompts.reask_prompt(str(exc))))
                 continue
             self._emit("model_reply", time.monotonic() - started, ok=True, action=action.action,
@@ -381,17 +380,10 @@ def _snapshot(provider: ChatProvider) -> dict[str, Usage]:
     return {"total": provider.usage, **provider.usage_by_label}
 
 
-def _minus(after: Usage, before: Usage | None) -> Usage:
-    if before is None:
-        return after
-    fields = ("prompt_tokens", "completion_tokens", "total_tokens", "calls", "retries")
-    return Usage(**{f: max(0, getattr(after, f) - getattr(before, f)) for f in fields})
-
-
 def _usage_since(provider: ChatProvider, before: dict[str, Usage]) -> dict[str, Any]:
     by_label = {
-        label: _minus(usage, before.get(label)).model_dump()
+        label: (usage - before.get(label, Usage())).model_dump()
         for label, usage in provider.usage_by_label.items()
     }
     by_label = {k: v for k, v in by_label.items() if v["calls"] or v["retries"]}
-    return {"total": _minus(provider.usage, before.get("total")).model_dump(), "by_label": by_label}
+    return {"total": (provider.usage - before["total"]).model_dump(), "by_label": by_label}

@@ -18,13 +18,12 @@ class Usage(BaseModel):
     retries: int = Field(0, ge=0, description="failed attempts that were retried")
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            total_tokens=self.total_tokens + other.total_tokens,
-            calls=self.calls + other.calls,
-            retries=self.retries + other.retries,
-        )
+        return Usage(**{f: getattr(self, f) + getattr(other, f) for f in Usage.model_fields})
+
+    def __sub__(self, other: Usage) -> Usage:
+        """What was spent since `other` was read off the same ledger (never below zero: the
+        ledger may have been reset in between)."""
+        return Usage(**{f: max(0, getattr(self, f) - getattr(other, f)) for f in Usage.model_fields})
 
 
 class UsageLedger:
