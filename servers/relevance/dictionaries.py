@@ -9,6 +9,7 @@ together.
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from schemas.profiles import FileProfile, TableProfile
 from servers.relevance.tokens import terms
@@ -51,19 +52,26 @@ def _dictionary_columns(table: TableProfile) -> list[set[str]]:
     return candidates if described else []
 
 
-def link_dictionaries(profiles: list[FileProfile], *, closest_only: bool = True) -> dict[str, list[str]]:
-    """Map data file path -> dictionary file paths that describe its columns.
+class DictionaryLinks(NamedTuple):
+    """Data file path -> dictionary file paths that describe its columns, two ways."""
 
-    With `closest_only`, a dictionary that fits several files goes with the one(s) it
-    describes most completely, then whose names it echoes (the file it was written for);
-    without, with every file it fits.
+    closest: dict[str, list[str]]  # a dictionary that fits several files goes with the one(s) it was written for
+    fitting: dict[str, list[str]]  # a dictionary goes with every file it fits
+
+
+def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
+    """Which dictionaries describe which files (coverage is computed once for both ways).
+
+    In `closest`, a dictionary that fits several files goes with the one(s) it describes
+    most completely, then whose names it echoes (the file it was written for).
     """
     columns_of = {
         p.path: {_norm(c) for c in p.column_names if _norm(c) and _is_name(c)}
         for p in profiles
         if p.status == "ok" and p.tables
     }
-    links: dict[str, set[str]] = {}
+    closest: dict[str, set[str]] = {}
+    fitting: dict[str, set[str]] = {}
     for cand in profiles:
         if cand.status != "ok" or not cand.tables:
             continue
@@ -76,10 +84,12 @@ def link_dictionaries(profiles: list[FileProfile], *, closest_only: bool = True)
                     shared = len(names & cols)
                     if shared >= _MIN_SHARED and shared >= 0.5 * min(len(names), len(cols)):
                         coverage[path] = max(coverage.get(path, 0.0), shared / len(cols))
-        targets = _closest(cand.path, coverage) if closest_only else set(coverage)
-        for path in targets:
-            links.setdefault(path, set()).add(cand.path)
-    return {k: sorted(v) for k, v in links.items()}
+        for links, targets in ((closest, _closest(cand.path, coverage)), (fitting, coverage)):
+            for path in targets:
+                links.setdefault(path, set()).add(cand.path)
+    return DictionaryLinks(
+        closest={k: sorted(v) for k, v in closest.items()}, fitting={k: sorted(v) for k, v in fitting.items()}
+    )
 
 
 def _closest(dictionary: str, coverage: dict[str, float]) -> set[str]:

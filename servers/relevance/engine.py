@@ -45,10 +45,11 @@ class LexicalEngine:
 
     def __init__(self, profiles: list[FileProfile], vocabulary: LakeVocabulary | None = None) -> None:
         self.profiles = {p.path: p for p in profiles}
-        self.dictionaries = link_dictionaries(profiles)  # served together
+        links = link_dictionaries(profiles)
+        self.dictionaries = links.closest  # served together
         described_by: dict[str, str] = {}
         # ... but every file whose columns a dictionary describes is searchable by its text
-        for data_path, dict_paths in link_dictionaries(profiles, closest_only=False).items():
+        for data_path, dict_paths in links.fitting.items():
             described_by[data_path] = " ; ".join(dictionary_text(self.profiles[d]) for d in dict_paths)
         self.documents: dict[str, FileDocument] = {
             p.path: build_document(p, described_by.get(p.path, "")) for p in profiles
