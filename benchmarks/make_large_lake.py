@@ -13,7 +13,6 @@ marker is never touched.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import shutil
@@ -131,31 +130,26 @@ def _document(rng: np.random.Generator, n_words: int) -> str:
 def _plan(spec: dict[str, int]) -> list[tuple[str, str, int]]:
     """(kind, relative path, per-file seed) for every small file."""
     jobs: list[tuple[str, str, int]] = []
-    k = 0
 
     def add(kind: str, rel: str) -> None:
-        nonlocal k
-        k += 1
-        jobs.append((kind, rel, spec["seed"] * 10_000 + k))
+        jobs.append((kind, rel, spec["seed"] * 10_000 + len(jobs) + 1))
 
     for f in range(spec["csv_families"]):
         dept = DEPARTMENTS[f % len(DEPARTMENTS)]
         for m in range(1, 13):
             add("csv", f"{dept}/series_{f:03d}/observations_2023-{m:02d}.csv")
-    for i in range(spec["csv_single"]):
-        add("csv", f"{DEPARTMENTS[i % 8]}/tables/table_{i:04d}.csv")
-    for i in range(spec["tsv"]):
-        add("tsv", f"exports/{REGIONS[i % 8]}/export_{i:04d}.tsv")
-    for i in range(spec["xlsx"]):
-        add("xlsx", f"{DEPARTMENTS[i % 8]}/workbooks/workbook_{i:03d}.xlsx")
-    for i in range(spec["json"]):
-        add("json", f"api_dumps/{REGIONS[i % 8]}/records_{i:04d}.json")
-    for i in range(spec["parquet"]):
-        add("parquet", f"warehouse/{DEPARTMENTS[i % 8]}/part_{i:04d}.parquet")
-    for i in range(spec["npz"]):
-        add("npz", f"grids/{REGIONS[i % 8]}/grid_{i:03d}.npz")
-    for i in range(spec["txt"]):
-        add("txt", f"docs/{DEPARTMENTS[i % 8]}/note_{i:03d}.txt")
+    # (kind, spec key, path): the i-th file of a kind goes to the (i mod 8)-th department or region.
+    for kind, key, pattern in (
+        ("csv", "csv_single", "{dept}/tables/table_{i:04d}.csv"),
+        ("tsv", "tsv", "exports/{region}/export_{i:04d}.tsv"),
+        ("xlsx", "xlsx", "{dept}/workbooks/workbook_{i:03d}.xlsx"),
+        ("json", "json", "api_dumps/{region}/records_{i:04d}.json"),
+        ("parquet", "parquet", "warehouse/{dept}/part_{i:04d}.parquet"),
+        ("npz", "npz", "grids/{region}/grid_{i:03d}.npz"),
+        ("txt", "txt", "docs/{dept}/note_{i:03d}.txt"),
+    ):
+        for i in range(spec[key]):
+            add(kind, pattern.format(i=i, dept=DEPARTMENTS[i % 8], region=REGIONS[i % 8]))
     return jobs
 
 
