@@ -150,8 +150,8 @@ def _years_spanned(col: ColumnProfile, rows: list[dict]) -> list[str]:
     # a count column whose values happen to fall in 1500..2100 is not a calendar
     if len(years) < 2 or not (named_for_time or len(years) == len(seen)):
         return []
-    lo, hi = min(years, default=0), max(years, default=0)
-    if not years or hi - lo > _MAX_YEAR_SPAN:
+    lo, hi = min(years), max(years)
+    if hi - lo > _MAX_YEAR_SPAN:
         return []
     return [str(y) for y in range(lo, hi + 1)]
 
