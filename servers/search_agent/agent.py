@@ -182,10 +182,9 @@ class SearchAgent:
         problem = await self._problem()
         if problem:
             return self._response(False, problem)
-        if model is None:
-            decision = await anyio.to_thread.run_sync(self._decide_offline, request)
-            if not decision.can_help and triage(request.request).asks_data:
-                return self._response(False, decision.reason)  # the file agents' work: no search
+        if model is None and triage(request.request).asks_data:
+            # The file agents' work: no search (the offline decision declines without one).
+            return self._response(False, self._decide_offline(request).reason)
         where = self.backend.describe()
         system = SYSTEM.format(where=where)
         rounds = self.settings.rounds
