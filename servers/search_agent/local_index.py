@@ -224,6 +224,3 @@ class LocalIndex:
         """Similarity of `text` to the single best passage of all documents."""
         scores = self._ranker.scores(text)
         return max(scores, default=0.0)
-
-    def expansion_terms(self, text: str, top: Sequence[Passage], limit: int = 4) -> list[str]:
-        return self._ranker.expansion_terms(text, top, limit)
