@@ -7,6 +7,7 @@ serves local documents and fetched web pages alike.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -146,19 +147,24 @@ def _unwrap(text: str) -> str:
     return "\n".join(out)
 
 
-def pdf_to_text(path: Path) -> tuple[str, str]:
-    """Return (title, text) of a PDF, one paragraph block per extracted page paragraph."""
+def pdf_text(source: Path | bytes, name: str) -> tuple[str, str]:
+    """Return (metadata title, text) of a PDF file or its bytes; `name` says which in errors."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(source) if isinstance(source, bytes) else str(source))
         pages = [page.extract_text() or "" for page in reader.pages]
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, OSError, ValueError, KeyError) as exc:
-        raise UnreadableDocument(f"{path} is not a readable PDF ({exc}).") from exc
-    text = normalize_text("\n\n".join(pages))
-    title = meta_title.strip() or next((line.strip() for line in text.splitlines() if line.strip()), "")
+        raise UnreadableDocument(f"{name} is not a readable PDF ({exc}).") from exc
+    return meta_title.strip(), normalize_text("\n\n".join(pages))
+
+
+def pdf_to_text(path: Path) -> tuple[str, str]:
+    """Return (title, text) of a PDF, one paragraph block per extracted page paragraph."""
+    meta_title, text = pdf_text(path, str(path))
+    title = meta_title or next((line.strip() for line in text.splitlines() if line.strip()), "")
     return title[:200], text
 
 

@@ -6,7 +6,6 @@ reason (refused address, timeout, HTTP status, wrong content type, too large, un
 
 from __future__ import annotations
 
-import io
 import logging
 from typing import Any
 from urllib.parse import urljoin
@@ -21,9 +20,10 @@ from servers.search_agent.address_guard import (
     guarded_transport,
 )
 from servers.search_agent.documents import (
+    UnreadableDocument,
     html_to_text,
     markdown_to_text,
-    normalize_text,
+    pdf_text,
 )
 
 log = logging.getLogger(__name__)
@@ -139,22 +139,13 @@ def _to_text(body: bytes, content_type: str, encoding: str, url: str) -> tuple[s
     if content_type in HTML_TYPES:
         return html_to_text(body, drop_chrome=True)
     if content_type in PDF_TYPES:
-        return _pdf_bytes_to_text(body, url)
+        try:
+            return pdf_text(body, url)
+        except UnreadableDocument as exc:
+            raise FetchError(str(exc)) from exc
     try:
         raw = body.decode(encoding, errors="replace")
     except LookupError:
         raw = body.decode("utf-8", errors="replace")
     return markdown_to_text(raw)
 
-
-def _pdf_bytes_to_text(body: bytes, url: str) -> tuple[str, str]:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(body))
-        text = normalize_text("\n\n".join(page.extract_text() or "" for page in reader.pages))
-        title = (reader.metadata.title if reader.metadata else None) or ""
-    except (PdfReadError, ValueError, KeyError, OSError) as exc:
-        raise FetchError(f"{url} is not a readable PDF ({exc}).") from exc
-    return title.strip(), text
