@@ -204,20 +204,19 @@ class WebBackend:
         """GET a search API and parse its JSON, turning every failure into a SearchError sentence."""
         import httpx
 
-        shown = url
         try:
             response = await self._api_client().get(url, params=params, headers=headers)
         except httpx.TimeoutException as exc:
-            raise SearchError(f"The {self.label} API at {shown} did not answer within {API_TIMEOUT_S:g} s.") from exc
+            raise SearchError(f"The {self.label} API at {url} did not answer within {API_TIMEOUT_S:g} s.") from exc
         except httpx.HTTPError as exc:
-            raise SearchError(f"The {self.label} API at {shown} could not be reached: {exc or type(exc).__name__}.") from exc
+            raise SearchError(f"The {self.label} API at {url} could not be reached: {exc or type(exc).__name__}.") from exc
         if response.status_code >= 400:
             detail = _error_detail(response)
-            raise SearchError(f"The {self.label} API at {shown} answered HTTP {response.status_code}{detail}.")
+            raise SearchError(f"The {self.label} API at {url} answered HTTP {response.status_code}{detail}.")
         try:
             return response.json()
         except ValueError as exc:
-            raise SearchError(f"The {self.label} API at {shown} did not answer with JSON.") from exc
+            raise SearchError(f"The {self.label} API at {url} did not answer with JSON.") from exc
 
 
 def _error_detail(response: Any) -> str:
@@ -236,10 +235,15 @@ def _error_detail(response: Any) -> str:
     return ""
 
 
-def _results(data: Any, *path: str) -> list[dict[str, Any]]:
+def _hits(data: Any, path: tuple[str, ...], url_key: str, snippet_key: str) -> list[SearchHit]:
+    """The result rows at `path` in an API answer, as hits (a missing list: nothing found)."""
     for key in path:
         data = data.get(key) if isinstance(data, dict) else None
-    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+    rows = [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+    return [
+        SearchHit(url=str(r.get(url_key, "")), title=str(r.get("title", "")), snippet=str(r.get(snippet_key, "") or ""))
+        for r in rows
+    ]
 
 
 class SearxngBackend(WebBackend):
@@ -258,10 +262,7 @@ class SearxngBackend(WebBackend):
             raise
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
             raise SearchError(f"The SearxNG API at {url} answered JSON without a results list.")
-        return [
-            SearchHit(url=str(r.get("url", "")), title=str(r.get("title", "")), snippet=str(r.get("content", "") or ""))
-            for r in _results(data, "results")
-        ]
+        return _hits(data, ("results",), "url", "content")
 
 
 class GoogleBackend(WebBackend):
@@ -276,10 +277,7 @@ class GoogleBackend(WebBackend):
         data = await self._get_json(url, {"key": key, "cx": self.settings.google_cse_id or "", "q": query, "num": min(k, 10)})
         if not isinstance(data, dict):
             raise SearchError(f"The Google API at {url} answered JSON that is not an object.")
-        return [
-            SearchHit(url=str(r.get("link", "")), title=str(r.get("title", "")), snippet=str(r.get("snippet", "") or ""))
-            for r in _results(data, "items")  # no "items" key: the search found nothing
-        ]
+        return _hits(data, ("items",), "link", "snippet")  # no "items" key: the search found nothing
 
 
 class BraveBackend(WebBackend):
@@ -294,10 +292,7 @@ class BraveBackend(WebBackend):
         data = await self._get_json(url, {"q": query, "count": min(k, 20)}, headers={"X-Subscription-Token": key})
         if not isinstance(data, dict):
             raise SearchError(f"The Brave API at {url} answered JSON that is not an object.")
-        return [
-            SearchHit(url=str(r.get("url", "")), title=str(r.get("title", "")), snippet=str(r.get("description", "") or ""))
-            for r in _results(data, "web", "results")
-        ]
+        return _hits(data, ("web", "results"), "url", "description")
 
 
 def make_backend(settings: SearchAgentSettings) -> LocalBackend | WebBackend:
