@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -250,25 +248,6 @@ def server_env(**extra: str) -> dict[str, str]:
     env["FASTMCP_LOG_LEVEL"] = "WARNING"
     env.update(extra)
     return env
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the search agent exited with code {process.returncode} before listening")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"the search agent did not listen on port {port} within {timeout_s}s")
 
 
 def module_command(*args: str) -> list[str]:

@@ -123,7 +123,7 @@ async def test_api_failures_are_sentences(web, backends) -> None:
         await backends("searxng").search("x", 3)
     with pytest.raises(SearchError, match="did not answer with JSON"):
         await backends("searxng", searxng_url=f"{web.base}/broken-api").search("x", 3)
-    from .conftest import free_port
+    from tests.support.servers import free_port
 
     with pytest.raises(SearchError, match="could not be reached"):
         await backends("searxng", searxng_url=f"http://127.0.0.1:{free_port()}").search("x", 3)

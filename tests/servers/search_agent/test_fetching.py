@@ -89,7 +89,7 @@ async def test_http_errors_and_refused_connections(web, fetcher) -> None:
         await fetcher.fetch(f"{web.base}/pages/missing.html")
     with pytest.raises(FetchError, match="answered HTTP 500"):
         await fetcher.fetch(f"{web.base}/pages/error.html")
-    from .conftest import free_port
+    from tests.support.servers import free_port
 
     with pytest.raises(FetchError, match="failed"):
         await fetcher.fetch(f"http://127.0.0.1:{free_port()}/nothing-listens-here")

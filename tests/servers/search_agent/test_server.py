@@ -17,14 +17,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from .conftest import (
-    BRAVE_KEY,
-    REPO,
-    free_port,
-    module_command,
-    server_env,
-    wait_for_port,
-)
+from tests.support.servers import free_port, wait_for_port
+
+from .conftest import BRAVE_KEY, REPO, module_command, server_env
 
 AQI_QUESTION = "How is the air quality index computed from pollutant concentrations?"
 DATA_QUESTION = "Which files contain the hourly sensor readings for March 2024?"
@@ -102,7 +97,7 @@ async def test_http_transport_with_searxng_on_loopback(web) -> None:
         cwd=REPO, env=server_env(LAKEBOARD_SEARXNG_URL=web.base),  # the URL from the environment
     )
     try:
-        wait_for_port(port, process)
+        wait_for_port(port, process, timeout_s=60.0)
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
             assert decision["can_help"] and "web (SearxNG)" in decision["reason"]
