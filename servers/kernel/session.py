@@ -183,7 +183,7 @@ class KernelSession:
                 # bound. stderr is drained, keeping its tail for start-up error messages.
                 stdin=None, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             )
-        process = getattr(self._km.provisioner, "process", None)
+        process = self._process()
         if process is not None and process.stderr is not None:
             self._stderr = StreamTail(process.stderr)
         self._generation += 1
@@ -263,9 +263,12 @@ class KernelSession:
                 log.debug("stop_channels failed", exc_info=True)
             self._kc = None
 
+    def _process(self) -> Any:
+        """The launched process (bwrap when sandboxed, else the kernel), or None."""
+        return getattr(getattr(self._km, "provisioner", None), "process", None)
+
     def _exit_reason(self) -> str:
-        process = getattr(getattr(self._km, "provisioner", None), "process", None)
-        code = getattr(process, "returncode", None)
+        code = getattr(self._process(), "returncode", None)
         if code is None:
             return "it is not running"
         # bwrap reports a signal as 128+N; a direct child (unsafe mode) as -N.
@@ -450,7 +453,8 @@ class KernelSession:
             )
 
         limit_hit = self._cgroup is not None and self._cgroup.limit_hits() > hits_before
-        if not restarted and (timed_out or limit_hit or _looks_like_process_limit(error)):
+        process_limit = limit_hit or _looks_like_process_limit(error)
+        if not restarted and (timed_out or process_limit):
             reaped = await asyncio.to_thread(stop_strays, self._kernel_pid(), self.sandboxed)
             if reaped:
                 try:  # the kernel collects its dead children, freeing their process slots
@@ -458,7 +462,7 @@ class KernelSession:
                 except (TimeoutError, RuntimeError) as exc:
                     log.warning("could not reap the kernel's dead children: %s", exc)
                 notes.append(f"Stopped {reaped} process(es) the cell left behind.")
-        if limit_hit or _looks_like_process_limit(error):
+        if process_limit:
             notes.append(f"The cell reached the sandbox's process limit ({self.config.max_procs}).")
         truncation = outputs.truncation_note()
         if truncation:
@@ -524,8 +528,7 @@ class KernelSession:
 
     def _kernel_pid(self) -> int | None:
         """The host pid of the launched process (bwrap when sandboxed, else the kernel)."""
-        process = getattr(getattr(self._km, "provisioner", None), "process", None)
-        return getattr(process, "pid", None)
+        return getattr(self._process(), "pid", None)
 
     async def _silent(self, kc: Any, expression: str, timeout: float) -> str:
         """Evaluate one expression in the kernel without touching history, outputs or
