@@ -221,12 +221,7 @@ class _Analyzer:
         return self.info(i).n >= self.dense_min
 
     def note_like(self, i: int, width: int) -> bool:
-        """A line of prose in a table that is wider than one column (title, note, source)."""
-        inf = self.info(i)
-        if width <= 1 or inf.n != 1 or inf.n_text != 1:
-            return False
-        text = next(str(v) for v in self.grid.row(i) if cell_kind(v) != EMPTY).strip()
-        return len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text))
+        return _note_line(self.info(i), self.grid.row(i), width)
 
     def trailing_note(self, i: int, width: int) -> bool:
         """After the data, any lone label in a table of 3+ columns is a note (source, citation...)."""
@@ -320,6 +315,14 @@ class _Analyzer:
             strong = True
         titles = list(range(seg.start, header_rows[0] if header_rows else d))
         return _SegmentLayout(titles, header_rows, names, d, end, footnotes, strong, False)
+
+
+def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
+    """A line of prose in a table that is wider than one column (title, note, source)."""
+    if width <= 1 or inf.n != 1 or inf.n_text != 1:
+        return False
+    text = next(str(v) for v in row if cell_kind(v) != EMPTY).strip()
+    return len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text))
 
 
 def _data_like(p: RowInfo, cur: RowInfo) -> bool:
@@ -451,11 +454,9 @@ def trailing_notes(rows: Sequence[Sequence[Any]]) -> int:
         if inf.n == 0:
             k += 1
             continue
-        if width > 1 and inf.n == 1 and inf.n_text == 1:
-            text = next(str(v) for v in r if cell_kind(v) != EMPTY).strip()
-            if len(text) >= 20 or len(text.split()) >= 3 or _NOTE_START.match(text):
-                k += 1
-                continue
+        if _note_line(inf, r, width):
+            k += 1
+            continue
         break
     # Only blank lines: nothing to skip.
     if all(inf.n == 0 for inf in infos[len(infos) - k :]):
