@@ -15,11 +15,7 @@ from host.lakes import LakeError, resolve_lake, run_indexer
 
 
 def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
-    try:
-        run_indexer(args.lake, args.out, name=args.name, extra=extra)
-    except LakeError as exc:
-        print(f"lakeboard index: {exc}", file=sys.stderr)
-        return 2
+    run_indexer(args.lake, args.out, name=args.name, extra=extra)
     return 0
 
 
@@ -30,11 +26,10 @@ async def _discover(args: argparse.Namespace) -> int:
     from host.trace import Trace
 
     lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
-    trace = Trace(args.trace) if args.trace else Trace(lake.config_dir / "traces" / "discover.jsonl")
-    async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs") as pool:
-        board = Blackboard(pool, trace, can_help_timeout_s=args.timeout, respond_timeout_s=args.timeout)
-        result = await discover(board, args.request)
-    trace.close()
+    with Trace(args.trace or lake.config_dir / "traces" / "discover.jsonl") as trace:
+        async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs") as pool:
+            board = Blackboard(pool, trace, can_help_timeout_s=args.timeout, respond_timeout_s=args.timeout)
+            result = await discover(board, args.request)
     if args.json:
         print(json.dumps({"request": result.request, "responses": result.responses, "files": result.files}, indent=2))
         return 0
@@ -76,21 +71,13 @@ def _print_discovery(result) -> None:
 
 
 def _cmd_discover(args: argparse.Namespace, _extra: list[str]) -> int:
-    try:
-        return asyncio.run(_discover(args))
-    except LakeError as exc:
-        print(f"lakeboard discover: {exc}", file=sys.stderr)
-        return 2
+    return asyncio.run(_discover(args))
 
 
 def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
     from host.eval.runner import run_eval
 
-    try:
-        return asyncio.run(run_eval(args))
-    except LakeError as exc:
-        print(f"lakeboard eval: {exc}", file=sys.stderr)
-        return 2
+    return asyncio.run(run_eval(args))
 
 
 async def _ask(args: argparse.Namespace, settings) -> int:
@@ -127,25 +114,26 @@ async def _ask(args: argparse.Namespace, settings) -> int:
                 say(f"(the notebook could not be saved: {exc})")
                 notebook = None
     except KernelUnavailable as exc:
-        trace.close()
         print(f"lakeboard ask: {exc}", file=sys.stderr)
         return 2
-    trace.close()
+    finally:
+        trace.close()
     program_path = None
     if result.program:
         program_path = run_dir / "program.py"
         write_atomic(program_path, result.program)
     write_atomic(run_dir / "result.json", result.model_dump_json(indent=1))
+    code = 0 if result.status in ("answered", "offline") else 1
     if args.json:
         print(result.model_dump_json(indent=1))
-        return 0 if result.status in ("answered", "offline") else 1
+        return code
     _print_run(result)
     print(f"\nProgram:  {program_path or '(none)'}")
     print(f"Notebook: {notebook or '(none)'}")
     print(f"Trace:    {trace_path}")
     print(f"Result:   {run_dir / 'result.json'}")
     print(usage_line(result.usage))
-    return 0 if result.status in ("answered", "offline") else 1
+    return code
 
 
 def _print_run(result) -> None:
@@ -179,11 +167,7 @@ def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
     if args.max_steps < 1:
         print("lakeboard ask: --max-steps must be at least 1", file=sys.stderr)
         return 2
-    try:
-        return asyncio.run(_ask(args, settings))
-    except LakeError as exc:
-        print(f"lakeboard ask: {exc}", file=sys.stderr)
-        return 2
+    return asyncio.run(_ask(args, settings))
 
 
 def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
@@ -264,7 +248,11 @@ def main(argv: list[str] | None = None) -> int:
     if extra and not getattr(args, "passthrough", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
-    return args.func(args, extra)
+    try:
+        return args.func(args, extra)
+    except LakeError as exc:  # a lake or config that cannot be used: a sentence, not a traceback
+        print(f"lakeboard {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 def run() -> NoReturn:
