@@ -33,17 +33,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None:
+def wait_for_port(
+    port: int, process: subprocess.Popen[bytes], timeout_s: float = 30.0, *, label: str = "toy HTTP server"
+) -> None:
+    """Return once `process` listens on 127.0.0.1:`port`; fail fast if it exits first."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"toy HTTP server exited with code {process.returncode} before listening")
+            raise RuntimeError(f"{label} exited with code {process.returncode} before listening")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.05)
-    raise TimeoutError(f"toy HTTP server did not listen on port {port} within {timeout_s}s")
+    raise TimeoutError(f"{label} did not listen on port {port} within {timeout_s}s")
 
 
 @contextlib.contextmanager
