@@ -11,6 +11,8 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 
 class ModelUnavailable(RuntimeError):
@@ -35,12 +37,18 @@ class ServerModel:
             return None
         return cls(base_url=base, model=model, api_key=key or "not-needed")
 
-    def complete(self, system: str, user: str) -> str:
-        from openai import OpenAI, OpenAIError
+    @cached_property
+    def _client(self) -> Any:
+        """One client per model, so its connections are reused across completions."""
+        from openai import OpenAI
 
-        client = OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=3, timeout=120)
+        return OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=3, timeout=120)
+
+    def complete(self, system: str, user: str) -> str:
+        from openai import OpenAIError
+
         try:
-            out = client.chat.completions.create(
+            out = self._client.chat.completions.create(
                 model=self.model,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                 temperature=self.temperature,

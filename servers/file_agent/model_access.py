@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 from typing import Any
 
 import anyio
@@ -41,5 +42,11 @@ def model_for(ctx: Any) -> Model | None:
     model = sampling_model(ctx)
     if model is not None:
         return model
+    return _own_model()
+
+
+@cache
+def _own_model() -> OwnModel | None:
+    """Read once per process: the environment is fixed, and the client (its connections) is kept."""
     own = ServerModel.from_env()
     return OwnModel(own) if own is not None else None
