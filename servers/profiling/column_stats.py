@@ -134,16 +134,21 @@ def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfi
             col.minimum, col.maximum = value_text(min(values)), value_text(max(values))
         except TypeError:
             pass
+    _count_values(col, values)
+    return col, head
+
+
+def _count_values(col: ColumnProfile, values: list[Any]) -> None:
+    """n_unique of a text-like column, and its most common values when it looks like a category."""
     try:
         counts = Counter(values)
     except TypeError:  # unhashable cells (lists, dicts from JSON)
         counts = Counter(value_text(v, 200) for v in values)
     col.n_unique = len(counts)
-    if col.n_unique <= MAX_TOP_VALUES or col.n_unique <= 0.5 * n_nonnull:
+    if col.n_unique <= MAX_TOP_VALUES or col.n_unique <= 0.5 * len(values):
         top = [value_text(v) for v, _ in counts.most_common(MAX_TOP_VALUES)]
         if sum(len(t) for t in top) <= 60 * max(1, len(top)):  # long prose is not a category
             col.top_values = top
-    return col, head
 
 
 def _first_distinct(values: list[Any]) -> list[str]:
@@ -271,6 +276,12 @@ def profile_values(
     return profiles, _records(names, [values[:n] for values in columns])
 
 
+def profile_typed(names: list[str], columns: list[list[Any]]) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
+    """profile_values for columns of Python values (spreadsheet cells, JSON), typed by typed_dtype."""
+    typed = [typed_dtype(c) for c in columns]
+    return profile_values(names, [dtype for dtype, _ in typed], [values for _, values in typed])
+
+
 def _profile_list(name: str, dtype: str, values: list[Any]) -> ColumnProfile:
     col = ColumnProfile(name=name, dtype=dtype)
     present = [v for v in values if v is not None]
@@ -289,15 +300,7 @@ def _profile_list(name: str, dtype: str, values: list[Any]) -> ColumnProfile:
         return col
     if dtype == string_dtype() and all(isinstance(v, str) and _ISO_DATE.match(v) for v in present[:20]):
         col.minimum, col.maximum = value_text(min(present)), value_text(max(present))
-    try:
-        counts = Counter(present)
-    except TypeError:  # unhashable cells (lists, dicts from JSON)
-        counts = Counter(value_text(v, 200) for v in present)
-    col.n_unique = len(counts)
-    if col.n_unique <= MAX_TOP_VALUES or col.n_unique <= 0.5 * len(present):
-        top = [value_text(v) for v, _ in counts.most_common(MAX_TOP_VALUES)]
-        if sum(len(t) for t in top) <= 60 * max(1, len(top)):  # long prose is not a category
-            col.top_values = top
+    _count_values(col, present)
     return col
 
 

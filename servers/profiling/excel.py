@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_values, spread_indices, typed_dtype, unique_names
+from servers.profiling.column_stats import profile_typed, spread_indices, unique_names
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
@@ -282,10 +282,5 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
     fixed = [(r + [None] * width)[:width] for r in data]
     if tp.drop_blank_rows:
         fixed = [r for r in fixed if any(v is not None for v in r)]
-    dtypes, columns = [], []
-    for j in range(width):
-        dtype, values = typed_dtype([r[j] for r in fixed])
-        dtypes.append(dtype)
-        columns.append(values)
-    tp.columns, tp.sample_rows = profile_values(list(names[:width]), dtypes, columns)
+    tp.columns, tp.sample_rows = profile_typed(list(names[:width]), [[r[j] for r in fixed] for j in range(width)])
     return tp

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_values, spread_indices, typed_dtype, value_text
+from servers.profiling.column_stats import profile_typed, spread_indices, value_text
 from servers.profiling.detect import Detection
 from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
@@ -77,7 +77,7 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         tp.n_rows, tp.n_rows_exact = n, complete
         if not complete and consumed and not det.compression:
             tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
-        _profile_table(tp, names, cols)
+        tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables = [tp]
         if layout in ("records", "index", "columns", "rows"):
             prof.kind = "table"
@@ -243,15 +243,6 @@ def records_columns(records: list[dict]) -> tuple[list[str], list[list[Any]]]:
     return [str(n) for n in names], [[r.get(k) for r in flat] for k in names]
 
 
-def _profile_table(tp: TableProfile, names: list[str], cols: list[list[Any]]) -> None:
-    dtypes, columns = [], []
-    for c in cols:
-        dtype, values = typed_dtype(c)
-        dtypes.append(dtype)
-        columns.append(values)
-    tp.columns, tp.sample_rows = profile_values(names, dtypes, columns)
-
-
 def _summary(obj: Any, table) -> str:
     if table is None:
         kind = "object" if isinstance(obj, dict) else "array" if isinstance(obj, list) else type(obj).__name__
@@ -298,7 +289,7 @@ def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -
         tp.n_rows, tp.n_rows_exact = (int(sample.size / per_line) if not sample.compression else None), False
     if bad:
         tp.notes.append(f"{bad} of the first {min(len(lines), SAMPLE_ROWS)} lines are not valid JSON")
-    _profile_table(tp, names, cols)
+    tp.columns, tp.sample_rows = profile_typed(names, cols)
     prof.tables = [tp]
     prof.text = describe(records[:50])
     rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
