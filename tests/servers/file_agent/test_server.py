@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 
 import pytest
 from fastmcp import Client
@@ -14,6 +12,7 @@ from fastmcp.exceptions import ToolError
 
 from schemas.clusters import ClusterConfig
 from schemas.messages import FileAgentResponse, HelpDecision
+from tests.support.servers import free_port, wait_for_port
 
 REQ = {"request": "daily PM2.5 readings of the air quality sensors in 2024", "reason": "average PM2.5"}
 
@@ -61,26 +60,14 @@ async def test_resources_expose_samples_and_analysis(demo_config):
         assert "districts/population_2024.csv" in analysis[0].text
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def test_streamable_http_transport(demo_config):
     cluster = _cluster_holding(demo_config, "districts/population_2024.csv")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "servers.file_agent", "--config", str(demo_config / "clusters.json"),
                              "--cluster", cluster, "--transport", "http", "--port", str(port)],
                             stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_port(port, proc, label="file agent over HTTP")
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             r = await client.call_tool("can_help", {"request": {"request": "population of each district"}})
             assert r.structured_content["can_help"] is True
