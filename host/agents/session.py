@@ -97,16 +97,13 @@ class AskSession:
 
     async def __aenter__(self) -> AskSession:
         config = self._servers if self._servers is not None else self.lake.servers()
-        if self.settings is not None:
-            self.provider = ChatProvider(self.settings)
-        lending = self.provider is not None and self.lend_model
         if not self.lend_model:
             config = offline_helpers(config)
-        sampling = (
-            {name: SamplingHandler(self.provider, label=f"sampling:{name}") for name in config.servers}
-            if lending and self.provider is not None
-            else None
-        )
+        sampling = None
+        if self.settings is not None:
+            self.provider = ChatProvider(self.settings)
+            if self.lend_model:
+                sampling = {name: SamplingHandler(self.provider, label=f"sampling:{name}") for name in config.servers}
         self.pool = ClientPool(config, trace=self.trace, log_dir=self.lake.config_dir / "logs", sampling_handler=sampling)
         try:
             await self.pool.start()
