@@ -9,16 +9,14 @@ Everything goes over MCP; the host never imports the kernel server's code.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from host.pool import ClientPool, PoolError
 from host.trace import Trace
-from schemas.execution import ExecutionResult, KernelActionResult, SandboxPolicy, VariablesResult
+from schemas.execution import ExecutionResult, KernelActionResult
 
 NOTEBOOK_URI = "kernel://notebook.ipynb"
-SANDBOX_URI = "kernel://sandbox"
 _CALL_MARGIN_S = 30.0  # the pool's timeout must outlast the cell's own, plus a kernel restart
 
 
@@ -34,7 +32,6 @@ class KernelClient:
         self.server = server
         self.trace = trace
         self.timeout_s = timeout_s
-        self.runs = 0
 
     @classmethod
     def find(cls, pool: ClientPool, *, trace: Trace | None = None, timeout_s: float = 120.0) -> KernelClient:
@@ -63,7 +60,6 @@ class KernelClient:
         if result.structured is None:
             raise KernelUnavailable(f"The kernel server {self.server!r} returned no structured result: {result.text[:300]!r}")
         execution = ExecutionResult.model_validate(result.structured)
-        self.runs += 1
         self._emit(
             "kernel_run",
             execution.duration_s,
@@ -79,31 +75,21 @@ class KernelClient:
         return execution
 
     async def restart(self) -> KernelActionResult:
-        result = await self._call("restart")
-        return KernelActionResult.model_validate(result)
-
-    async def variables(self) -> VariablesResult:
-        return VariablesResult.model_validate(await self._call("variables"))
+        try:
+            result = await self.pool.call(self.server, "restart", {}, timeout_s=self.timeout_s + _CALL_MARGIN_S)
+        except PoolError as exc:
+            raise KernelUnavailable(f"The kernel server could not restart: {exc}") from exc
+        return KernelActionResult.model_validate(result.json())
 
     async def notebook(self) -> str:
         """The kernel session so far as notebook JSON (nbformat 4)."""
         return await self._read(NOTEBOOK_URI)
 
-    async def sandbox(self) -> SandboxPolicy:
-        return SandboxPolicy.model_validate(json.loads(await self._read(SANDBOX_URI)))
-
-    async def _call(self, tool: str, arguments: dict[str, Any] | None = None) -> Any:
-        try:
-            result = await self.pool.call(self.server, tool, arguments or {}, timeout_s=self.timeout_s + _CALL_MARGIN_S)
-        except PoolError as exc:
-            raise KernelUnavailable(f"The kernel server could not {tool}: {exc}") from exc
-        return result.json()
-
     async def _read(self, uri: str) -> str:
         try:
             client = self.pool.client(self.server)
             contents = await client.read_resource(uri)
-        except (PoolError, Exception) as exc:  # fastmcp raises its own errors for resources
+        except Exception as exc:  # a PoolError, or fastmcp's own errors for resources
             raise KernelUnavailable(f"Could not read {uri} from the kernel server: {exc}") from exc
         texts = [getattr(c, "text", None) for c in contents]
         return "".join(t for t in texts if t)
