@@ -94,11 +94,7 @@ def create_server(config: KernelConfig) -> FastMCP:
     ) -> ToolResult:
         """Run a cell in the kernel; variables persist across calls. Returns stdout, stderr, the
         last expression's repr, rich displays (images as image content), and any error."""
-        try:
-            result = await session.execute(code, timeout_s)
-        except KernelStartError as exc:
-            raise ToolError(str(exc)) from exc
-        return to_tool_result(result)
+        return to_tool_result(await _guard(session.execute(code, timeout_s)))
 
     @mcp.tool
     async def interrupt() -> KernelActionResult:
@@ -114,8 +110,8 @@ def create_server(config: KernelConfig) -> FastMCP:
     async def variables() -> VariablesResult:
         """List the user's variables: name, type, shape or length, dtype and a short preview."""
         try:
-            return await _guard(session.variables())
-        except (TimeoutError, RuntimeError) as exc:
+            return await session.variables()
+        except (TimeoutError, RuntimeError) as exc:  # KernelStartError is a RuntimeError
             raise ToolError(str(exc)) from exc
 
     @mcp.tool
