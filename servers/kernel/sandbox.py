@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from servers.kernel.config import KernelConfig
@@ -157,7 +157,6 @@ class SandboxLayout:
     ipc_dir: Path  # ZMQ ipc sockets live here: both sides see it at the same path
     connection_file: Path
     etc_dir: Path  # synthetic /etc/passwd and /etc/group
-    extra_ro: list[Path] = field(default_factory=list)
 
     def write_identity_files(self) -> None:
         self.etc_dir.mkdir(parents=True, exist_ok=True)
@@ -185,8 +184,6 @@ class SandboxLayout:
         args += ["--size", str(config.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
         for root in python_roots():
             args += ["--ro-bind", str(root), str(root)]
-        for path in self.extra_ro:
-            args += ["--ro-bind", str(path), str(path)]
         # Workdir before the lake, so the lake stays read-only even if nested in the workdir.
         args += ["--bind", str(config.workdir), str(config.workdir)]
         args += ["--ro-bind", str(config.lake), str(config.lake)]
