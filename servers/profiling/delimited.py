@@ -167,7 +167,11 @@ def make_grid(lines: list[str], text: str, delimiter: str) -> LinesGrid:
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
-    sample = read_text_sample(path, compression=det.compression)
+    profile_sample(path, prof, read_text_sample(path, compression=det.compression))
+
+
+def profile_sample(path: Path, prof: FileProfile, sample: TextSample, fixed_width_tried: bool = False) -> None:
+    """Profile a text sample already read: delimited, else space-aligned, else plain text."""
     prof.encoding = sample.encoding
     text = normalise_newlines(sample.text)
     if not text.strip():
@@ -182,7 +186,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if delim is None:
         from servers.profiling import fixed_width
 
-        if fixed_width.profile_lines(path, prof, sample, lines):
+        if not fixed_width_tried and fixed_width.profile_lines(path, prof, sample, lines):
             return
         if ext in (".csv", ".tsv", ".tab") and _looks_like_list(lines):
             delim = "\t" if ext in (".tsv", ".tab") else ","

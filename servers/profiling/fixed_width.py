@@ -17,7 +17,7 @@ SAMPLE_ROWS = 300
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
-    """Entry for files named as fixed-width; falls back to the delimited reader."""
+    """Entry for files named as fixed-width; falls back to the delimited reader (on the same sample)."""
     sample = read_text_sample(path, compression=det.compression)
     prof.encoding = sample.encoding
     lines = normalise_newlines(sample.text).split("\n")
@@ -26,7 +26,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if not profile_lines(path, prof, sample, lines):
         from servers.profiling import delimited
 
-        delimited.profile(path, prof, det)
+        delimited.profile_sample(path, prof, sample, fixed_width_tried=True)
 
 
 def _gaps(lines: list[str]) -> list[tuple[int, int]]:
