@@ -168,12 +168,9 @@ class Blackboard:
                 timeout_s=self.pool.timeout_for(outcome.helper, self.can_help_timeout_s),
             )
             outcome.decision = HelpDecision.model_validate(result.json())
-        except ToolMissing as exc:
-            if quiet_if_missing:
-                return False
-            self._fail(outcome, request_id, "can_help", exc.kind, str(exc), started)
-            return True
         except PoolError as exc:
+            if quiet_if_missing and isinstance(exc, ToolMissing):
+                return False
             self._fail(outcome, request_id, "can_help", exc.kind, str(exc), started)
             return True
         except (ValidationError, ValueError) as exc:
