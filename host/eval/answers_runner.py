@@ -42,8 +42,8 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
     rows: list[dict[str, Any]] = []
     try:
         async with AskSession(
-            lake, settings, trace=trace, max_steps=getattr(args, "max_steps", 10), helper_timeout_s=args.timeout,
-            cell_timeout_s=getattr(args, "cell_timeout", 120.0), lend_model=not getattr(args, "offline_helpers", False),
+            lake, settings, trace=trace, max_steps=args.max_steps, helper_timeout_s=args.timeout,
+            cell_timeout_s=args.cell_timeout, lend_model=not args.offline_helpers,
         ) as session:
             for task in tasks:
                 row = await _run_task(session, task, paths)
