@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
+from servers.profiling.column_stats import value_text
 
 _BIG_FILE = 200 << 20
 _JSON_KEYS = ("path", "layout")
@@ -24,7 +25,7 @@ _FLATTEN = (
 def loader_code(profile: FileProfile, root: Path) -> str:
     """Self-contained Python that loads `root / profile.path` into named variables (main result: `data`)."""
     path = Path(root) / profile.path
-    head = [f"# Load {profile.path}: {_one_line(profile.summary, 200)}"]
+    head = [f"# Load {profile.path}: {value_text(profile.summary, 200)}"]
     if profile.status != "ok" and profile.format not in ("zip",):
         return "\n".join(head + _not_data(profile, path)) + "\n"
     fmt = profile.format
@@ -36,10 +37,8 @@ def loader_code(profile: FileProfile, root: Path) -> str:
         body = _json(profile, path)
     elif fmt == "jsonl":
         body = _jsonl(profile, path)
-    elif fmt == "parquet":
-        body = ["import pandas as pd", f"path = {_path(path)}", "df = pd.read_parquet(path)", "data = df"]
-    elif fmt == "feather":
-        body = ["import pandas as pd", f"path = {_path(path)}", "df = pd.read_feather(path)", "data = df"]
+    elif fmt in ("parquet", "feather"):
+        body = ["import pandas as pd", f"path = {_path(path)}", f"df = pd.read_{fmt}(path)", "data = df"]
     elif fmt in ("npy", "npz"):
         body = _arrays(profile, path)
     elif fmt == "cdf":
@@ -101,11 +100,6 @@ def loader_code(profile: FileProfile, root: Path) -> str:
     return "\n".join(head + body) + "\n"
 
 
-def _one_line(s: str, limit: int) -> str:
-    s = " ".join((s or "").split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
-
-
 def _path(path: Path) -> str:
     return f"Path({str(path)!r})"
 
@@ -124,7 +118,7 @@ def _kwargs(opts: dict[str, Any], skip: tuple[str, ...] = _NOT_KWARGS) -> str:
 def _comment_notes(t: TableProfile, indent: str = "") -> list[str]:
     out = []
     for n in t.notes[:4]:
-        out.append(f"{indent}# note: {_one_line(n, 150)}")
+        out.append(f"{indent}# note: {value_text(n, 150)}")
     if len(t.notes) > 4:
         out.append(f"{indent}# ... {len(t.notes) - 4} more notes in the profile")
     return out
@@ -133,7 +127,7 @@ def _comment_notes(t: TableProfile, indent: str = "") -> list[str]:
 def _not_data(profile: FileProfile, path: Path) -> list[str]:
     reason = profile.reason or f"status {profile.status}"
     return [
-        f"# Not loadable as data ({profile.status}): {_one_line(reason, 300)}",
+        f"# Not loadable as data ({profile.status}): {value_text(reason, 300)}",
         "from pathlib import Path",
         f"path = {_path(path)}",
         f"reason = {reason!r}",
@@ -284,7 +278,7 @@ def _cdf(profile: FileProfile, path: Path) -> list[str]:
     lines.append("global_attributes = cdf.globalattsget()")
     for a in profile.arrays[:15]:
         units = f" [{a.attributes['UNITS']}]" if a.attributes.get("UNITS") else ""
-        desc = f" {_one_line(a.attributes.get('CATDESC', ''), 80)}" if a.attributes.get("CATDESC") else ""
+        desc = f" {value_text(a.attributes.get('CATDESC', ''), 80)}" if a.attributes.get("CATDESC") else ""
         lines.append(f"# {a.name}: {a.dtype} {tuple(a.shape)}{units}{desc}")
     lines.append(f"variables = {{name: cdf.varget(name) for name in {names!r}}}")
     lines.append("# epochs to datetimes: cdflib.cdfepoch.to_datetime(variables[name])")
@@ -331,7 +325,7 @@ def _html(profile: FileProfile, path: Path) -> list[str]:
     for t in profile.tables:
         idx = t.options.get("index")
         cols = ", ".join(c.name for c in t.columns[:5])
-        lines.append(f"tables[{t.name!r}] = all_tables[{idx}]  # {t.n_rows} rows: {_one_line(cols, 100)}")
+        lines.append(f"tables[{t.name!r}] = all_tables[{idx}]  # {t.n_rows} rows: {value_text(cols, 100)}")
         if t.options.get("flatten_columns"):
             lines.append(f"tables[{t.name!r}] = tables[{t.name!r}].copy()")
             lines.append(_FLATTEN.format(var=f"tables[{t.name!r}]"))

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from schemas.profiles import FileProfile
+from servers.profiling.column_stats import value_text
 from servers.profiling.detect import SHAPEFILE_SIDECARS, _BY_EXTENSION, Detection, detect
 from servers.profiling.loader_code import loader_code
 
@@ -54,7 +55,7 @@ def profile_file(path: Path, root: Path) -> FileProfile:
     except Exception as e:  # noqa: BLE001 - the contract: one bad file never raises
         log.debug("profiling %s failed", path, exc_info=True)
         prof.status = "unreadable"
-        prof.reason = f"could not read it as {prof.format}: {type(e).__name__}: {_clip(str(e), 300)}"
+        prof.reason = f"could not read it as {prof.format}: {type(e).__name__}: {value_text(str(e), 300)}"
         prof.tables, prof.arrays = [], []
     if prof.status != "ok" and not prof.summary:
         prof.summary = f"{prof.format} file, not usable as data: {prof.reason}"
@@ -64,11 +65,6 @@ def profile_file(path: Path, root: Path) -> FileProfile:
         prof.loader = f"# no loader could be generated: {type(e).__name__}: {e}\ndata = None\n"
     prof.profiled_in_s = round(time.perf_counter() - t0, 4)
     return prof
-
-
-def _clip(s: str, n: int) -> str:
-    s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 def _profile_into(path: Path, prof: FileProfile) -> None:
