@@ -17,7 +17,8 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from schemas.execution import ExecutionResult, KernelActionResult, NotebookSaved, SandboxPolicy, VariablesResult
-from tests.servers.kernel.conftest import REPO, require_sandbox, run, server_env
+from tests.servers.kernel.conftest import REPO, require_sandbox, run, server_env, stdio_client
+from tests.support.servers import free_port
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -178,12 +179,6 @@ async def test_bad_arguments_are_rejected(kernel: Client) -> None:
 
 # -- other server configurations ----------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
     require_sandbox()
     port = free_port()
@@ -213,8 +208,6 @@ async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path:
 
 
 async def test_unsafe_mode_says_so_in_every_result(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
-    from tests.servers.kernel.conftest import stdio_client
-
     d = kernel_dirs
     async with stdio_client(d["lake"], tmp_path, d["home"], "--unsafe-no-sandbox") as client:
         result = await run(client, "import os\nos.getcwd()")
@@ -231,8 +224,6 @@ async def test_unsafe_mode_says_so_in_every_result(kernel_dirs: dict[str, Path],
 
 async def test_cpu_time_limit_restarts_the_kernel(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
     require_sandbox()
-    from tests.servers.kernel.conftest import stdio_client
-
     d = kernel_dirs
     async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "3") as client:
         result = await run(client, "while True:\n    pass", timeout_s=120)
