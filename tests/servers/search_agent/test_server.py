@@ -97,7 +97,7 @@ async def test_http_transport_with_searxng_on_loopback(web) -> None:
         cwd=REPO, env=server_env(LAKEBOARD_SEARXNG_URL=web.base),  # the URL from the environment
     )
     try:
-        wait_for_port(port, process, timeout_s=60.0)
+        wait_for_port(port, process, timeout_s=60.0, label="the search agent")
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
             assert decision["can_help"] and "web (SearxNG)" in decision["reason"]
