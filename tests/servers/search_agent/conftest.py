@@ -19,8 +19,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from servers.search_agent.settings import SearchAgentSettings
+
 REPO = Path(__file__).resolve().parents[3]
 GOOGLE_KEY, GOOGLE_CX, BRAVE_KEY = "google-test-key", "cse-test-id", "brave-test-key"
+AQI_QUESTION = "How is the air quality index computed from pollutant concentrations?"
+DATA_QUESTION = "Which files contain the hourly sensor readings for March 2024?"
 
 AQI_MD = """# Air Quality Index
 
@@ -238,6 +242,22 @@ class LoopbackWeb:
 def web() -> Iterator[LoopbackWeb]:
     with LoopbackWeb() as server:
         yield server
+
+
+def web_settings(web: LoopbackWeb, backend: str, **overrides) -> SearchAgentSettings:
+    values = dict(
+        backend=backend,
+        searxng_url=web.base,
+        google_base_url=web.base,
+        google_api_key=GOOGLE_KEY,
+        google_cse_id=GOOGLE_CX,
+        brave_base_url=web.base,
+        brave_api_key=BRAVE_KEY,
+        allow_private_fetch=True,  # the "web" is on 127.0.0.1: allowed explicitly for the test
+        fetch_timeout_s=3.0,
+    )
+    values.update(overrides)
+    return SearchAgentSettings(**values)
 
 
 # -- running the server for real ---------------------------------------------------------------

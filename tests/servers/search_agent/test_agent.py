@@ -10,10 +10,7 @@ from schemas.messages import BlackboardRequest
 from servers.search_agent.agent import SearchAgent
 from servers.search_agent.settings import SearchAgentSettings
 
-from .test_backends import web_settings
-
-AQI_QUESTION = "How is the air quality index computed from pollutant concentrations?"
-DATA_QUESTION = "Which files contain the hourly sensor readings for March 2024?"
+from .conftest import AQI_QUESTION, DATA_QUESTION, web_settings
 
 
 def ask(text: str, reason: str = "") -> BlackboardRequest:

@@ -15,23 +15,7 @@ from servers.search_agent.backends import (
 )
 from servers.search_agent.settings import SearchAgentSettings
 
-from .conftest import BRAVE_KEY, GOOGLE_CX, GOOGLE_KEY
-
-
-def web_settings(web, backend: str, **overrides) -> SearchAgentSettings:
-    values = dict(
-        backend=backend,
-        searxng_url=web.base,
-        google_base_url=web.base,
-        google_api_key=GOOGLE_KEY,
-        google_cse_id=GOOGLE_CX,
-        brave_base_url=web.base,
-        brave_api_key=BRAVE_KEY,
-        allow_private_fetch=True,  # the "web" is on 127.0.0.1: allowed explicitly for the test
-        fetch_timeout_s=3.0,
-    )
-    values.update(overrides)
-    return SearchAgentSettings(**values)
+from .conftest import BRAVE_KEY, GOOGLE_CX, GOOGLE_KEY, web_settings
 
 
 @pytest.fixture

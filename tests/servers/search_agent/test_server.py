@@ -19,10 +19,7 @@ from fastmcp.client.transports import StdioTransport
 
 from tests.support.servers import free_port, wait_for_port
 
-from .conftest import BRAVE_KEY, REPO, module_command, server_env
-
-AQI_QUESTION = "How is the air quality index computed from pollutant concentrations?"
-DATA_QUESTION = "Which files contain the hourly sensor readings for March 2024?"
+from .conftest import AQI_QUESTION, BRAVE_KEY, DATA_QUESTION, REPO, module_command, server_env
 
 
 def stdio(*args: str, **env: str) -> StdioTransport:
