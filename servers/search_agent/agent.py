@@ -240,14 +240,16 @@ class SearchAgent:
             if not query or query in queries:
                 break
 
-        return await anyio.to_thread.run_sync(self._extractive_answer, request, pages, queries, notes)
+        # `ranker` holds every page found: it is refit after each successful search (a failed
+        # first search has returned above).
+        return await anyio.to_thread.run_sync(self._extractive_answer, request, ranker, len(pages), queries, notes)
 
     def _response(self, can_help: bool, reason: str, **fields: object) -> SearchAgentResponse:
         return SearchAgentResponse(agent_name=self.name, can_help=can_help, reason=reason, **fields)  # type: ignore[arg-type]
 
-    def _extractive_answer(self, request: BlackboardRequest, pages: dict[str, Page], queries: list[str],
-                           notes: list[str]) -> SearchAgentResponse:
-        ranker = PassageRanker([p for page in pages.values() for p in page.passages])
+    def _extractive_answer(self, request: BlackboardRequest, ranker: PassageRanker, page_count: int,
+                           queries: list[str], notes: list[str]) -> SearchAgentResponse:
+        """The best passages of the pages found (`ranker` holds them all) as the answer."""
         words = content_words(request.request)
         ranked = [(p, s) for p, s in ranker.rank(_topic(request)) if covers(words, p.indexed_text())]
         if not ranked or ranked[0][1] < MIN_ANSWER_SCORE:
@@ -280,7 +282,7 @@ class SearchAgent:
             for p in chosen
         )
         sources = list(dict.fromkeys(p.source for p in chosen))
-        reason = (f"Extracted from {len(sources)} of {len(pages)} source(s) found in {self.backend.describe()} "
+        reason = (f"Extracted from {len(sources)} of {page_count} source(s) found in {self.backend.describe()} "
                   f"with {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}.")
         confidence = min(0.9, 0.25 + 1.2 * best)
         return self._response(True, _with_notes(reason, notes), answer=answer, sources=sources, queries=queries,
