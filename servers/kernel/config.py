@@ -78,7 +78,6 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
         import tempfile
 
         workdir = Path(tempfile.mkdtemp(prefix="lakeboard-work-"))
-    workdir.mkdir(parents=True, exist_ok=True)
     try:
         config = KernelConfig(
             lake=args.lake, workdir=workdir, memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
@@ -88,4 +87,5 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
         )
     except ValueError as exc:
         parser.error(str(exc))
+    config.workdir.mkdir(parents=True, exist_ok=True)  # only once valid: never inside the lake
     return config, ServerOptions(transport=args.transport, host=args.host, port=args.port)
