@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Callable
 
 from schemas.clusters import ClusterConfig
-from servers.indexing.atomic import write_json_atomic, write_text_atomic
-from servers.indexing.server_entries import find_docs_folder, search_backend_for, server_entries
+from servers.atomic_files import write_json_atomic, write_text_atomic
+from servers.indexing.server_entries import (
+    find_docs_folder,
+    search_backend_for,
+    server_entries,
+)
 from servers.partitioning import strategy_named
 from servers.partitioning.base import slug
 

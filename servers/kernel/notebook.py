@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import nbformat
 from nbformat import v4
+
+from servers.atomic_files import write_text_atomic
 
 
 class NotebookRecorder:
@@ -42,13 +43,5 @@ class NotebookRecorder:
     def save(self, path: Path) -> Path:
         """Write atomically (temporary file, then rename) and return the absolute path."""
         path = Path(os.path.abspath(path))
-        text = self.to_json()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, self.to_json())
         return path

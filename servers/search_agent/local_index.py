@@ -13,13 +13,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from servers.atomic_files import write_text_atomic
 from servers.search_agent.documents import (
     DOCUMENT_SUFFIXES,
     DocumentText,
@@ -198,11 +198,7 @@ class LocalIndex:
         if file is None:
             return
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"version": CACHE_VERSION, "documents": documents}, handle)
-            os.replace(tmp, file)
+            write_text_atomic(file, json.dumps({"version": CACHE_VERSION, "documents": documents}), durable=False)
         except OSError as exc:  # a cache is an optimisation: never fatal
             log.warning("could not write the index cache %s: %s", file, exc)
 

@@ -1,0 +1,33 @@
+"""Atomic file writes for every server: a reader never sees half a file, a crash never leaves one."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Write to a temporary file beside `path`, then rename it into place.
+
+    `durable` syncs the data to disk before the rename, so a power cut leaves the old or
+    the new file; caches that are rebuilt anyway skip it (one sync per entry is slow).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
