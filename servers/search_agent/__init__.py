@@ -3,10 +3,8 @@
 Backends: `local` (a folder of HTML, Markdown, text and PDF documents indexed offline; the
 default), `searxng`, `google` and `brave` (web search APIs; result pages fetched behind an
 SSRF guard). See README.md in this folder for the command line and configuration.
+
+The package itself imports nothing, so the indexer can read `settings.BACKENDS` without
+loading the server (fastmcp): import from the modules (`server.build_server`,
+`settings.SearchAgentSettings`, `agent.SearchAgent`).
 """
-
-from servers.search_agent.agent import SearchAgent
-from servers.search_agent.server import build_server
-from servers.search_agent.settings import SearchAgentSettings, resolve_settings
-
-__all__ = ["SearchAgent", "SearchAgentSettings", "build_server", "resolve_settings"]
