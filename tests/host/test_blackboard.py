@@ -13,17 +13,12 @@ import pytest_asyncio
 
 from host.blackboard import Blackboard, ResponseBoard
 from host.pool import ClientPool
-from host.servers_config import parse_entry
 from host.trace import Trace, read_trace
 from schemas.board import Posting
 from schemas.messages import BlackboardRequest, FileAgentResponse, SearchAgentResponse
-from tests.support.servers import http_toy, toy_entry
+from tests.support.servers import entries, http_toy, toy_entry
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def entries(**raw: dict) -> dict:
-    return {name: parse_entry(name, value) for name, value in raw.items()}
 
 
 async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) -> None:

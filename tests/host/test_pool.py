@@ -22,17 +22,13 @@ from host.pool import (
     ToolFailed,
     ToolMissing,
 )
-from host.servers_config import load_servers, parse_entry
+from host.servers_config import load_servers
 from host.trace import Trace
-from tests.support.servers import free_port, http_toy, toy_entry
+from tests.support.servers import entries, free_port, http_toy, toy_entry
 
 pytestmark = pytest.mark.timeout(90)
 
 REQUEST = {"request": {"request": "monthly sales", "reason": "test", "id": "r1"}}
-
-
-def entries(**raw: dict) -> dict:
-    return {name: parse_entry(name, value) for name, value in raw.items()}
 
 
 async def pid_of(pool: ClientPool, name: str) -> int:

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from host.servers_config import parse_entry
+
 REPO = Path(__file__).resolve().parents[2]
 TOY_MODULE = "tests.support.toy_helper"
 QUIET_ENV = {"FASTMCP_LOG_LEVEL": "WARNING"}
@@ -25,6 +27,11 @@ def toy_entry(name: str, *flags: str, env: dict[str, str] | None = None) -> dict
     """An mcpServers stdio entry that starts the toy helper."""
     command, *args = toy_command(name, *flags)
     return {"command": command, "args": args, "cwd": str(REPO), "env": {**QUIET_ENV, **(env or {})}}
+
+
+def entries(**raw: dict) -> dict:
+    """Parsed pool entries from raw `mcpServers` values, keyed by server name."""
+    return {name: parse_entry(name, value) for name, value in raw.items()}
 
 
 def free_port() -> int:
