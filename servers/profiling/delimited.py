@@ -12,7 +12,7 @@ import csv
 import io
 import re
 from collections import Counter
-from itertools import zip_longest
+from itertools import compress, zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,7 @@ class LinesGrid:
         self.blank = [not ln.strip(strip) for ln in lines]
         self._rows: dict[int, list[str]] = {}
         # pandas skips whitespace-only lines as it skips empty ones; such lines are blank lines.
-        self._space_lines = True in self.blank and any(lines[i].isspace() for i, b in enumerate(self.blank) if b)
+        self._space_lines = True in self.blank and any(ln.isspace() for ln in compress(lines, self.blank))
 
     def __len__(self) -> int:
         return len(self.lines)

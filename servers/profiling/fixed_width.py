@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
 SAMPLE_ROWS = 300
+_DIGIT = re.compile(r"\d")
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -51,7 +53,7 @@ def _gaps(lines: list[str]) -> list[tuple[int, int]]:
 def _aligned(block: list[str]) -> bool:
     """Cheap test before measuring columns: runs of spaces between fields, or a steady field count."""
     head = block[:100]
-    if sum(1 for ln in head if any(ch.isdigit() for ch in ln)) < 0.5 * len(head):
+    if sum(1 for ln in head if _DIGIT.search(ln)) < 0.5 * len(head):
         return False  # a data table has numbers on most lines; prose does not
     if sum(1 for ln in head if "  " in ln.strip()) >= 0.5 * len(head):
         return True
