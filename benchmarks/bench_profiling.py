@@ -269,6 +269,11 @@ def main(argv: list[str] | None = None) -> int:
         hit = speedup >= TARGET_SPEEDUP
         ok &= hit
         print(f"speed-up cold profiling vs baseline: {speedup:.1f}x  (target >= {TARGET_SPEEDUP:.0f}x: {'PASS' if hit else 'FAIL'})")
+        if len(bases) > 1:
+            # Each round runs cold profiling and the baseline minutes apart at most: the
+            # per-round ratios show how much of the spread is machine load.
+            ratios = sorted(b["wall_s"] / c["wall_s"] for b, c in zip(bases, colds))
+            print(f"speed-up per round: {', '.join(f'{r:.1f}x' for r in ratios)}")
     rss = cold["peak_tree_rss_mb"]
     hit = rss <= TARGET_RSS_MB
     ok &= hit
