@@ -54,7 +54,7 @@ Queries so far: {queries}
 What the searches found (numbered sources):
 {findings}
 
-Round {round} of at most {rounds}. If the findings answer the request, write the answer now. Otherwise write \
+Round {round} of at most {rounds}. If the findings answer the request, write the answer now; if not, write \
 a new query different from the previous ones.{final_note}
 
 Reply with JSON, either
