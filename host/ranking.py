@@ -13,6 +13,7 @@ when it covers much of the request the chosen files know nothing about.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from schemas.messages import FileMatch
@@ -41,6 +42,10 @@ def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
     return sorted(best.values(), key=lambda m: (-m.score, m.path))
 
 
+def _weight(terms: Iterable[str], term_weights: dict[str, float]) -> float:
+    return sum(term_weights.get(t, 0.0) for t in terms)
+
+
 def _repeats(cand: FileMatch, chosen: list[FileMatch], term_weights: dict[str, float]) -> float:
     """The largest share of a chosen file's request weight that `cand` matches too.
 
@@ -50,9 +55,9 @@ def _repeats(cand: FileMatch, chosen: list[FileMatch], term_weights: dict[str, f
     theirs = set(cand.matched_terms)
     shares = []
     for c in chosen:
-        own = sum(term_weights.get(t, 0.0) for t in c.matched_terms)
+        own = _weight(c.matched_terms, term_weights)
         if own > 0:
-            shares.append(sum(term_weights.get(t, 0.0) for t in c.matched_terms if t in theirs) / own)
+            shares.append(_weight((t for t in c.matched_terms if t in theirs), term_weights) / own)
     return max(shares, default=0.0)
 
 
@@ -73,7 +78,7 @@ def select_files(
             break
         if cand.group and any(c.group == cand.group for c in chosen):
             continue
-        gain = sum(term_weights.get(t, 0.0) for t in cand.matched_terms if t not in covered) / total
+        gain = _weight((t for t in cand.matched_terms if t not in covered), term_weights) / total
         if gain < policy.min_gain or _repeats(cand, chosen, term_weights) >= policy.rival:
             continue
         if ratio >= policy.relative or gain >= policy.rescue_gain:
