@@ -210,7 +210,9 @@ def parse_text_column(
         conv = [v.replace(decimal, ".") for v in conv]
     missing = len(present) < len(values)
     joined = "\n".join(conv)
-    if _INT_COLUMN.fullmatch(joined):
+    digits = "".join(conv)
+    # Plain ASCII digits: the usual integer column, told apart in C without the regex's backtracking.
+    if (digits.isascii() and digits.isdigit() and all(conv)) or _INT_COLUMN.fullmatch(joined):
         nums: list[Any] = list(map(int, conv))
         if all(-_INT64 <= n < _INT64 for n in (min(nums), max(nums))):
             dtype = "float64" if missing else "int64"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from bisect import bisect_left
 from collections import Counter
 from itertools import compress, zip_longest
 from pathlib import Path
@@ -22,6 +23,7 @@ from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
+_PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
 SAMPLE_ROWS = 300  # rows parsed for dtypes and statistics: the first ones and a spread of the rest
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
@@ -82,7 +84,7 @@ class LinesGrid:
         self.blank = [not ln.strip(strip) for ln in lines]
         self._rows: dict[int, list[str]] = {}
         # pandas skips whitespace-only lines as it skips empty ones; such lines are blank lines.
-        self._space_lines = True in self.blank and any(ln.isspace() for ln in compress(lines, self.blank))
+        self._space_lines = any(self.blank) and any(ln.isspace() for ln in compress(lines, self.blank))
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -93,6 +95,17 @@ class LinesGrid:
     def row(self, i: int) -> list[str]:
         r = self._rows.get(i)
         if r is None:
+            # Rows are read in runs (the head, the rows after a blank line): parse a few ahead
+            # in one reader call, several times cheaper than one reader per line.
+            stop = min(len(self.lines), i + _PARSE_AHEAD)
+            try:
+                ahead = list(csv.reader(self.lines[i:stop], delimiter=self.delimiter))
+            except csv.Error:
+                ahead = []
+            if ahead and len(ahead) == stop - i:  # one record per line (no quote spans lines)
+                for k, parsed in enumerate(ahead, i):
+                    self._rows.setdefault(k, parsed)
+                return self._rows[i]
             try:
                 r = next(csv.reader([self.lines[i]], delimiter=self.delimiter), [])
             except csv.Error:
@@ -115,12 +128,19 @@ class LinesGrid:
             return [self.row(i) for i in indices]
 
     def n_records(self, start: int, stop: int) -> int:
-        """Rows pandas reads from grid rows [start, stop): it skips empty lines."""
-        chunk = self.lines[start:stop]
-        n = len(chunk) - chunk.count("")
-        if self._space_lines:
-            n -= len([ln for ln in chunk if ln and ln.isspace()])
-        return n
+        """Rows pandas reads from grid rows [start, stop): it skips empty lines.
+
+        Only blank lines can be skipped, and they are few: look at those alone.
+        """
+        rows = range(len(self.lines))[start:stop]
+        if not rows or not any(self.blank):
+            return len(rows)
+        blank_rows = list(compress(range(len(self.blank)), self.blank))
+        skipped = 0
+        for i in blank_rows[bisect_left(blank_rows, rows.start) : bisect_left(blank_rows, rows.stop)]:
+            line = self.lines[i]
+            skipped += line == "" or (self._space_lines and line.isspace())
+        return len(rows) - skipped
 
     def chars_before(self, k: int) -> int:
         return sum(len(ln) + 1 for ln in self.lines[:k])

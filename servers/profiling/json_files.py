@@ -21,7 +21,8 @@ except ImportError:  # optional speed-up: the standard module reads everything o
 
 # orjson turns integers beyond 64 bits into floats instead of failing: documents with a run
 # of 19+ digits (found by mapping every digit to "0", in C) go to the standard module.
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+# One translated copy answers both checks: digits become 0 (long numbers), { becomes [ (depth).
+_SAFETY_FOLD = bytes.maketrans(b"123456789{", b"000000000[")
 _LONG_NUMBER = b"0" * 19
 # orjson recurses on the C stack and crashes the process beyond ~100k nesting levels; the
 # count of brackets bounds the depth (json raises RecursionError instead).
@@ -104,11 +105,10 @@ def parse_document(raw: bytes) -> tuple[Any, str]:
 
 
 def _orjson_safe(raw: bytes) -> bool:
-    return (
-        orjson is not None
-        and raw.count(b"[") + raw.count(b"{") <= _ORJSON_MAX_BRACKETS
-        and _LONG_NUMBER not in raw.translate(_DIGITS_TO_ZERO)
-    )
+    if orjson is None:
+        return False
+    folded = raw.translate(_SAFETY_FOLD)
+    return folded.count(b"[") <= _ORJSON_MAX_BRACKETS and _LONG_NUMBER not in folded
 
 
 def _partial(text: str) -> tuple[Any, int]:

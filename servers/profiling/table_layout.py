@@ -178,6 +178,8 @@ class _Analyzer:
         flags = getattr(self.grid, "blank", None)
         if flags is None:
             blanks = [i for i in range(n) if self.grid.is_blank(i)]
+        elif not any(flags):  # the usual case, and any() tests bools faster than index() compares them
+            blanks = []
         else:  # list.index scans in C: cheap when blank rows are few, as they usually are
             blanks, i = [], -1
             try:
