@@ -194,7 +194,7 @@ def profile_sample(path: Path, prof: FileProfile, sample: TextSample, fixed_widt
     """Profile a text sample already read: delimited, else space-aligned, else plain text."""
     prof.encoding = sample.encoding
     text = normalise_newlines(sample.text)
-    if not text.strip():
+    if not text or text.isspace():  # not text.strip(), which copies the whole text
         prof.status, prof.kind = "empty", "table"
         prof.reason = "the file holds only whitespace"
         return

@@ -63,7 +63,9 @@ def _text_kind(value: str) -> int:
     if len(s) <= 5 and s.lower() in _NA:
         return VALUE
     c = s[0]
-    if (c.isdigit() or c in "-+($€£¥.") and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
+    if c.isdigit():  # holds a digit already: no need to look for one
+        return VALUE if _NUMBER.match(s) or _DATE.match(s) else TEXT
+    if c in "-+($€£¥." and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
         return VALUE
     return TEXT
 
