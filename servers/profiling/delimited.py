@@ -382,12 +382,14 @@ def _table(
 
 
 COUNT_ROWS_BYTES = 64 << 20  # bigger files get a row estimate instead of a count
+COUNT_CHUNK_BYTES = 4 << 20
 
 
 def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None) -> int | None:
     """Exact data rows of a file bigger than its sample, by counting line ends in C.
 
     Only when one line is one record (no quoted line breaks seen) and the file is not huge.
+    pandas skips empty lines and lines of spaces (tabs too, unless they delimit): so do we.
     """
     if sample.compression or sample.size > COUNT_ROWS_BYTES or isinstance(grid, RecordsGrid):
         return None
@@ -395,22 +397,32 @@ def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str]
         return None
     if sample.path is None:
         return None
-    lines = empty = 0
-    last = prev = b""
+    space = " \t".replace(grid.delimiter, "")
+    # A line end followed by skipped lines: each further line end in the run is one of them.
+    skipped_run = re.compile(rb"\n(?:[" + re.escape(space).encode() + rb"]*\r?\n)+")
+    lines = skipped = 0
+    last = b""
+    carry = b"\n"  # as if a line ended before the file, so that leading empty lines are seen
     with open(sample.path, "rb") as f:
-        while chunk := f.read(1 << 22):
+        while True:
+            chunk = f.read(COUNT_CHUNK_BYTES)
             lines += chunk.count(b"\n")
-            # Empty lines ("\n\n", or "\n\r\n" with CRLF), also across the chunk boundary.
-            joined = prev + chunk
-            empty += joined.count(b"\n\n") + joined.count(b"\n\r\n") - prev.count(b"\n\n") - prev.count(b"\n\r\n")
-            prev, last = chunk[-2:], chunk[-1:]
+            last = chunk[-1:] or last
+            piece = carry + chunk
+            # Cut after the last byte that is not a line end or space: a run then never spans
+            # two pieces (the rest goes on with the next one).
+            cut = len(piece.rstrip(b"\r\n" + space.encode())) if chunk else len(piece)
+            skipped += sum(piece.count(b"\n", m.start(), m.end()) - 1 for m in skipped_run.finditer(piece, 0, cut))
+            carry = piece[cut:]
+            if not chunk:
+                break
     if lines == 0:
         return None  # old Mac line ends (CR only): leave the estimate
-    if last and last != b"\n":
+    if last != b"\n":
         lines += 1
-    nonempty = lines - empty
-    before = sum(1 for ln in grid.lines[: b.data_start] if ln.strip())
-    after = sum(1 for ln in (footer or []) if ln.strip())
+    nonempty = lines - skipped
+    before = sum(1 for ln in grid.lines[: b.data_start] if ln.strip(space))
+    after = sum(1 for ln in (footer or []) if ln.strip(space))
     return max(0, nonempty - before - after)
 
 

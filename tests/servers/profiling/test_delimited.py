@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import random
 import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from servers.profiling import profile_file
 from servers.profiling.text_sample import HEAD_BYTES
@@ -265,6 +267,27 @@ def test_big_file_is_profiled_from_its_head_and_tail(tmp_path: Path) -> None:
     assert t.title == "Export of all orders"
     assert any("Source: order system" in note for note in t.notes)
     assert ns["df"].shape == (n, 5)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_big_file_row_count_skips_every_empty_line_as_pandas_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newline: str
+) -> None:
+    from servers.profiling import delimited
+
+    monkeypatch.setattr(delimited, "COUNT_CHUNK_BYTES", 4093)  # many chunk ends, some inside runs
+    rng = random.Random(7)
+    lines = ["id,name"]
+    while len(lines) < (2 * HEAD_BYTES) // 12:
+        lines.append(f"{len(lines)},n{len(lines) % 11}")
+        if rng.random() < 0.01:  # runs of empty and space-only lines, also past the sample
+            lines.extend(rng.choice(["", "", "  "]) for _ in range(rng.randint(1, 4)))
+    f = tmp_path / "gaps.csv"
+    f.write_bytes((newline.join(lines) + newline).encode())
+    assert f.stat().st_size > HEAD_BYTES
+    prof = profile_file(f, tmp_path)
+    t = prof.tables[0]
+    assert t.n_rows_exact and t.n_rows == len(pd.read_csv(f))
 
 
 def test_huge_sparse_file_is_read_in_bounded_time_and_memory(tmp_path: Path) -> None:
