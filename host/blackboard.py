@@ -3,7 +3,7 @@
 Posting broadcasts `can_help` to every helper concurrently; each helper that volunteers
 is asked to `respond` as soon as it has decided, so a posting takes as long as the
 slowest helper, never the sum. Each call has its own timeout; a helper that errors,
-hangs or dies is recorded in its outcome (and the trace) and skipped. Responses go to
+hangs or dies is recorded in its outcome (& the trace) & skipped. Responses go to
 the ResponseBoard, which only the main agent reads: helpers only ever see the request.
 """
 
@@ -23,7 +23,7 @@ from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentRespons
 
 
 class ResponseBoard:
-    """Every response the helpers gave, in posting order. Read by the main agent only."""
+    """Every response the helpers gave, in posting order. Read via the main agent only."""
 
     def __init__(self) -> None:
         self._entries: list[BoardEntry] = []
@@ -63,7 +63,7 @@ class ResponseBoard:
 
 
 class Blackboard:
-    """Posts requests to the pool's helpers and keeps their responses on `self.board`.
+    """Posts requests to the pool's helpers & keeps their responses on `self.board`.
 
     Args:
         pool: a started ClientPool; helpers are its servers with a `can_help` tool.
@@ -71,7 +71,7 @@ class Blackboard:
         can_help_timeout_s: per-helper limit for `can_help` (a restart wait included).
         respond_timeout_s: per-helper limit for `respond`.
             A server entry's own `timeout` (ms, mcpServers format) overrides both.
-        board: the response board to fill (a new one by default).
+        board: the response board to fill (a new one per default).
     """
 
     def __init__(
@@ -96,10 +96,10 @@ class Blackboard:
         helpers: Sequence[str] | None = None,
         max_responders: int | None = None,
     ) -> Posting:
-        """Broadcast `request` and return every helper's outcome.
+        """Broadcast `request` & return every helper's outcome.
 
         helpers: restrict the broadcast to these servers (default: every helper in the
-            pool, plus servers that never connected, which are tried and dropped if
+            pool, plus servers that never connected, which are tried & dropped if
             they turn out to have no `can_help`).
         max_responders: ask only the N most confident volunteers to respond. This waits
             for every `can_help` first; without it each volunteer responds at once.
@@ -158,7 +158,7 @@ class Blackboard:
     async def _ask(
         self, outcome: HelperOutcome, request_id: str, arguments: dict[str, Any], *, quiet_if_missing: bool
     ) -> bool:
-        """Call can_help; False when the server has no can_help and that is not an error."""
+        """Call can_help; False when the server has no can_help & that is not an error."""
         started = time.monotonic()
         try:
             result = await self.pool.call(

@@ -98,7 +98,7 @@ async def _ask(args: argparse.Namespace, settings) -> int:
     say = (lambda *a: print(*a, file=sys.stderr)) if args.json else print
     if settings is None:
         say("No model is configured (--model/--base-url, LAKEBOARD_LLM_MODEL, or ~/.config/lakeboard/llm.toml), "
-            "so Lakeboard cannot compute the answer. It finds the data the question needs and returns a "
+            "so Lakeboard cannot compute the answer. It finds the data the question needs & returns a "
             "verified program that loads it.")
     else:
         say("Model: " + "; ".join(settings.describe()[:2]))
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--api-key", help="API key (else LAKEBOARD_LLM_API_KEY / OPENAI_API_KEY)")
         q.add_argument("--llm-config", type=Path, help="LLM config file (TOML)")
 
-    p = sub.add_parser("ask", help="answer a question about a lake (with a model), or find and load its data (without)")
+    p = sub.add_parser("ask", help="answer a question about a lake (with a model), or find & load its data (without)")
     p.add_argument("lake", help="a lake folder (indexed on first use) or a config folder")
     p.add_argument("question")
     p.add_argument("--max-steps", type=int, default=10, help="most actions the main agent takes (default 10)")
@@ -221,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     lake_args(p)
     p.set_defaults(func=_cmd_discover)
 
-    p = sub.add_parser("eval", help="run a KramaBench-style workload and score it")
+    p = sub.add_parser("eval", help="run a KramaBench-style workload & score it")
     p.add_argument("workload", type=Path)
     p.add_argument("--lake", required=True)
     p.add_argument("--config", type=Path, help="config folder (default: index the lake into ./configs)")
@@ -258,8 +258,8 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> NoReturn:
     """The `lakeboard` console entry: `main()`, then exit without interpreter teardown.
 
-    By then the output is written, traces are closed and every helper is stopped; what
-    is left is freeing fastmcp's and pydantic's module graph, ~0.3 s of CPU that every
+    At that point the output is written, traces are closed & every helper is stopped; what
+    is left is freeing fastmcp's & pydantic's module graph, ~0.3 s of CPU that every
     `discover` would otherwise wait for.
     """
     code = main()

@@ -1,7 +1,7 @@
 """Discovery with no model: post the request, rank the volunteers' files, keep the best.
 
 This is the offline main agent's `request_help` step: the blackboard broadcasts, every
-helper decides by itself, and the host only reads the response board.
+helper decides on its own, & the host only reads the response board.
 """
 
 from __future__ import annotations

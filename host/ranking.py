@@ -1,9 +1,9 @@
 """The offline main agent's choice of files from the volunteers' evidence.
 
-Each file agent scores its own files on the lake-wide scale; the host merges them and
+Each file agent scores its own files on the lake-wide scale; the host merges them &
 keeps the smallest set that covers the request: the best file, then further files only
 when they add request terms the chosen ones miss (a question joining two datasets names
-both), whole families when one member wins a tie, and the dictionaries of chosen files.
+both), whole families when one member wins a tie, & the dictionaries of chosen files.
 
 A further file is a *complement* (a second dataset the question joins), not a *rival* (a
 weaker match for the same thing): one that also matches most of what a chosen file
@@ -23,9 +23,9 @@ from schemas.messages import FileMatch
 class SelectionPolicy:
     floor: float = 0.12  # below this the best file is not evidence of anything
     relative: float = 0.6  # a further file must score at least this share of the best
-    min_gain: float = 0.05  # ... and cover at least this share of the request's weight anew
+    min_gain: float = 0.05  # ... & cover at least this share of the request's weight anew
     tie: float = 0.97  # family members within this share of a chosen member come along
-    max_files: int = 6  # excluding family members and companions
+    max_files: int = 6  # excluding family members & companions
     # a further file matching this share of a chosen file's request weight is a rival to it
     rival: float = 0.7
     # below `relative` (down to `rescue_relative`), a file covering this share anew is taken

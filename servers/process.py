@@ -1,10 +1,10 @@
-"""Start-up and exit of a server process.
+"""Start-up & exit of a server process.
 
-A host starts its helpers per run, so their start-up and teardown sit on the user's
-critical path, and on a 2-core machine every helper's CPU adds up. Two costs are pure
+A host starts its helpers per run, so their start-up & teardown sit on the user's
+critical path, & on a 2-core machine every helper's CPU adds up. Two costs are pure
 overhead (measured on a file agent, 2 cores): the cyclic garbage collector running over
-and over while fastmcp, mcp and pydantic build their ~10^6 import-time objects
-(~0.15 s), and the interpreter freeing that module graph at exit (~0.35 s).
+& over while fastmcp, mcp & pydantic build their ~10^6 import-time objects
+(~0.15 s), & the interpreter freeing that module graph at exit (~0.35 s).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def quick_imports() -> Iterator[None]:
 def exit_now(code: int) -> NoReturn:
     """Leave once the server has stopped, skipping interpreter teardown.
 
-    Only for the end of `__main__`: the transport is closed and lifespans (the kernel
+    Only for the end of `__main__`: the transport is closed & lifespans (the kernel
     server's kernel shutdown) have run, so nothing is left but freeing memory the OS
-    reclaims anyway. Buffered output and logs are flushed first.
+    reclaims anyway. Buffered output & logs are flushed first.
     """
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):

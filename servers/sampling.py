@@ -6,13 +6,13 @@ for completions. The two eras of MCP do this differently:
 - handshake era (<= 2025-11-25): the server sends `sampling/createMessage` while the tool
   call is open (`SessionSampler`; fastmcp 4 has no `ctx.sample`);
 - 2026-07-28 era: there is no back-channel, so the tool returns an `InputRequiredResult`
-  asking for the completion, and the client calls the tool again with the reply
+  asking for the completion, & the client calls the tool again with the reply
   (SEP-2322). `ReplaySampler` keeps the replies received so far in `request_state`, keyed
-  by the step each was for ("decide", "round-2", ...), and raises `InputNeeded` at the
+  via the step each was for ("decide", "round-2", ...), & raises `InputNeeded` at the
   first step it has no reply for. The tool runs from the start on every call, so its work
   between completions must be deterministic for each replay to take the same path.
 
-Both samplers, and any other model a server lends its agent, share one interface (`Model`):
+Both samplers, & any other model a server lends its agent, share one interface (`Model`):
 `await model.complete(key, system, prompt, max_tokens=...)`, with `key` naming the step.
 A completion the client cannot give raises `ModelUnavailable`; the agent goes offline.
 """
@@ -56,7 +56,7 @@ class InputNeeded(Exception):
 
 
 class Model(Protocol):
-    source: str  # who answers ("sampling", "own", ...): said in reasons and logs
+    source: str  # who answers ("sampling", "own", ...): said in reasons & logs
 
     async def complete(self, key: str, system: str, prompt: str, *, max_tokens: int) -> str:
         """One completion; `key` names the step it is for (unique within one tool call)."""
@@ -110,7 +110,7 @@ class SessionSampler:
 
 
 class ReplaySampler:
-    """2026 era: completions gathered over repeated calls of the same tool, by step name."""
+    """2026 era: completions gathered over repeated calls of the same tool, via step name."""
 
     source = "sampling"
 
@@ -144,7 +144,7 @@ class ReplaySampler:
 
 
 def sampling_model(ctx: Any, *, temperature: float | None = None) -> Model | None:
-    """The client's model for this tool call, by protocol era; None when the client offers none."""
+    """The client's model for this tool call, via protocol era; None when the client offers none."""
     if ctx is None or ctx.request_context is None:
         return None
     session = ctx.session

@@ -7,9 +7,9 @@ Each turn the model replies with one JSON action (see prompts.py):
 - answer: the final program runs in a fresh kernel; an error or a missing JSON answer goes
   back to the model, a JSON answer ends the run.
 
-A malformed reply is re-asked (up to `max_reasks` times per action) and costs no action. A
+A malformed reply is re-asked (up to `max_reasks` times per action) & costs no action. A
 model endpoint that fails for good ends the run with status `model_error`; nothing else
-does: kernel and helper failures become observations the model can react to.
+does: kernel & helper failures become observations the model can react to.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ _ACTION_ALIASES = {
 
 
 class MainAgent:
-    """Answers questions about one lake with a model, the blackboard and the kernel.
+    """Answers questions about one lake with a model, the blackboard & the kernel.
 
     Args:
         provider: the chat model (shared with sampling, so usage is counted once).
@@ -185,7 +185,7 @@ class MainAgent:
             try:
                 completion = await self.provider.complete(messages, label="main")
             except LLMContextLengthError:
-                # Older observations are what grows: shorten them once and try again.
+                # Older observations are what grows: shorten them once & try again.
                 if not _compact(messages):
                     raise
                 self._emit("context_compacted", None, messages=len(messages))
@@ -233,7 +233,7 @@ class MainAgent:
             return _Outcome(f"The program did not run: {exc}", ok=False)
         if not execution.ok:
             return _Outcome(
-                "Your final program failed in a fresh kernel, so there is no answer yet. Fix it and answer again.\n"
+                "Your final program failed in a fresh kernel, so there is no answer yet. Fix it & answer again.\n"
                 + render_execution(execution),
                 ok=False,
             )

@@ -1,7 +1,7 @@
 """What the main agent sees of a blackboard posting: the volunteers' responses, compactly.
 
 A posting can bring back a dozen responses, each with loading code for several files; the
-model needs the files, the code, the explanation and the steps, not every byte. Responses
+model needs the files, the code, the explanation & the steps, not every byte. Responses
 are shown most confident first, each field clipped, the whole bounded.
 """
 

@@ -1,14 +1,14 @@
 """The main agent with no model: discover the data, assemble the volunteers' loading code,
-run it in the kernel, and return the verified program with a JSON summary of what it loaded.
+run it in the kernel, & return the verified program with a JSON summary of what it loaded.
 
 It cannot compute the answer (that takes a model), but it does the part of the job that is
-hardest by hand: find the right files in a messy lake and load each one correctly.
+hardest manually: find the right files in a messy lake & load each one correctly.
 
 Each chosen file's loading code comes from the file agent that volunteered it. Every loader
-is wrapped in a function (the agents' snippets reuse names such as `df` and `data`), tried
-in the kernel on its own, and kept only if it ran; members of a family of same-layout files
+is wrapped in a function (the agents' snippets reuse names such as `df` & `data`), tried
+in the kernel on its own, & kept only if it ran; members of a family of same-layout files
 reuse their representative's loader with their own path. The assembled program then runs
-once more in a fresh kernel and prints what it loaded, so the program handed back is one
+once more in a fresh kernel & prints what it loaded, so the program handed back is one
 that ran.
 """
 
@@ -30,7 +30,7 @@ from schemas.discovery import DiscoveryResult
 
 _BLOCK_HEAD = re.compile(r"^# --- ", re.M)
 _DATA_BINDING = re.compile(r"^data\s*=", re.M)
-_VERIFY_PER_FAMILY = 20  # loaders tried one file at a time; the rest are tried by the final run
+_VERIFY_PER_FAMILY = 20  # loaders tried one file at a time; the rest are tried via the final run
 
 
 @dataclass
@@ -57,7 +57,7 @@ async def answer_offline(
     started = time.monotonic()
     discovery = await discover(blackboard, question)
     result = RunResult(question=question, status="offline", model=None)
-    result.notes.append("No model is configured: Lakeboard found the data and verified a program that loads it; "
+    result.notes.append("No model is configured: Lakeboard found the data & verified a program that loads it; "
                         "computing the answer needs a model (--model, LAKEBOARD_LLM_MODEL or the config file).")
     result.data_sources = list(discovery.files)
     result.response = AgentResponse(query=question, data_sources=list(discovery.files))
@@ -122,7 +122,7 @@ def code_blocks(code: str) -> list[str]:
 
 
 def files_read(block: str, candidates: list[str], lake_root: Path) -> list[str]:
-    """The candidate files a block names by absolute path (as a quoted literal), in order."""
+    """The candidate files a block names via absolute path (as a quoted literal), in order."""
     found = []
     for rel in candidates:
         absolute = str(lake_root / rel)
@@ -172,7 +172,7 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
         block, representative = found
         line = f"path = Path({str(lake_root / representative)!r})"
         if line in block:
-            # One loader called once per file: the representative's (replacing its own) and the members'.
+            # One loader called once per file: the representative's (replacing its own) & the members'.
             own = next((i for i, x in enumerate(loaders) if x.paths == [representative]), None)
             name = _function_name(f"{group}_family", used)
             body = block.replace(line, "path = Path(path)  # each file of the family")
@@ -254,7 +254,7 @@ async def _try(kernel: KernelClient, code: str) -> str | None:
 
 _DESCRIBE = '''
 def describe(value, depth=0):
-    """A JSON-able summary of a loaded value: its kind, size, columns and first rows."""
+    """A JSON-able summary of a loaded value: its kind, size, columns & first rows."""
     import numpy as np
     import pandas as pd
     if isinstance(value, pd.DataFrame):
@@ -283,7 +283,7 @@ def assemble_program(question: str, loaders: list[Loader], lake_root: Path) -> s
     listing = "\n".join(f"  {p}" for p in files)
     header = (
         '"""Load the lake data for: ' + question.replace('"""', "'''") + "\n\n"
-        "Assembled by Lakeboard without a model, from the loading code the file agents gave;\n"
+        "Assembled via Lakeboard without a model, from the loading code the file agents gave;\n"
         "every loader ran in the kernel. Files:\n" + listing + '\n"""\n'
     )
     parts = [header, "import json\nfrom pathlib import Path\n", f"LAKE = Path({str(lake_root)!r})\n"]

@@ -1,4 +1,4 @@
-"""Final programs: the JSON answer they print and the lake files they read.
+"""Final programs: the JSON answer they print & the lake files they read.
 
 A final program prints its answer as JSON on its last output line
 (`print(json.dumps({"answer": ...}))`); a bare JSON value is accepted too.

@@ -1,19 +1,19 @@
-"""Answer scores by KramaBench's answer types, computed offline.
+"""Answer scores via KramaBench's answer types, computed offline.
 
-KramaBench scores each task by its `answer_type`:
+KramaBench scores each task via its `answer_type`:
 
 | answer_type | score | `correct` when |
 | --- | --- | --- |
 | numeric_exact | success (1/0): equal numbers, a float within rounding (1e-4 of its magnitude) | score == 1 |
 | numeric_approximate | RAE score 1 / (1 + |p - t| / |t|) | relative error <= 1% |
-| string_exact | success: equal after trimming and lower-casing (numbers compare as numbers) | score == 1 |
+| string_exact | success: equal after trimming & lower-casing (numbers compare as numbers) | score == 1 |
 | string_approximate | ROUGE-1 F1 over lower-cased words | normalised equality or F1 >= 0.8 |
 | list_exact | F1 of matched elements (numbers within 1e-6 relative, strings case-insensitive) | F1 == 1 |
-| list_approximate | F1 with numbers within 1% and strings by normalised equality | F1 == 1 |
+| list_approximate | F1 with numbers within 1% & strings via normalised equality | F1 == 1 |
 
 KramaBench also asks an LLM whether two approximate strings are paraphrases; that judge
-is not used here (scores stay reproducible and offline), so `string_approximate` relies
-on word overlap alone. A predicted answer given as `{"answer": x}` is unwrapped, and a
+is not used here (scores stay reproducible & offline), so `string_approximate` relies
+on word overlap alone. A predicted answer given as `{"answer": x}` is unwrapped, & a
 one-element list stands for its element when the target is a scalar.
 """
 
@@ -52,7 +52,7 @@ class AnswerScore:
 
 
 def score_answer(predicted: Any, target: Any, answer_type: str | None) -> AnswerScore:
-    """Score `predicted` against the workload's `target` by `answer_type`.
+    """Score `predicted` against the workload's `target` via `answer_type`.
 
     An unknown or missing answer type is inferred from the target (list, number or string).
     """

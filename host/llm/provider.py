@@ -1,8 +1,8 @@
-"""Chat completions against any OpenAI-compatible endpoint, with retries and usage accounting.
+"""Chat completions against any OpenAI-compatible endpoint, with retries & usage accounting.
 
-vLLM, Ollama, llama.cpp's server, LM Studio, OpenAI and Gemini's compatible endpoint all
+vLLM, Ollama, llama.cpp's server, LM Studio, OpenAI & Gemini's compatible endpoint all
 speak the same `POST {base_url}/chat/completions`. The SDK's own retries are switched off
-so this module alone decides what is retried, counts attempts, and words the errors.
+so this module alone decides what is retried, counts attempts, & words the errors.
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ MessageLike = ChatMessage | Mapping[str, Any]
 
 
 class ChatProvider:
-    """An async chat client for one configured endpoint and model.
+    """An async chat client for one configured endpoint & model.
 
-    One provider serves a whole run: the main agent and every server's sampling requests
-    share it, its concurrency limit and its usage ledger.
+    One provider serves a whole run: the main agent & every server's sampling requests
+    share it, its concurrency limit & its usage ledger.
     """
 
     def __init__(self, settings: LLMSettings) -> None:
@@ -204,7 +204,7 @@ class ChatProvider:
         """Fix a request the model rejects for a known parameter quirk; True if fixed.
 
         OpenAI's reasoning models reject `max_tokens` (they want `max_completion_tokens`)
-        and any temperature but the default.
+        & any temperature but the default.
         """
         detail = _error_detail(exc).lower()
         if self._max_tokens_param == "max_tokens" and "max_completion_tokens" in detail and "max_tokens" in detail:
@@ -220,14 +220,14 @@ class ChatProvider:
     def _transient_error(
         self, status: int, detail: str, attempt: int, retry_after: float | None
     ) -> tuple[LLMError, bool]:
-        """The error to raise if this was the last attempt, and whether retrying makes sense."""
+        """The error to raise if this was the last attempt, & whether retrying makes sense."""
         where = f"{self.settings.effective_base_url} (model {self.settings.model})"
         kind = LLMRateLimitError if status == 429 else LLMUnavailableError
         limit = self.settings.retry.max_retry_after
         if retry_after is not None and retry_after > limit:
             # A quota that resets in hours is not worth waiting for inside a run.
             return kind(
-                f"The LLM endpoint {where} answered HTTP {status} and asks to wait {retry_after:.0f}s, "
+                f"The LLM endpoint {where} answered HTTP {status} & asks to wait {retry_after:.0f}s, "
                 f"longer than the {limit:.0f}s Lakeboard waits: {detail}.",
                 status=status,
                 attempts=attempt,
@@ -291,7 +291,7 @@ class ChatProvider:
             return f"The LLM endpoint {url} does not serve model '{model}' (HTTP 404); it serves: {shown}."
         return (
             f"The LLM endpoint {url} answered HTTP 404 for model '{model}': {detail}. "
-            "Check the model name and the base URL (OpenAI-compatible base URLs usually end in /v1)."
+            "Check the model name & the base URL (OpenAI-compatible base URLs usually end in /v1)."
         )
 
     def _completion(self, response: Any, attempt: int) -> Completion:
@@ -335,7 +335,7 @@ def _message_dict(message: MessageLike) -> dict[str, Any]:
         return ChatMessage.model_validate(dict(message)).model_dump()
     except ValidationError:
         raise LLMRequestError(
-            f"A chat message needs a role (system, user or assistant) and text content; got {dict(message)!r:.200}."
+            f"A chat message needs a role (system, user or assistant) & text content; got {dict(message)!r:.200}."
         ) from None
 
 

@@ -1,11 +1,11 @@
-"""Which OpenAI-compatible endpoint and model to use, and where each setting came from.
+"""Which OpenAI-compatible endpoint & model to use, & where each setting came from.
 
 Precedence, per setting: CLI flags > `LAKEBOARD_LLM_*` environment > the usual `OPENAI_*`
 environment > config file > defaults. No model anywhere means "no LLM": `resolve` returns
-None and the product runs offline.
+None & the product runs offline.
 
-Config file (TOML), by default `$XDG_CONFIG_HOME/lakeboard/llm.toml` (else
-`~/.config/lakeboard/llm.toml`), or the path given by the `config` flag or
+Config file (TOML), per default `$XDG_CONFIG_HOME/lakeboard/llm.toml` (else
+`~/.config/lakeboard/llm.toml`), or the path given via the `config` flag or
 `LAKEBOARD_LLM_CONFIG`. Keys at top level or under an `[llm]` table:
 
     base_url = "http://localhost:11434/v1"   # Ollama; vLLM/llama.cpp/LM Studio alike
@@ -95,7 +95,7 @@ class LLMSettings(BaseModel):
         env: Mapping[str, str] | None = None,
         config_path: str | Path | None = None,
     ) -> LLMSettings | None:
-        """Merge flags, environment and config file; None when no model is configured.
+        """Merge flags, environment & config file; None when no model is configured.
 
         `flags` holds CLI values (None = not given) under `base_url`, `api_key`, `model`,
         `temperature`, `max_tokens`, `timeout`, `config`; `llm_`-prefixed names (from

@@ -1,8 +1,8 @@
-"""A file agent: one partition's profiles, the relevance engine, and its answers.
+"""A file agent: one partition's profiles, the relevance engine, & its answers.
 
-Plain, synchronous and testable; `server.py` only exposes it over MCP. The agent decides
-by itself whether it can help (the blackboard never assigns work), on a confidence scale
-shared by every file agent of the lake.
+Plain, synchronous & testable; `server.py` only exposes it over MCP. The agent decides
+on its own whether it can help (the blackboard never assigns work), on a confidence scale
+shared via every file agent of the lake.
 """
 
 from __future__ import annotations

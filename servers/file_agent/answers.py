@@ -1,7 +1,7 @@
 """Writing a file agent's response from profiles: code, explanation, sample, steps.
 
 Everything comes from the profiles of the chosen files, so a response never reopens a
-file and the code it hands out is the code the profiler verified reads the file.
+file & the code it hands out is the code the profiler verified reads the file.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ _STDLIB = {"json", "pathlib", "os", "io", "csv", "zipfile", "gzip", "re", "sys",
 
 
 def loading_code(profiles: list[FileProfile], root: Path, families: dict[str, list[str]] | None = None) -> str:
-    """Loading code for each file; a family (same layout) is loaded in one loop and stacked.
+    """Loading code for each file; a family (same layout) is loaded in one loop & stacked.
 
     `families` maps a shown file to all members of its family (itself included).
     """
@@ -70,7 +70,7 @@ def explanation(p: FileProfile, role: str = "data", describes: list[str] | None 
         head = f"  table {t.name!r}" if t.name else "  table"
         rows = f"{t.n_rows:,}{'' if t.n_rows_exact else ' (estimated)'} rows" if t.n_rows is not None else "rows unknown"
         cols = ", ".join(f"{c.name} ({c.dtype})" for c in t.columns[:30])
-        more = f" ... and {len(t.columns) - 30} more" if len(t.columns) > 30 else ""
+        more = f" ... & {len(t.columns) - 30} more" if len(t.columns) > 30 else ""
         lines.append(f"{head}: {rows}; columns: {cols}{more}")
         for note in t.notes[:4]:
             lines.append(f"    note: {note}")
@@ -115,7 +115,7 @@ def necessary_steps(profiles: list[FileProfile]) -> list[str]:
             if t.header_row:
                 steps.append(f"{where}: the header is on row {t.header_row} (0-based); skip the {t.header_row} lines above it.")
             if t.delimiter and t.delimiter not in (",",):
-                steps.append(f"{where}: fields are separated by {t.delimiter!r}.")
+                steps.append(f"{where}: fields are separated with {t.delimiter!r}.")
             opts = t.options or {}
             if opts.get("thousands"):
                 steps.append(f"{where}: numbers use {opts['thousands']!r} as thousands separator; parse with thousands={opts['thousands']!r}.")
@@ -136,5 +136,5 @@ def _join_hints(profiles: list[FileProfile]) -> list[str]:
             shared = sorted({c.lower() for c in a.column_names} & {c.lower() for c in b.column_names})
             shared = [c for c in shared if not c.startswith("unnamed")]
             if shared:
-                hints.append(f"{a.path} and {b.path} share columns {', '.join(shared[:5])}: candidates to join on.")
+                hints.append(f"{a.path} & {b.path} share columns {', '.join(shared[:5])}: candidates to join on.")
     return hints

@@ -15,7 +15,7 @@ INSTRUCTIONS = (
     "A file agent of a Lakeboard data lake. It knows one partition of the lake's files. "
     "Ask can_help(request) whether its files hold what a request needs; respond(request) "
     "returns the relevant files, code that loads them correctly, an explanation, a sample "
-    "and the necessary steps."
+    "& the necessary steps."
 )
 
 
@@ -31,12 +31,12 @@ def build_server(agent: FileAgent) -> FastMCP:
 
     @mcp.tool
     async def respond(request: BlackboardRequest, ctx: Context) -> FileAgentResponse | mcp_types.InputRequiredResult:
-        """Answer a request: relevant files, loading code, explanation, sample and necessary steps."""
+        """Answer a request: relevant files, loading code, explanation, sample & necessary steps."""
         return await engine.respond(request, ctx)
 
     @mcp.tool
     def list_files() -> list[FileEntry]:
-        """Every file of this partition with its format, status and a one-line summary."""
+        """Every file of this partition with its format, status & a one-line summary."""
         return agent.list_files()
 
     @mcp.tool

@@ -29,12 +29,12 @@ def _progress_printer():
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="lakeboard index", description="Profile a lake, partition it and write configs.")
+    ap = argparse.ArgumentParser(prog="lakeboard index", description="Profile a lake, partition it & write configs.")
     ap.add_argument("lake", type=Path)
     ap.add_argument("--name", help="config name (default: the lake folder's name)")
     ap.add_argument("--out", type=Path, default=Path("configs"), help="configs folder (default: ./configs)")
     ap.add_argument("--strategy", choices=["directory", "embedding", "llm"], default="directory")
-    ap.add_argument("--clusters", type=int, help="number of clusters (default: chosen by the strategy)")
+    ap.add_argument("--clusters", type=int, help="number of clusters (default: chosen via the strategy)")
     ap.add_argument("--docs", type=Path, help="documents folder for the search agent (default: LAKE/docs if any)")
     ap.add_argument("--search-backend", choices=SEARCH_BACKENDS,
                     help="the search agent's backend (default: local when there are documents, else no search "
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         for path, why in list(res.errors.items())[:20]:
             print(f"  {path}: {why}")
         if len(res.errors) > 20:
-            print(f"  ... and {len(res.errors) - 20} more (see clusters.json)")
+            print(f"  ... & {len(res.errors) - 20} more (see clusters.json)")
     if res.search_backend is None:
         print("no search agent: the lake has no documents folder (add one with --docs DIR, "
               "or --search-backend searxng|google|brave for web search)")

@@ -1,4 +1,4 @@
-"""A pids cgroup that caps how many processes and threads the sandbox may hold.
+"""A pids cgroup that caps how many processes & threads the sandbox may hold.
 
 RLIMIT_NPROC is not enforced for processes whose user is the machine's root (the sandbox's
 user maps to the server's user, so a server running as root gets no process cap from it).
@@ -105,7 +105,7 @@ def _rmdir(path: Path) -> None:
 
 
 def _remove_stale(parent: Path) -> None:
-    """Remove cgroups left by servers that died (rmdir fails anyway if one is still in use)."""
+    """Remove cgroups left via servers that died (rmdir fails anyway if one is still in use)."""
     try:
         children = list(parent.glob(f"{PREFIX}*"))
     except OSError:

@@ -1,7 +1,7 @@
 """Kernel launcher: runs *inside* the sandbox, sets resource limits, then becomes ipykernel.
 
 This file is bind-mounted read-only into the sandbox on its own, so it must import nothing
-from Lakeboard: only the standard library and ipykernel. The limits are set here, in the
+from Lakeboard: only the standard library & ipykernel. The limits are set here, in the
 process that becomes the kernel, so every process the kernel's code starts inherits them.
 
 Usage (inside the sandbox):
@@ -28,7 +28,7 @@ def _set_limit(kind: int, soft: int, hard: int | None = None) -> None:
 
 
 def apply_limits(memory_mb: int, cpu_seconds: int, max_procs: int, file_size_mb: int) -> None:
-    """Address-space, CPU-time, process-count, file-size and core-dump limits."""
+    """Address-space, CPU-time, process-count, file-size & core-dump limits."""
     _set_limit(resource.RLIMIT_AS, memory_mb * MB)
     # SIGXCPU at the soft limit kills the kernel (the server then restarts it); the hard
     # limit, a little later, is SIGKILL in case the signal is caught.
@@ -42,7 +42,7 @@ def apply_limits(memory_mb: int, cpu_seconds: int, max_procs: int, file_size_mb:
 def describe_variables(limit: int = 500) -> str:
     """JSON list of the user's variables (name, type, shape, length, dtype, short repr).
 
-    Called by the server through a silent execute's user_expressions, so it adds nothing to
+    Called via the server through a silent execute's user_expressions, so it adds nothing to
     the user's namespace or history.
     """
     import json
@@ -101,7 +101,7 @@ def reap_zombies() -> str:
 
 
 class OutputLimitExceeded(RuntimeError):
-    """A cell printed far more than anyone can read (raised by print/write in the kernel)."""
+    """A cell printed far more than anyone can read (raised via print/write in the kernel)."""
 
 
 def install_bounded_output(flood_chars: int) -> None:
@@ -159,8 +159,8 @@ def main(argv: list[str] | None = None) -> None:
     apply_limits(args.memory_mb, args.cpu_seconds, args.max_procs, args.file_size_mb)
 
     # Start-up weight the kernel never uses (~0.5 s of imports): debugpy (the kernel's
-    # debugger; no debug client can reach the sandbox) and jedi (tab completion). Marking
-    # them absent makes ipykernel and IPython skip both.
+    # debugger; no debug client can reach the sandbox) & jedi (tab completion). Marking
+    # them absent makes ipykernel & IPython skip both.
     for unused in ("debugpy", "jedi"):
         sys.modules[unused] = None  # type: ignore[assignment]
     # The server reaches describe_variables() under this name.

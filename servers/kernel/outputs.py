@@ -1,4 +1,4 @@
-"""Turning a cell's IOPub messages into bounded outputs (for the result and the notebook)."""
+"""Turning a cell's IOPub messages into bounded outputs (for the result & the notebook)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def truncation_marker(dropped: int, limit: int) -> str:
 
 
 class BoundedText:
-    """Keeps the head and the tail of a stream, dropping the middle past `limit` characters."""
+    """Keeps the head & the tail of a stream, dropping the middle past `limit` characters."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -188,7 +188,7 @@ class CellOutputs:
     def truncation_note(self) -> str | None:
         if self._dropped_displays:
             return (
-                f"{self._dropped_displays} rich output(s) exceeded the size limit and were dropped; "
+                f"{self._dropped_displays} rich output(s) exceeded the size limit & were dropped; "
                 "save large results to a file in the workdir instead of displaying them."
             )
         return None

@@ -1,11 +1,11 @@
-"""The bubblewrap sandbox the kernel runs in, and the command line that starts it.
+"""The bubblewrap sandbox the kernel runs in, & the command line that starts it.
 
 Inside the sandbox the kernel sees: /usr (read-only), a handful of /etc files, the Python
 installation (read-only), the lake (read-only, at its real absolute path), the scratch
 workdir (writable, its cwd), the directory holding the kernel's ZMQ ipc sockets, a small
-in-memory /tmp, and its own /proc and /dev. It gets new user, pid, network, ipc, uts and
+in-memory /tmp, & its own /proc & /dev. It gets new user, pid, network, ipc, uts &
 cgroup namespaces (so no network at all, only a private loopback), no capabilities, a
-non-root uid, a minimal environment, and cannot create further user namespaces. Nothing
+non-root uid, a minimal environment, & cannot create further user namespaces. Nothing
 else of the host exists in it: no /home, no /root, no /etc/shadow, no /sys.
 """
 
@@ -38,8 +38,8 @@ ETC_ALLOWED = (
 USR_ALIASES = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
 UNSAFE_WARNING = (
-    "UNSAFE: this kernel runs WITHOUT a sandbox (--unsafe-no-sandbox): the code can read, change and "
-    "send anything the server's user can, including the lake, secrets and the network."
+    "UNSAFE: this kernel runs WITHOUT a sandbox (--unsafe-no-sandbox): the code can read, change & "
+    "send anything the server's user can, including the lake, secrets & the network."
 )
 
 
@@ -86,7 +86,7 @@ def _system_binds() -> list[str]:
 
 
 def python_roots() -> list[Path]:
-    """Directories holding the interpreter and its packages (bound read-only)."""
+    """Directories holding the interpreter & its packages (bound read-only)."""
     candidates = {
         Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix),
         Path(os.path.realpath(sys.executable)).parent.parent,
@@ -156,7 +156,7 @@ class SandboxLayout:
     config: KernelConfig
     ipc_dir: Path  # ZMQ ipc sockets live here: both sides see it at the same path
     connection_file: Path
-    etc_dir: Path  # synthetic /etc/passwd and /etc/group
+    etc_dir: Path  # synthetic /etc/passwd & /etc/group
 
     def write_identity_files(self) -> None:
         self.etc_dir.mkdir(parents=True, exist_ok=True)
@@ -192,14 +192,14 @@ class SandboxLayout:
         args += ["--ro-bind", str(self.connection_file), str(self.connection_file)]
         args += ["--ro-bind", str(LAUNCHER), LAUNCHER_IN_SANDBOX]
         # In-memory filesystems are capped (they would otherwise eat the host's RAM); the
-        # sandbox's own root and /dev (both tmpfs built by bwrap) become read-only.
+        # sandbox's own root & /dev (both tmpfs built via bwrap) become read-only.
         shm = min(64, config.tmp_mb) * 1024 * 1024
         args += ["--size", str(shm), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/"]
         args += ["--chdir", str(config.workdir)]
         return args
 
     def kernel_argv(self, procs_file: Path | None) -> list[str]:
-        """The kernelspec argv ('{connection_file}' is filled in by jupyter_client)."""
+        """The kernelspec argv ('{connection_file}' is filled in via jupyter_client)."""
         python = sys.executable
         if self.config.unsafe_no_sandbox:
             argv = [python, str(LAUNCHER)]

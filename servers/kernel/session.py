@@ -1,4 +1,4 @@
-"""One kernel session: lifecycle (jupyter_client's KernelManager) and cells (its client).
+"""One kernel session: lifecycle (jupyter_client's KernelManager) & cells (its client).
 
 All kernel traffic goes through an AsyncKernelClient on the server's event loop, over ZMQ
 `ipc` sockets (Unix sockets in a directory the sandbox shares with the server: TCP cannot
@@ -61,7 +61,7 @@ class KernelSession:
         self._start_task: asyncio.Task[float] | None = None
         self._km: Any = None  # AsyncKernelManager
         self._kc: Any = None  # AsyncKernelClient
-        self._generation = 0  # bumped by every (re)start
+        self._generation = 0  # bumped via every (re)start
         self._cell_running = False
         self._restart_requested = False
         self._pending_interrupts: set[str] = set()
@@ -70,7 +70,7 @@ class KernelSession:
         self._cgroup: PidsCgroup | None = None
         self.last_startup_s: float | None = None
 
-    # -- policy and warnings -----------------------------------------------------------------
+    # -- policy & warnings -----------------------------------------------------------------
     @property
     def process_limit(self) -> str:
         if self._cgroup is not None:
@@ -86,7 +86,7 @@ class KernelSession:
         notes = [self.warning] if self.warning else []
         if self._start_task is not None and self.process_limit == "none":
             notes.append(
-                "The process-count limit cannot be enforced here (the server runs as root and no pids "
+                "The process-count limit cannot be enforced here (the server runs as root & no pids "
                 "cgroup is writable)."
             )
         c = self.config
@@ -171,7 +171,7 @@ class KernelSession:
         return kernel_environment(self.config)
 
     async def _launch(self, restart: bool = False) -> float:
-        """Start (or kill and restart) the kernel process, then wait until it answers."""
+        """Start (or kill & restart) the kernel process, then wait until it answers."""
         started = time.perf_counter()
         self._stop_client()
         if restart:
@@ -200,7 +200,7 @@ class KernelSession:
         return self.last_startup_s
 
     async def _wait_ready(self, kc: Any) -> None:
-        """Until the kernel answers kernel_info on shell and IOPub is subscribed.
+        """Until the kernel answers kernel_info on shell & IOPub is subscribed.
 
         Requests that reach the kernel while it is still starting can be dropped, so they
         are repeated on a short backoff (any of them may be the one answered).
@@ -276,10 +276,10 @@ class KernelSession:
         if signum:
             name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
             if signum == signal.SIGXCPU:
-                return f"killed by {name}: it used up its CPU-time budget of {self.config.cpu_seconds} s"
+                return f"killed via {name}: it used up its CPU-time budget of {self.config.cpu_seconds} s"
             if signum == signal.SIGKILL:
-                return f"killed by {name}"
-            return f"killed by signal {name}"
+                return f"killed via {name}"
+            return f"killed via signal {name}"
         return f"exit status {code}"
 
     def _log_tail(self) -> str:
@@ -287,7 +287,7 @@ class KernelSession:
         return f" Kernel stderr: {text}" if text else ""
 
     async def restart(self, reason: str = "restart requested") -> KernelActionResult:
-        """Kill and restart the kernel, even if a cell is running (that cell then reports it)."""
+        """Kill & restart the kernel, even if a cell is running (that cell then reports it)."""
         generation = self._generation
         if self._cell_running:
             self._restart_requested = True
@@ -340,7 +340,7 @@ class KernelSession:
                 reason = self._exit_reason()
                 await self._restart_locked(f"it had stopped: {reason}")
                 restarted = True
-                notes.append(f"The kernel had stopped ({reason}) and was restarted before this cell: "
+                notes.append(f"The kernel had stopped ({reason}) & was restarted before this cell: "
                              "earlier variables are lost.")
             self._cell_running = True
             self._restart_requested = False
@@ -391,7 +391,7 @@ class KernelSession:
                 continue
             outputs.add(msg_type, content)
             # Backstop: the kernel caps its own prints (OUTPUT_FLOOD_FACTOR), but rich
-            # outputs and several streams add up.
+            # outputs & several streams add up.
             if not flooded and outputs.received_chars > 3 * OUTPUT_FLOOD_FACTOR * self.config.max_output_chars:
                 flooded = True
                 self._send_interrupt()
@@ -417,7 +417,7 @@ class KernelSession:
                 error = ExecutionError(
                     name="KernelDied",
                     value=f"The kernel process stopped while running this cell ({died}); it was restarted "
-                          "and all variables are lost.",
+                          "& all variables are lost.",
                 )
                 restart_reason = f"it died: {died}"
             elif self._restart_requested:
@@ -427,7 +427,7 @@ class KernelSession:
             else:
                 error = ExecutionError(
                     name="TimeoutError",
-                    value=f"The cell ran past its {timeout:g} s limit and ignored the interrupt, so the kernel "
+                    value=f"The cell ran past its {timeout:g} s limit & ignored the interrupt, so the kernel "
                           "was restarted; all variables are lost.",
                 )
                 restart_reason = "a cell ignored the interrupt"
@@ -447,7 +447,7 @@ class KernelSession:
             traceback = error.traceback if error else []
             error = ExecutionError(
                 name="TimeoutError",
-                value=f"The cell ran past its {timeout:g} s wall-clock limit and was interrupted "
+                value=f"The cell ran past its {timeout:g} s wall-clock limit & was interrupted "
                       "(variables are kept).",
                 traceback=traceback,
             )

@@ -1,8 +1,8 @@
-"""Families of files that belong together: dated series and same-shaped siblings.
+"""Families of files that belong together: dated series & same-shaped siblings.
 
-`readings_2024-01.csv ... readings_2024-12.csv` are one dataset split by date;
+`readings_2024-01.csv ... readings_2024-12.csv` are one dataset split on date;
 `by_region/north.csv ... by_region/west.csv` with identical columns are one dataset
-split by a key. Both partitioning (keep families together) and relevance (rank a family
+split on a key. Both partitioning (keep families together) & relevance (rank a family
 as one unit) need to know them.
 """
 

@@ -1,4 +1,4 @@
-"""LLM partitioning: the paper's file-name clustering prompt, answered by a model."""
+"""LLM partitioning: the paper's file-name clustering prompt, answered via a model."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ PROMPT = """Here are the files of a data lake, one relative path per line:
 {files}
 
 Group these files into clusters of related files, so that each cluster can be handed to one
-data specialist. Files that belong to the same dataset (for example a series split by date,
-or by region) must be in the same cluster. Very large groups should be split so that no
+data specialist. Files that belong to the same dataset (for example a series split on date,
+or per region) must be in the same cluster. Very large groups should be split so that no
 cluster has more than {max_files} files.{count}
 Answer with a JSON object: {{"clusters": [{{"name": "short-name", "files": ["path", ...],
 "description": "what these files contain", "reason": "why they belong together"}}]}}.
@@ -32,7 +32,7 @@ class LLMStrategy:
     def partition(self, profiles: list[FileProfile]) -> list[ClusterSpec]:
         if self.model is None:
             raise PartitionError(
-                "the llm strategy needs a model: set LAKEBOARD_LLM_BASE_URL and LAKEBOARD_LLM_MODEL "
+                "the llm strategy needs a model: set LAKEBOARD_LLM_BASE_URL & LAKEBOARD_LLM_MODEL "
                 "(any OpenAI-compatible endpoint), or use --strategy directory (the offline default)"
             )
         paths = sorted(p.path for p in profiles)
@@ -57,6 +57,6 @@ class LLMStrategy:
             specs.append(("unassigned", leftover, "", "files the model did not place"))
         names = unique_names([s[0] for s in specs])
         return [
-            ClusterSpec(name=n, files=f, description=d or describe(f, by_path), reason=r or "grouped by the model")
+            ClusterSpec(name=n, files=f, description=d or describe(f, by_path), reason=r or "grouped on the model")
             for n, (_, f, d, r) in zip(names, specs)
         ]

@@ -1,4 +1,4 @@
-"""NumPy .npy and .npz: keys, shapes, dtypes and a few values, without loading big arrays."""
+"""NumPy .npy & .npz: keys, shapes, dtypes & a few values, without loading big arrays."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Profiles on disk, one JSON file per lake file, keyed by (relpath, size, mtime_ns).
+"""Profiles on disk, one JSON file per lake file, keyed on (relpath, size, mtime_ns).
 
-Re-indexing a lake then re-profiles only files that changed, and rewrites only their
-entries. Each entry is written to a temporary file and renamed into place, so a crash
-never leaves a half-written profile, and readers (the file-agent servers) may load
-entries while the indexer writes others. Entries are written by the profiling worker
+Re-indexing a lake then re-profiles only files that changed, & rewrites only their
+entries. Each entry is written to a temporary file & renamed into place, so a crash
+never leaves a half-written profile, & readers (the file-agent servers) may load
+entries while the indexer writes others. Entries are written via the profiling worker
 processes themselves, in parallel. The folder carries a CACHEDIR.TAG, so lake walkers
-and backup tools skip it.
+& backup tools skip it.
 
 Entry layout: one line of JSON metadata (version, path, size, mtime_ns), then the
 profile's JSON, so staleness is decided without parsing the profile.
@@ -37,14 +37,14 @@ def cache_key(relpath: str) -> str:
 
 
 class ProfileCache:
-    """A folder of cached profiles. Safe to share between threads and processes."""
+    """A folder of cached profiles. Safe to share between threads & processes."""
 
     def __init__(self, cache_dir: Path) -> None:
         self.dir = Path(cache_dir)
         self._ready = False
 
     def ensure(self) -> None:
-        """Create the folder and its CACHEDIR.TAG if they are missing."""
+        """Create the folder & its CACHEDIR.TAG if they are missing."""
         if self._ready:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -74,7 +74,7 @@ class ProfileCache:
         return prof if prof.path == relpath else None  # a hash collision is not our file
 
     def get(self, relpath: str, size: int, mtime_ns: int) -> FileProfile | None:
-        """The cached profile if it was made from this very version of the file (and this profiler)."""
+        """The cached profile if it was made from this very version of the file (& this profiler)."""
         entry = self._read(relpath)
         if entry is None:
             return None

@@ -1,7 +1,7 @@
-"""Column profiles and sample rows from a bounded sample of a table.
+"""Column profiles & sample rows from a bounded sample of a table.
 
-Two entry points: `profile_values` works on plain Python columns (cells parsed by the
-csv module, spreadsheet cells, JSON records, Arrow columns) and infers the dtype pandas
+Two entry points: `profile_values` works on plain Python columns (cells parsed via the
+csv module, spreadsheet cells, JSON records, Arrow columns) & infers the dtype pandas
 would give each column, without pandas; `profile_frame` works on a DataFrame (readers
 that need pandas anyway: HTML, geodata, SQLite, fixed-width). On samples of a few hundred
 rows pandas' fixed costs dominate, so the plain path is several times faster.
@@ -30,7 +30,7 @@ _MAX_CELL_CHARS = 200
 
 
 def value_text(v: Any, limit: int = _MAX_VALUE_CHARS) -> str:
-    """A value as a short string a person (and a word matcher) can read."""
+    """A value as a short string a person (& a word matcher) can read."""
     if isinstance(v, float):
         s = str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
     elif isinstance(v, (datetime, date, time)):
@@ -83,9 +83,9 @@ def _is_textual(dtype: Any) -> bool:
 
 
 def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfile, list[Any]]:
-    """A column's profile, and its first n_head values (for sample rows), in one pass.
+    """A column's profile, & its first n_head values (for sample rows), in one pass.
 
-    Works on numpy arrays and Python lists rather than pandas reductions: on a sample of a
+    Works on numpy arrays & Python lists rather than pandas reductions: on a sample of a
     thousand rows, pandas' per-call overhead is most of the cost.
     """
     import numpy as np
@@ -117,7 +117,7 @@ def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfi
             col.minimum, col.maximum = value_text(nn.min()), value_text(nn.max())
         return col, head
 
-    # Text, booleans, categories, mixed objects: Python lists and a Counter.
+    # Text, booleans, categories, mixed objects: Python lists & a Counter.
     every = s.tolist()
     head = every[:n_head]
     missing = s.isna().to_numpy()
@@ -139,7 +139,7 @@ def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfi
 
 
 def _count_values(col: ColumnProfile, values: list[Any]) -> None:
-    """n_unique of a text-like column, and its most common values when it looks like a category."""
+    """n_unique of a text-like column, & its most common values when it looks like a category."""
     try:
         counts = Counter(values)
     except TypeError:  # unhashable cells (lists, dicts from JSON)
@@ -167,7 +167,7 @@ def _first_distinct(values: list[Any]) -> list[str]:
 
 
 # -- plain Python columns ---------------------------------------------------------------
-# What pandas.read_csv reads as missing by default.
+# What pandas.read_csv reads as missing per default.
 PANDAS_NA = frozenset(
     "|#N/A|#N/A N/A|#NA|-1.#IND|-1.#QNAN|-NaN|-nan|1.#IND|1.#QNAN|<NA>|N/A|NA|NULL|NaN|None|n/a|nan|null".split("|")
 )
@@ -195,7 +195,7 @@ _STRING_DTYPE: str | None = None
 def parse_text_column(
     cells: list[str | None], na: frozenset[str] = PANDAS_NA, thousands: str | None = None, decimal: str = "."
 ) -> tuple[str, list[Any]]:
-    """The dtype pandas.read_csv would infer for these cells, and the parsed values (None: missing)."""
+    """The dtype pandas.read_csv would infer for these cells, & the parsed values (None: missing)."""
     if None in cells or not na.isdisjoint(cells):
         values: list[Any] = [None if (c is None or c in na) else c for c in cells]
         present = [v for v in values if v is not None]
@@ -261,7 +261,7 @@ def typed_dtype(values: list[Any]) -> tuple[str, list[Any]]:
 def spread_indices(n: int, k: int = 300, head: int = SAMPLE_ROWS) -> list[int]:
     """k indices into n items: the first `head`, then evenly spread over the rest.
 
-    Tables are often sorted by a category; the first rows alone would show only its first values.
+    Tables are often sorted on a category; the first rows alone would show only its first values.
     """
     if n <= k:
         return list(range(n))
@@ -272,14 +272,14 @@ def spread_indices(n: int, k: int = 300, head: int = SAMPLE_ROWS) -> list[int]:
 def profile_values(
     names: list[str], dtypes: list[str], columns: list[list[Any]], n: int = SAMPLE_ROWS
 ) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
-    """Column profiles and the first n rows, from parsed columns of equal length."""
+    """Column profiles & the first n rows, from parsed columns of equal length."""
     names = unique_names(names)
     profiles = [_profile_list(name, dtype, values) for name, dtype, values in zip(names, dtypes, columns)]
     return profiles, _records(names, [values[:n] for values in columns])
 
 
 def profile_typed(names: list[str], columns: list[list[Any]]) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
-    """profile_values for columns of Python values (spreadsheet cells, JSON), typed by typed_dtype."""
+    """profile_values for columns of Python values (spreadsheet cells, JSON), typed via typed_dtype."""
     typed = [typed_dtype(c) for c in columns]
     return profile_values(names, [dtype for dtype, _ in typed], [values for _, values in typed])
 
@@ -308,7 +308,7 @@ def _profile_list(name: str, dtype: str, values: list[Any]) -> ColumnProfile:
 
 # -- DataFrames ----------------------------------------------------------------------------
 def profile_frame(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
-    """Column profiles and the first n rows as JSON-safe records."""
+    """Column profiles & the first n rows as JSON-safe records."""
     names = unique_names([str(c) for c in df.columns])
     columns, heads = [], []
     for name, (_, series) in zip(names, df.items()):
@@ -322,7 +322,7 @@ _PLAIN = (str, int, float, bool, type(None))
 
 
 def _records(names: list[str], heads: list[list[Any]]) -> list[dict[str, Any]]:
-    """Rows as JSON-safe records (NaN and infinities become null, long text is clipped)."""
+    """Rows as JSON-safe records (NaN & infinities become null, long text is clipped)."""
     rows = []
     for values in zip(*heads):
         row = {}

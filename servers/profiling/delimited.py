@@ -1,8 +1,8 @@
 """Delimited text (CSV, TSV, ; or | separated): what it takes to load it correctly.
 
-Finds the delimiter and encoding, the header row below title/note lines, units or
+Finds the delimiter & encoding, the header row below title/note lines, units or
 spanning header rows, several tables stacked in one file, footnotes after the data,
-thousands separators and missing-value markers. Reads a bounded head (and the tail of
+thousands separators & missing-value markers. Reads a bounded head (& the tail of
 big files); row counts of big files are estimated from bytes.
 """
 
@@ -24,7 +24,7 @@ from servers.profiling.table_layout import Block, find_blocks, row_text, trailin
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
-SAMPLE_ROWS = 300  # rows parsed for dtypes and statistics: the first ones and a spread of the rest
+SAMPLE_ROWS = 300  # rows parsed for dtypes & statistics: the first ones & a spread of the rest
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
 _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
@@ -54,7 +54,7 @@ def sniff_delimiter(lines: list[str], max_lines: int = 100) -> str | None:
                 counts = [len(r) for r in csv.reader(subset, delimiter=d) if r]
             except csv.Error:
                 continue
-        else:  # no quoting: counting delimiters is the same, and far cheaper
+        else:  # no quoting: counting delimiters is the same, & far cheaper
             counts = [ln.count(d) + 1 for ln in subset]
         if not counts:
             continue
@@ -130,7 +130,7 @@ class LinesGrid:
     def n_records(self, start: int, stop: int) -> int:
         """Rows pandas reads from grid rows [start, stop): it skips empty lines.
 
-        Only blank lines can be skipped, and they are few: look at those alone.
+        Only blank lines can be skipped, & they are few: look at those alone.
         """
         rows = range(len(self.lines))[start:stop]
         if not rows or not any(self.blank):
@@ -326,10 +326,10 @@ def _table(
         fields = max((len(r) for r in probe), default=0)
         if 0 < used < fields:
             opts["usecols"] = list(range(used))
-    # Number formats and missing-value markers, from the first data rows.
+    # Number formats & missing-value markers, from the first data rows.
     cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 50)) for c in grid.row(i)]
     value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
-    # "3,512" fits both a thousands separator and a decimal comma; "1,5" or "2,25" only the latter.
+    # "3,512" fits both a thousands separator & a decimal comma; "1,5" or "2,25" only the latter.
     decimal_comma = (
         delim != ","
         and any(_DECIMAL_COMMA.match(c) for c in value_cells)
@@ -386,10 +386,10 @@ COUNT_CHUNK_BYTES = 4 << 20
 
 
 def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str] | None) -> int | None:
-    """Exact data rows of a file bigger than its sample, by counting line ends in C.
+    """Exact data rows of a file bigger than its sample, from counting line ends in C.
 
-    Only when one line is one record (no quoted line breaks seen) and the file is not huge.
-    pandas skips empty lines and lines of spaces (tabs too, unless they delimit): so do we.
+    Only when one line is one record (no quoted line breaks seen) & the file is not huge.
+    pandas skips empty lines & lines of spaces (tabs too, unless they delimit): so do we.
     """
     if sample.compression or sample.size > COUNT_ROWS_BYTES or isinstance(grid, RecordsGrid):
         return None
@@ -398,7 +398,7 @@ def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str]
     if sample.path is None:
         return None
     space = " \t".replace(grid.delimiter, "")
-    # A line end followed by skipped lines: each further line end in the run is one of them.
+    # A line end, then skipped lines: each further line end in the run is one of them.
     skipped_run = re.compile(rb"\n(?:[" + re.escape(space).encode() + rb"]*\r?\n)+")
     lines = skipped = 0
     last = b""
@@ -432,7 +432,7 @@ HEAD_ROWS = 20  # the first rows, kept in order (they are the profile's sample r
 def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> list[list[str]]:
     """The first rows, then rows spread evenly over the rest of the table.
 
-    Spreading matters: files are often sorted by a category (state, year, site), and the
+    Spreading matters: files are often sorted on a category (state, year, site), & the
     first few hundred rows would show only its first values.
     """
 
@@ -452,7 +452,7 @@ def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> li
 
 
 def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], complete: bool) -> None:
-    """Columns and first rows from the parsed sample, typed the way pandas would read them."""
+    """Columns & first rows from the parsed sample, typed the way pandas would read them."""
     stop = len(grid) if b.data_end is None else b.data_end + 1
     if not complete and b.data_end is None:
         stop -= 1  # the head was cut at a line end: its last line may be half a record

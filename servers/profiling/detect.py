@@ -158,7 +158,7 @@ def _describe(fmt: str) -> str:
 
 
 def detect(path: Path, head: bytes | None = None) -> Detection:
-    """Format and reader for `path`, from its extension and its first bytes."""
+    """Format & reader for `path`, from its extension & its first bytes."""
     ext = _ext(path)
     if head is None:
         head = read_head(path, SNIFF_BYTES)

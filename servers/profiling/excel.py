@@ -1,4 +1,4 @@
-"""Excel workbooks (.xlsx via openpyxl read-only, .xls via xlrd): every sheet and every table in it."""
+"""Excel workbooks (.xlsx via openpyxl read-only, .xls via xlrd): every sheet & every table in it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SAMPLE_ROWS = 300
 
 
 class RowsGrid:
-    """Sheet rows; rows straight from calamine are converted cell by cell only when looked at."""
+    """Sheet rows; rows straight from calamine are converted one cell at a time only when looked at."""
 
     def __init__(self, rows: list[Sequence[Any]], raw: bool = False) -> None:
         self.rows = rows
@@ -160,7 +160,7 @@ def _calamine_sheets(path: Path):
         for name in wb.sheet_names:
             try:
                 sh = wb.get_sheet_by_name(name)
-            except Exception:  # noqa: BLE001 - chart sheets and the like
+            except Exception:  # noqa: BLE001 - chart sheets & the like
                 continue
             raw = sh.to_python(skip_empty_area=False, nrows=MAX_ROWS + 1)
             truncated = len(raw) > MAX_ROWS

@@ -76,7 +76,7 @@ def _table_lines(lines: list[str], start: int) -> list[int]:
 
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as a space-aligned table; False when they are not one."""
-    # Candidate starts: the first lines of the first runs of non-blank lines, and a few lines
+    # Candidate starts: the first lines of the first runs of non-blank lines, & a few lines
     # into each run (title lines directly above a table).
     starts: list[int] = []
     i, n = 0, min(len(lines), 400)
@@ -96,7 +96,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         if sum(map(len, block)) / len(block) > 400 or not _aligned(block):
             continue
         spans = _gaps(block)
-        # Real columns hold something on (nearly) every line; gaps that line up by chance in prose do not.
+        # Real columns hold something on (nearly) every line; gaps that line up through chance in prose do not.
         if len(spans) >= 2 and all(sum(1 for ln in block if ln[a:b].strip()) >= 0.8 * len(block) for a, b in spans):
             found = (first, idx, spans)
             break

@@ -1,4 +1,4 @@
-"""HTML pages: the tables in them (pandas.read_html on a bounded read), title and leading text."""
+"""HTML pages: the tables in them (pandas.read_html on a bounded read), title & leading text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Images: type and pixel size from the header bytes (PIL when installed). A visual document, not a table."""
+"""Images: type & pixel size from the header bytes (PIL when installed). A visual document, not a table."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from servers.profiling.text_sample import read_head
 
 
 def image_size(head: bytes) -> tuple[str, int, int] | None:
-    """(type, width, height) from the first bytes of PNG, GIF, JPEG, BMP and WebP files."""
+    """(type, width, height) from the first bytes of PNG, GIF, JPEG, BMP & WebP files."""
     if head.startswith(b"\x89PNG\r\n\x1a\n") and head[12:16] == b"IHDR":
         w, h = struct.unpack(">II", head[16:24])
         return "PNG", w, h

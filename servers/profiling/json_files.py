@@ -1,4 +1,4 @@
-"""JSON and JSON lines: structure, keys, first objects, and the record list to normalise."""
+"""JSON & JSON lines: structure, keys, first objects, & the record list to normalise."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ except ImportError:  # optional speed-up: the standard module reads everything o
     orjson = None
 
 # orjson turns integers beyond 64 bits into floats instead of failing: documents with a run
-# of 19+ digits (found by mapping every digit to "0", in C) go to the standard module.
+# of 19+ digits (found via mapping every digit to "0", in C) go to the standard module.
 # One translated copy answers both checks: digits become 0 (long numbers), { becomes [ (depth).
 _SAFETY_FOLD = bytes.maketrans(b"123456789{", b"000000000[")
 _LONG_NUMBER = b"0" * 19
-# orjson recurses on the C stack and crashes the process beyond ~100k nesting levels; the
+# orjson recurses on the C stack & crashes the process beyond ~100k nesting levels; the
 # count of brackets bounds the depth (json raises RecursionError instead).
 _ORJSON_MAX_BRACKETS = 20_000
 
@@ -77,7 +77,7 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         tp.options = {"path": path_keys, "layout": layout}
         tp.n_rows, tp.n_rows_exact = n, complete
         if not complete and consumed and not det.compression:
-            tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
+            tp.n_rows = int(n * size / consumed)  # records seen, scaled with the bytes they took
         tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables = [tp]
         if layout in ("records", "index", "columns", "rows"):
@@ -88,12 +88,12 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
 
 
 def parse_document(raw: bytes) -> tuple[Any, str]:
-    """The JSON value in these bytes and the encoding of their text; json.JSONDecodeError if invalid.
+    """The JSON value in these bytes & the encoding of their text; json.JSONDecodeError if invalid.
 
     orjson parses UTF-8 bytes 2-3x faster than json. It rejects what the standard module
-    reads (NaN/Infinity tokens, 1e400, BOMs, other encodings, lone surrogates), and any
+    reads (NaN/Infinity tokens, 1e400, BOMs, other encodings, lone surrogates), & any
     document it accepts is valid UTF-8 without BOM or NUL bytes, which detect_encoding calls
-    "utf-8": the standard module, on the decoded text, is the fallback and gives the errors.
+    "utf-8": the standard module, on the decoded text, is the fallback & gives the errors.
     """
     if _orjson_safe(raw):
         try:
@@ -113,7 +113,7 @@ def _orjson_safe(raw: bytes) -> bool:
 
 def _partial(text: str) -> tuple[Any, int]:
     """The values at the start of a big JSON document (a top-level array, or the first array
-    under an object), and how many characters of the text they took."""
+    under an object), & how many characters of the text they took."""
     dec = json.JSONDecoder()
     s = text.lstrip("\ufeff \t\r\n")
     if s.startswith("["):

@@ -1,4 +1,4 @@
-"""Walk a lake and profile it, reusing cached profiles of files that did not change."""
+"""Walk a lake & profile it, reusing cached profiles of files that did not change."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str], None]
 
-# Tool and cache folders that are never part of the data.
+# Tool & cache folders that are never part of the data.
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "__MACOSX", ".ipynb_checkpoints"})
 _SKIP_FILES = frozenset({"CACHEDIR.TAG", "Thumbs.db", "desktop.ini", "Icon\r"})
 
@@ -26,8 +26,8 @@ _SKIP_FILES = frozenset({"CACHEDIR.TAG", "Thumbs.db", "desktop.ini", "Icon\r"})
 def iter_lake_files(root: Path) -> Iterator[Path]:
     """Data files under `root`, in a stable order.
 
-    Skips hidden files and folders, caches (folders with a CACHEDIR.TAG, __pycache__),
-    editor lock files, folder symlinks (loops, paths out of the lake) and file symlinks
+    Skips hidden files & folders, caches (folders with a CACHEDIR.TAG, __pycache__),
+    editor lock files, folder symlinks (loops, paths out of the lake) & file symlinks
     that point outside the lake.
     """
     root = Path(root)
@@ -36,7 +36,7 @@ def iter_lake_files(root: Path) -> Iterator[Path]:
 
 
 def _walk(folder: str, root_real: str, prefix: str) -> Iterator[tuple[str, str]]:
-    """(path, lake-relative POSIX path) of the data files under `folder`, sorted by name."""
+    """(path, lake-relative POSIX path) of the data files under `folder`, sorted on name."""
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -94,9 +94,9 @@ def profile_lake(
 ) -> list[FileProfile]:
     """Profiles of every file of the lake, in walk order.
 
-    Unchanged files (same relpath, size and mtime) come from the cache; the others are
+    Unchanged files (same relpath, size & mtime) come from the cache; the others are
     profiled in worker processes (`workers`: how many; 0 profiles in this process, without
-    time bounds) and cached. Cache entries of files no longer in the lake are dropped.
+    time bounds) & cached. Cache entries of files no longer in the lake are dropped.
     """
     root = Path(root)
     cache = ProfileCache(cache_dir)

@@ -1,7 +1,7 @@
 """Python that loads a profiled file correctly, generated from its profile alone.
 
 Every snippet is self-contained (imports included), names what it loads (`df`, `tables`,
-`sheets`, `layers`, `arrays`, `variables`, `text`) and binds the main result to `data`,
+`sheets`, `layers`, `arrays`, `variables`, `text`) & binds the main result to `data`,
 so a kernel, a test or a person can run it as is.
 """
 
@@ -88,7 +88,7 @@ def loader_code(profile: FileProfile, root: Path) -> str:
         ]
     elif fmt == "sqlite":
         body = _sqlite(profile, path)
-    else:  # text, markdown and anything read as text
+    else:  # text, markdown & anything read as text
         enc = profile.encoding or "utf-8"
         body = [
             f"path = {_path(path)}",

@@ -1,4 +1,4 @@
-"""Parquet (and Arrow/Feather): schema and row count from metadata, statistics from the first batch."""
+"""Parquet (& Arrow/Feather): schema & row count from metadata, statistics from the first batch."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def arrow_dtype(t, has_nulls: bool) -> str:
 
 
 def _profile_arrow(tp: TableProfile, schema, batch) -> None:
-    """Columns and first rows from a record batch (Arrow to Python lists, no pandas)."""
+    """Columns & first rows from a record batch (Arrow to Python lists, no pandas)."""
     names, dtypes, columns = [], [], []
     for i, field in enumerate(schema):
         if field.name.startswith("__index_level_"):

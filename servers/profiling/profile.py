@@ -43,7 +43,7 @@ def _sidecar_of(path: Path) -> Path | None:
 
 
 def profile_file(path: Path, root: Path) -> FileProfile:
-    """What `path` holds and how to load it. Problems become status/reason, never exceptions."""
+    """What `path` holds & how to load it. Problems become status/reason, never exceptions."""
     t0 = time.perf_counter()
     path, root = Path(path), Path(root)
     prof = FileProfile(path=relative_posix(path, root), format="unknown")

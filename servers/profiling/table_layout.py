@@ -1,10 +1,10 @@
 """Where the tables are in a grid of cells: title lines, header rows, data, footnotes.
 
-Shared by the delimited-text and spreadsheet readers. Real files put titles and notes
+Shared via the delimited-text & spreadsheet readers. Real files put titles & notes
 above the header, units or a second header row under it, several tables one after the
-other separated by blank rows, and sources/footnotes after the data. The grid is read
+other separated with blank rows, & sources/footnotes after the data. The grid is read
 lazily, so a big file is only parsed where its structure can change: the head, the rows
-around blank lines, and the end of each run of rows.
+around blank lines, & the end of each run of rows.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def cell_kind(value: Any) -> int:
     return TEXT
 
 
-_KIND_CACHE: dict[str, int] = {}  # the same labels and codes recur on every row
+_KIND_CACHE: dict[str, int] = {}  # the same labels & codes recur on every row
 
 
 def _text_kind(value: str) -> int:
@@ -157,7 +157,7 @@ class _SegmentLayout:
     data_start: int | None  # None: notes only
     data_end: int | None
     footnotes: list[int]
-    strong_header: bool  # header found from structure (text over values), not by position
+    strong_header: bool  # header found from structure (text over values), not via position
     all_text: bool
 
 
@@ -180,7 +180,7 @@ class _Analyzer:
         flags = getattr(self.grid, "blank", None)
         if flags is None:
             blanks = [i for i in range(n) if self.grid.is_blank(i)]
-        elif not any(flags):  # the usual case, and any() tests bools faster than index() compares them
+        elif not any(flags):  # the usual case, & any() tests bools faster than index() compares them
             blanks = []
         else:  # list.index scans in C: cheap when blank rows are few, as they usually are
             blanks, i = [], -1
@@ -235,7 +235,7 @@ class _Analyzer:
         return self.note_like(i, width)
 
     def year_header(self, i: int, nxt: int | None) -> bool:
-        """A header whose labels are years (wide tables by year): numbers, but not data."""
+        """A header whose labels are years (wide tables per year): numbers, but not data."""
         inf = self.info(i)
         row = self.grid.row(i)
         vals = [str(v).strip() for v, k in zip(row, inf.kinds) if k == VALUE]
@@ -280,7 +280,7 @@ class _Analyzer:
 
         if run_text_only:
             if d == end and d == dense_rows[0]:
-                # A single line of labels and nothing under it: treat as notes.
+                # A single line of labels & nothing under it: treat as notes.
                 return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False, False)
             titles = list(range(seg.start, d))
             return _SegmentLayout(titles, [d], None, d + 1, end, footnotes, False, True)
@@ -330,7 +330,7 @@ def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
 
 
 def _data_like(p: RowInfo, cur: RowInfo) -> bool:
-    """Row p (above cur) is data too: it holds values, and no label sits over a column of values."""
+    """Row p (above cur) is data too: it holds values, & no label sits over a column of values."""
     if not p.n_value or agreement(p, cur) < 0.5:
         return False
     for j, k in enumerate(cur.kinds):

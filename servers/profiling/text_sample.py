@@ -1,4 +1,4 @@
-"""Bounded reads of a file's head and tail, and the text encoding they are written in."""
+"""Bounded reads of a file's head & tail, & the text encoding they are written in."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HEAD_BYTES = 1 << 20  # what a profile reads from the start of a file
-TAIL_BYTES = 64 << 10  # and from its end, to find footnotes of big files
+TAIL_BYTES = 64 << 10  # & from its end, to find footnotes of big files
 SNIFF_BYTES = 8 << 10
 
 _BOMS = (
@@ -54,7 +54,7 @@ def detect_encoding(data: bytes, *, final: bool = True) -> str:
 
 
 def _marked_encoding(data: bytes) -> str | None:
-    """The encoding a BOM names, or UTF-16 recognised by its NUL bytes; None otherwise."""
+    """The encoding a BOM names, or UTF-16 recognised via its NUL bytes; None otherwise."""
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name
@@ -69,7 +69,7 @@ def _marked_encoding(data: bytes) -> str | None:
 
 
 def _decode_head(raw: bytes, complete: bool) -> tuple[str, str]:
-    """(encoding, text) as detect_encoding and a decode give them, decoding UTF-8 (the usual case) once."""
+    """(encoding, text) as detect_encoding & a decode give them, decoding UTF-8 (the usual case) once."""
     if _marked_encoding(raw) is None:
         try:
             return "utf-8", raw.decode("utf-8")
@@ -94,7 +94,7 @@ def looks_binary(data: bytes) -> bool:
 
 @dataclass
 class TextSample:
-    """The decoded head of a file (whole lines), and its last lines when it is bigger."""
+    """The decoded head of a file (whole lines), & its last lines when it is bigger."""
 
     text: str
     encoding: str
@@ -102,7 +102,7 @@ class TextSample:
     size: int
     tail: str | None = None  # decoded last lines when not complete
     compression: str | None = None
-    mixed_encoding: bool = False  # head and tail disagree: load with encoding_errors="replace"
+    mixed_encoding: bool = False  # head & tail disagree: load with encoding_errors="replace"
     path: Path | None = None
 
 

@@ -1,8 +1,8 @@
 """A profiling worker process: `python -m servers.profiling.worker ROOT`.
 
 Reads lake-relative paths on stdin (one JSON string per line), writes each file's profile
-to the cache folder when one is given, and as one line of JSON to the file descriptor
-named by LAKEBOARD_PROFILE_FD (stdout when unset).
+to the cache folder when one is given, & as one line of JSON to the file descriptor
+named via LAKEBOARD_PROFILE_FD (stdout when unset).
 Its own stdout is pointed at stderr, so nothing a library prints can corrupt the answers.
 """
 
@@ -67,7 +67,7 @@ def _warm_up(profile_file) -> None:
 
 if __name__ == "__main__":
     code = main()
-    # Every answer and cache entry is written and closed by now: skip the interpreter's
-    # teardown (freeing every module and object), which kept the pool waiting ~0.1 s per run.
+    # Every answer & cache entry is written & closed via now: skip the interpreter's
+    # teardown (freeing every module & object), which kept the pool waiting ~0.1 s per run.
     sys.stderr.flush()
     os._exit(code)

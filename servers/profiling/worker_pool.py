@@ -2,9 +2,9 @@
 
 Each worker is a plain `python -m servers.profiling.worker ROOT` subprocess (so it does not
 depend on how the calling program was started, e.g. a stdio MCP server or a `-c` script),
-reused across files. It reads relative paths on stdin, one per line, and answers each
-with one line of profile JSON on a private pipe. Every file gets a time bound and a memory
-bound; a worker that exceeds one is killed and replaced, and the file gets a profile that
+reused across files. It reads relative paths on stdin, one per line, & answers each
+with one line of profile JSON on a private pipe. Every file gets a time bound & a memory
+bound; a worker that exceeds one is killed & replaced, & the file gets a profile that
 says why. Workers that cannot start at all are reported as such, never blamed on a file.
 """
 
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_LIMIT = 1536 << 20  # bytes of RSS per worker
 PIPELINE = 2  # files sent ahead to each worker, so it never waits for this process
-STARTUP_TIMEOUT_S = 120.0  # a worker that has not imported its readers by then is broken
+STARTUP_TIMEOUT_S = 120.0  # a worker that has not imported its readers at that point is broken
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _MALLOC_TUNING = {
     "MALLOC_MMAP_THRESHOLD_": str(8 << 20),
@@ -63,7 +63,7 @@ class Outcome:
 
 
 class WorkerPool:
-    """A few reusable worker processes with a per-file time and memory bound."""
+    """A few reusable worker processes with a per-file time & memory bound."""
 
     def __init__(
         self,
@@ -89,8 +89,8 @@ class WorkerPool:
         env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
         env.setdefault("OMP_NUM_THREADS", "1")  # workers are the parallelism; no thread pools inside
         # glibc malloc: keep freed memory for the next file instead of returning it to the
-        # system and faulting it back in (a worker read takes up to 1 MB): ~4x fewer page
-        # faults and ~4% less CPU per worker on the benchmark lake.
+        # system & faulting it back in (a worker read takes up to 1 MB): ~4x fewer page
+        # faults & ~4% less CPU per worker on the benchmark lake.
         for name, value in _MALLOC_TUNING.items():
             env.setdefault(name, value)
         proc = subprocess.Popen(
@@ -248,7 +248,7 @@ class WorkerPool:
             msg = f"reading this file took longer than {self.timeout_s:g} s, so the reader was stopped"
             yield Outcome(rel, None, msg, "unreadable")
         elif why == "memory":
-            msg = f"the reader needed more than {self.memory_limit >> 20} MB of memory on this file and was stopped"
+            msg = f"the reader needed more than {self.memory_limit >> 20} MB of memory on this file & was stopped"
             yield Outcome(rel, None, msg, "too_large")
         else:
             detail = f" (exit code {code})" if code is not None else ""

@@ -1,8 +1,8 @@
 """Data dictionaries: tables whose rows describe the columns of another file.
 
-A dictionary is recognised by content, not by name: one of its columns lists (most of)
-another file's column names, and another column holds prose (the descriptions). The
-described file then inherits the descriptions as searchable text, and the two are served
+A dictionary is recognised via content, not via name: one of its columns lists (most of)
+another file's column names, & another column holds prose (the descriptions). The
+described file then inherits the descriptions as searchable text, & the two are served
 together.
 """
 

@@ -1,7 +1,7 @@
 """A file's profile as weighted fields of terms: what a request can be matched against.
 
 Field weights say how strongly a match in that field suggests the file holds what the
-request needs: the file's own name and its column names are the strongest evidence, a
+request needs: the file's own name & its column names are the strongest evidence, a
 word buried in a PDF's first page the weakest.
 """
 
@@ -34,7 +34,7 @@ class FileDocument:
     path: str
     fields: dict[str, set[str]] = field(default_factory=dict)
     phrases: set[tuple[str, str]] = field(default_factory=set)
-    # every stemmed word of column names and categorical values, stopwords kept, one
+    # every stemmed word of column names & categorical values, stopwords kept, one
     # string per name/value: where a quoted phrase from a request is looked up verbatim
     verbatim: set[str] = field(default_factory=set)
     name_terms: list[str] = field(default_factory=list)
@@ -48,7 +48,7 @@ class FileDocument:
         return set().union(*self.fields.values()) if self.fields else set()
 
     def strength(self, term: str) -> tuple[float, str | None]:
-        """The strongest field in which `term` occurs, and that field's weight."""
+        """The strongest field in which `term` occurs, & that field's weight."""
         best, where = 0.0, None
         for name, toks in self.fields.items():
             w = FIELD_WEIGHTS[name]
@@ -87,7 +87,7 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
     for table in profile.tables:
         if table.name:
             titles.append(table.name)
-        # the line naming a table is its title; other notes are footnotes and sources
+        # the line naming a table is its title; other notes are footnotes & sources
         if table.title:
             titles.append(table.title)
         notes.extend(n for n in table.notes if n != table.title)

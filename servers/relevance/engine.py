@@ -1,7 +1,7 @@
 """The offline relevance engine: which files of a partition does a request need?
 
-Scores are comparable across file agents by construction: term weights come from the
-lake-wide vocabulary written at index time, and a file's score is the weighted share of
+Scores are comparable across file agents through construction: term weights come from the
+lake-wide vocabulary written at index time, & a file's score is the weighted share of
 the request's terms it covers, so the same request gets the same scale everywhere.
 """
 
@@ -24,12 +24,12 @@ _ABSENT_TERM_FACTOR = 0.35
 _ABSENT_SPECIFICITY = 0.3
 _W_COVERAGE, _W_PHRASE, _W_NAME = 0.7, 0.1, 0.2
 # A quoted phrase found verbatim as a column name or value is the strongest evidence a
-# request can give; it lifts the score by this much (then clipped to 1).
+# request can give; it lifts the score via this much (then clipped to 1).
 _QUOTED_BONUS = 0.15
 
 
 def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
-    """Lake-wide document frequencies and word specificities, computed once by the indexer."""
+    """Lake-wide document frequencies & word specificities, computed once via the indexer."""
     df: Counter[str] = Counter()
     surface: dict[str, str] = {}
     for prof in profiles:
@@ -41,14 +41,14 @@ def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
 
 
 class LexicalEngine:
-    """Scores files by weighted term coverage over profile fields (no model needed)."""
+    """Scores files via weighted term coverage over profile fields (no model needed)."""
 
     def __init__(self, profiles: list[FileProfile], vocabulary: LakeVocabulary | None = None) -> None:
         self.profiles = {p.path: p for p in profiles}
         links = link_dictionaries(profiles)
         self.dictionaries = links.closest  # served together
         described_by: dict[str, str] = {}
-        # ... but every file whose columns a dictionary describes is searchable by its text
+        # ... but every file whose columns a dictionary describes is searchable via its text
         for data_path, dict_paths in links.fitting.items():
             described_by[data_path] = " ; ".join(dictionary_text(self.profiles[d]) for d in dict_paths)
         self.documents: dict[str, FileDocument] = {
@@ -57,7 +57,7 @@ class LexicalEngine:
         self.dictionary_paths = {d for ds in self.dictionaries.values() for d in ds}
         self.families = find_families(profiles)
         for path, family in self.families.items():
-            # Same-shaped siblings (by_region/north.csv, ...) are one dataset split by a
+            # Same-shaped siblings (by_region/north.csv, ...) are one dataset split on a
             # key: the folder names the dataset, the file name only names the key.
             if family.startswith("siblings:"):
                 doc = self.documents[path]

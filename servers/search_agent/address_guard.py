@@ -1,11 +1,11 @@
 """SSRF guard: which network addresses a fetched page may live at.
 
-Search results are untrusted URLs, so before any page fetch the host is resolved and every
+Search results are untrusted URLs, so before any page fetch the host is resolved & every
 address it resolves to is checked; the same check runs again inside the HTTP connection
-layer at connect time (`GuardedNetworkBackend`), which covers redirects and DNS answers
-that change between the check and the connection. Private, loopback, link-local and other
+layer at connect time (`GuardedNetworkBackend`), which covers redirects & DNS answers
+that change between the check & the connection. Private, loopback, link-local & other
 non-global addresses are refused unless the operator allows private fetches (or allows
-specific networks); multicast, unspecified and reserved addresses are always refused.
+specific networks); multicast, unspecified & reserved addresses are always refused.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class BlockedAddressError(Exception):
-    """A URL or connection refused by the address policy; the message says why."""
+    """A URL or connection refused via the address policy; the message says why."""
 
 
 @dataclass(frozen=True)
 class AddressPolicy:
     """What page fetches may connect to.
 
-    allow_private: also allow private, loopback and link-local addresses (a trusted network).
+    allow_private: also allow private, loopback & link-local addresses (a trusted network).
     allowed_networks: specific networks allowed even when `allow_private` is off.
     """
 
@@ -99,13 +99,13 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
 
 
 async def check_url(url: str, policy: AddressPolicy) -> list[IPAddress]:
-    """Refuse `url` unless it is http(s) and every address of its host is allowed.
+    """Refuse `url` unless it is http(s) & every address of its host is allowed.
 
     Returns the resolved addresses. Raises BlockedAddressError with the reason.
     """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
-        raise BlockedAddressError(f"Only http and https pages are fetched, not {parts.scheme or 'scheme-less'} URLs: {url}")
+        raise BlockedAddressError(f"Only http & https pages are fetched, not {parts.scheme or 'scheme-less'} URLs: {url}")
     try:
         host, port = parts.hostname, parts.port
     except ValueError as exc:
@@ -119,7 +119,7 @@ async def check_url(url: str, policy: AddressPolicy) -> list[IPAddress]:
 
 
 def check_addresses(host: str, addresses: Sequence[IPAddress], policy: AddressPolicy) -> None:
-    """Raise BlockedAddressError if any address of `host` is refused by `policy`."""
+    """Raise BlockedAddressError if any address of `host` is refused via `policy`."""
     for address in addresses:
         reason = policy.refusal(address)
         if reason is not None:
@@ -137,9 +137,9 @@ def _ip_literal(host: str) -> IPAddress | None:
 class GuardedNetworkBackend:
     """An httpcore network backend that checks the address it is about to connect to.
 
-    It resolves the host itself, refuses disallowed addresses, and connects to the checked
+    It resolves the host itself, refuses disallowed addresses, & connects to the checked
     address (TLS still verifies the original host name), so a DNS answer cannot change
-    between the check and the connection.
+    between the check & the connection.
     """
 
     def __init__(self, policy: AddressPolicy) -> None:
@@ -176,7 +176,7 @@ def guarded_transport(policy: AddressPolicy) -> Any:
 
     transport = httpx.AsyncHTTPTransport(trust_env=False)
     # httpx exposes no network-backend option; its transport only forwards to `_pool`, so a
-    # pool built with our backend (and httpx's own TLS settings) replaces the default one.
+    # pool built with our backend (& httpx's own TLS settings) replaces the default one.
     transport._pool = httpcore.AsyncConnectionPool(
         ssl_context=httpx.create_ssl_context(trust_env=False),
         max_connections=20,

@@ -1,11 +1,11 @@
-"""The search agent: decides whether it can help, then searches in rounds and answers.
+"""The search agent: decides whether it can help, then searches in rounds & answers.
 
 Plain async methods, independent of MCP: the server passes a `Model` (`servers.sampling`:
 the client's model, through sampling) or None (offline). With a model, the paper's flow: the
-model writes each query, reads the top pages, and either answers with numbered sources or
+model writes each query, reads the top pages, & either answers with numbered sources or
 writes the next query (at most `rounds` rounds; the steps are keyed "decide", "query",
 "round-N"). Offline: the request is the first query, later rounds add words from the best
-passages (pseudo-relevance feedback) while the evidence is weak, and the answer is
+passages (pseudo-relevance feedback) while the evidence is weak, & the answer is
 extractive: the best passages, with their documents or URLs as sources.
 """
 
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 _ENTRY_LINE = re.compile(r"^\s*(?:[*+\-•]\s|\d+[.)]\s|\||[^:]{1,80}: \S)")
 
 INDEX_WAIT_S = 120.0
-# Cosine similarities (TF-IDF, unigrams+bigrams) that calibrate decisions and confidences.
+# Cosine similarities (TF-IDF, unigrams+bigrams) that calibrate decisions & confidences.
 MIN_DOC_MATCH = 0.08  # below: no local document is about the request
 STRONG_DOC_MATCH = 0.35  # at or above: a document matches as well as it gets
 ENOUGH_EVIDENCE = 0.25  # offline: stop searching once the best passage scores this
@@ -167,7 +167,7 @@ class SearchAgent:
             best = hits[0].document.path
             if phrasing.asks_knowledge:
                 confidence = 0.3 + 0.3 * phrasing.strength() + 0.3 * match
-                return self._decision(True, f"The request {cue}, and the local document {best} covers it.", min(confidence, 0.9))
+                return self._decision(True, f"The request {cue}, & the local document {best} covers it.", min(confidence, 0.9))
             if phrasing.data < 0.5 and match >= 0.8:
                 return self._decision(True, f"The local document {best} closely matches the request.", 0.3 + 0.2 * match)
             return self._decision(False, "The request does not ask for general knowledge.", 0.1)
@@ -368,5 +368,5 @@ def _focus(text: str, words: set[str]) -> str:
 def _with_notes(reason: str, notes: list[str]) -> str:
     if not notes:
         return reason
-    shown = " ".join(notes[:2]) + (f" (and {len(notes) - 2} more)" if len(notes) > 2 else "")
+    shown = " ".join(notes[:2]) + (f" (& {len(notes) - 2} more)" if len(notes) > 2 else "")
     return f"{reason} Not read: {shown}"

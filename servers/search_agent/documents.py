@@ -1,8 +1,8 @@
-"""Documents as plain text, and text as ranked-retrieval passages.
+"""Documents as plain text, & text as ranked-retrieval passages.
 
 One reader per format (HTML, Markdown/text, PDF) turns a document into Markdown-ish text:
-paragraphs separated by blank lines and headings marked with `#`, so a single chunker
-serves local documents and fetched web pages alike.
+paragraphs separated with blank lines & headings marked with `#`, so a single chunker
+serves local documents & fetched web pages alike.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Passage(BaseModel):
     position: int = Field(0, description="order of the passage within its document")
 
     def indexed_text(self) -> str:
-        """Title and heading count as passage words: they say what the passage is about."""
+        """Title & heading count as passage words: they say what the passage is about."""
         return " ".join(part for part in (self.title, self.heading, self.text) if part)
 
 
@@ -85,7 +85,7 @@ def html_to_text(markup: str | bytes, *, drop_chrome: bool = False) -> tuple[str
         level = int(tag.name[1])
         tag.insert_before("\n\n" + "#" * level + " ")
         tag.append("\n\n")
-    for tag in soup.find_all("dt"):  # a term and its definition stay one paragraph
+    for tag in soup.find_all("dt"):  # a term & its definition stay one paragraph
         tag.insert_before("\n\n")
         tag.append(": ")
     for tag in soup.find_all("dd"):
@@ -105,7 +105,7 @@ def html_to_text(markup: str | bytes, *, drop_chrome: bool = False) -> tuple[str
 
 
 def markdown_to_text(raw: str) -> tuple[str, str]:
-    """Return (title, text) of Markdown or plain text: links and emphasis reduced to words.
+    """Return (title, text) of Markdown or plain text: links & emphasis reduced to words.
 
     Hard-wrapped lines are joined back into one line per paragraph or list item, so that a
     line is a unit of meaning (an answer can quote whole lines).
@@ -169,7 +169,7 @@ def pdf_to_text(path: Path) -> tuple[str, str]:
 
 
 def read_document(path: Path) -> DocumentText:
-    """Extract the text of one local document, by its file suffix."""
+    """Extract the text of one local document, via its file suffix."""
     suffix = path.suffix.lower()
     if suffix in HTML_SUFFIXES:
         title, text = html_to_text(path.read_bytes())
@@ -229,7 +229,7 @@ def split_passages(
             block = rest
         if _ENTRY.match(block) and len(block) <= max_chars:
             # "Term: definition" entries (glossaries, definition lists) stay alone, so a short
-            # entry is not outweighed by its neighbours when ranked.
+            # entry is not outweighed via its neighbours when ranked.
             flush()
             buffer.append(block)
             flush()

@@ -1,6 +1,6 @@
-"""Fetching result pages: httpx (async) behind the SSRF guard, with size, time and type limits.
+"""Fetching result pages: httpx (async) behind the SSRF guard, with size, time & type limits.
 
-Every failure becomes a `FetchError` whose message is a sentence naming the URL and the
+Every failure becomes a `FetchError` whose message is a sentence naming the URL & the
 reason (refused address, timeout, HTTP status, wrong content type, too large, unreadable).
 """
 
@@ -50,7 +50,7 @@ class FetchedPage(BaseModel):
 
 
 class FetchError(Exception):
-    """A page that could not be fetched or read; the message says which and why."""
+    """A page that could not be fetched or read; the message says which & why."""
 
 
 class PageFetcher:
@@ -62,7 +62,7 @@ class PageFetcher:
         self._http: Any = None
 
     def _client(self) -> Any:
-        """The HTTP client, opened on first use (and again after `aclose`: a server may restart)."""
+        """The HTTP client, opened on first use (& again after `aclose`: a server may restart)."""
         import httpx
 
         if self._http is None or self._http.is_closed:
@@ -81,7 +81,7 @@ class PageFetcher:
             self._http = None
 
     async def fetch(self, url: str) -> FetchedPage:
-        """Fetch `url` and reduce it to text, within the time limit for the whole chain."""
+        """Fetch `url` & reduce it to text, within the time limit for the whole chain."""
         try:
             with anyio.fail_after(self.limits.timeout_s):
                 return await self._fetch(url)

@@ -1,7 +1,7 @@
-"""The local backend's offline index: documents in folders, passages ranked by TF-IDF.
+"""The local backend's offline index: documents in folders, passages ranked on TF-IDF.
 
 Text extraction is the slow part (PDFs), so extracted text is cached in one JSON file per
-set of folders, keyed by each file's mtime and size; ranking is refit at every start
+set of folders, keyed on each file's mtime & size; ranking is refit at every start
 (milliseconds for a docs folder). Paths are shown relative to `root` (the lake root when
 the server is told one, otherwise each docs folder's parent, so `<lake>/docs/x.md` is
 shown as `docs/x.md`).
@@ -37,7 +37,7 @@ MAX_DOCUMENT_BYTES = 50_000_000
 
 
 class LocalDocument(BaseModel):
-    """One indexed document, as listed by the server's documents resource."""
+    """One indexed document, as listed via the server's documents resource."""
 
     path: str
     title: str
@@ -47,7 +47,7 @@ class LocalDocument(BaseModel):
 
 
 class LocalDocumentList(BaseModel):
-    """The documents resource: what the local backend indexed, and what it could not read."""
+    """The documents resource: what the local backend indexed, & what it could not read."""
 
     documents: list[LocalDocument]
     skipped: list[str] = []
@@ -62,7 +62,7 @@ class DocumentHit(BaseModel):
 
 
 class LocalIndex:
-    """Documents under some folders, searchable by passage similarity."""
+    """Documents under some folders, searchable via passage similarity."""
 
     def __init__(
         self,
@@ -84,7 +84,7 @@ class LocalIndex:
     # -- building ---------------------------------------------------------------------------
 
     def build(self) -> LocalIndex:
-        """Read every document and fit the ranker (blocking; run it in a worker thread)."""
+        """Read every document & fit the ranker (blocking; run it in a worker thread)."""
         try:
             cache = self._load_cache()
             fresh: dict[str, dict] = {}

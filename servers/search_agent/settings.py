@@ -2,7 +2,7 @@
 
 `resolve_settings` records where each setting came from (`sources`), so the server can
 log it. API keys are read from the environment only (never flags: they would show in
-process listings and in servers.json).
+process listings & in servers.json).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class SearchAgentSettings(BaseModel):
         if self.backend == "google":
             missing = [n for n, v in (("GOOGLE_API_KEY", self.google_api_key), ("GOOGLE_CSE_ID", self.google_cse_id)) if not v]
             if missing:
-                return f"The google backend needs {' and '.join(missing)} in the environment of the search agent."
+                return f"The google backend needs {' & '.join(missing)} in the environment of the search agent."
         if self.backend == "brave" and not self.brave_api_key:
             return "The brave backend needs BRAVE_API_KEY in the environment of the search agent."
         return None
@@ -85,19 +85,19 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--backend", choices=BACKENDS, help="where to search (default: local; env LAKEBOARD_SEARCH_BACKEND)")
     parser.add_argument("--docs", action="append", metavar="DIR", type=Path,
-                        help="a folder of HTML, Markdown, text and PDF documents (repeatable; env LAKEBOARD_SEARCH_DOCS, "
-                        "folders separated by the OS path separator)")
+                        help="a folder of HTML, Markdown, text & PDF documents (repeatable; env LAKEBOARD_SEARCH_DOCS, "
+                        "folders separated with the OS path separator)")
     parser.add_argument("--lake-root", type=Path, metavar="DIR",
                         help="show local sources relative to this folder (default: each docs folder's parent)")
     parser.add_argument("--searxng-url", metavar="URL", help="SearxNG instance, e.g. http://127.0.0.1:8888")
     parser.add_argument("--google-base-url", metavar="URL", help=f"Google Custom Search API base (default {DEFAULT_GOOGLE_BASE_URL})")
     parser.add_argument("--brave-base-url", metavar="URL", help=f"Brave Search API base (default {DEFAULT_BRAVE_BASE_URL})")
     parser.add_argument("--allow-private-fetch", action="store_true", default=None,
-                        help="allow fetching result pages from private, loopback and link-local addresses")
+                        help="allow fetching result pages from private, loopback & link-local addresses")
     parser.add_argument("--allow-fetch-network", action="append", metavar="CIDR", default=None,
                         help="also allow fetching pages from this network (repeatable), e.g. 127.0.0.1/32")
     parser.add_argument("--sampling", choices=("auto", "off"),
-                        help="auto: let the client's model write queries and answers when it supports MCP sampling; "
+                        help="auto: let the client's model write queries & answers when it supports MCP sampling; "
                         "off: always offline ranking (env LAKEBOARD_SEARCH_SAMPLING)")
     parser.add_argument("--rounds", type=int, help="search rounds per request (default 3)")
     parser.add_argument("--pages-per-query", type=int, help="pages read per query (default 3)")
@@ -105,7 +105,7 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-page-bytes", type=int, metavar="N", help="size limit per page (default 2000000)")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR",
                         help="where extracted document text is cached (default ~/.cache/lakeboard; env LAKEBOARD_CACHE_DIR)")
-    parser.add_argument("--name", help="agent name reported in decisions and responses (default search_agent)")
+    parser.add_argument("--name", help="agent name reported in decisions & responses (default search_agent)")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP transport address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP transport port (default 8000)")
@@ -114,7 +114,7 @@ def argument_parser() -> argparse.ArgumentParser:
 
 
 def resolve_settings(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> SearchAgentSettings:
-    """Merge flags, environment and defaults; raise ValueError with a sentence on bad values."""
+    """Merge flags, environment & defaults; raise ValueError with a sentence on bad values."""
     env = os.environ if env is None else env
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
