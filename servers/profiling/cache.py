@@ -17,13 +17,13 @@ import hashlib
 import json
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import Iterator
 
 from pydantic import ValidationError
 
 from schemas.profiles import FileProfile
+from servers.atomic_files import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class ProfileCache:
         self.dir.mkdir(parents=True, exist_ok=True)
         tag = self.dir / "CACHEDIR.TAG"
         if not tag.exists():
-            _atomic_write(tag, CACHEDIR_TAG)
+            write_text_atomic(tag, CACHEDIR_TAG, durable=False)
         self._ready = True
 
     def file_for(self, relpath: str) -> Path:
@@ -145,7 +145,7 @@ class ProfileCache:
                 "mtime_ns": profile.mtime_ns,
             }
         )
-        _atomic_write(self.file_for(profile.path), meta + "\n" + profile_json)
+        write_text_atomic(self.file_for(profile.path), meta + "\n" + profile_json, durable=False)
 
     def remove(self, relpath: str) -> None:
         try:
@@ -177,18 +177,3 @@ def _split(raw: bytes, label: str) -> tuple[dict, bytes] | None:
         log.warning("ignoring a damaged cache entry for %s", label)
         return None
     return meta, body
-
-
-def _atomic_write(target: Path, text: str) -> None:
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
