@@ -15,6 +15,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from servers.process import exit_now
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -66,8 +68,6 @@ def _warm_up(profile_file) -> None:
 
 
 if __name__ == "__main__":
-    code = main()
-    # Every answer & cache entry is written & closed via now: skip the interpreter's
-    # teardown (freeing every module & object), which kept the pool waiting ~0.1 s per run.
-    sys.stderr.flush()
-    os._exit(code)
+    # Every answer & cache entry is written once main returns: skip the interpreter's
+    # teardown, which kept the pool waiting ~0.1 s per run.
+    exit_now(main())
