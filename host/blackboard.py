@@ -23,7 +23,7 @@ from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentRespons
 
 
 class ResponseBoard:
-    """Every response the helpers gave, in posting order. Read via the main agent only."""
+    """Every response the helpers gave, in posting order. For the main agent only."""
 
     def __init__(self) -> None:
         self._entries: list[BoardEntry] = []

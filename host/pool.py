@@ -363,7 +363,7 @@ class ClientPool:
         return ToolResult(name, tool, raw.structured_content, text, elapsed, raw)
 
     async def _ready_client(self, member: _Member, tool: str, deadline: float) -> Client:
-        """The member's live client, reconnecting first if needed, via the deadline."""
+        """The member's live client, reconnecting first if needed, within the deadline."""
         if self._closed:
             raise ServerUnavailable(member.name, tool, "the client pool is closed")
         client = member.client
@@ -497,7 +497,7 @@ class ClientPool:
     def _on_death(self, member: _Member, client: Client, exc: BaseException) -> None:
         """Record that `client`'s server died & restart it in the background."""
         if member.client is not client or member.state != "ready" or self._closed:
-            return  # already handled via a concurrent call
+            return  # already handled in a concurrent call
         member.state = "restarting"
         member.last_error = _describe(exc)
         logger.warning("server %s died: %s; restarting", member.name, member.last_error)

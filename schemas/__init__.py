@@ -1,4 +1,4 @@
-"""Pydantic contracts shared via the host & the servers.
+"""Pydantic contracts shared between the host & the servers.
 
 Nothing else is shared between the two sides: servers never import host code & the
 host never imports server internals. Every model here crosses a process boundary

@@ -145,7 +145,7 @@ class RunResult(BaseModel):
     steps: list[AgentStep] = Field(default_factory=list)
     error: str | None = None
     model: str | None = Field(None, description="the model that drove the run (None: offline)")
-    usage: dict[str, Any] = Field(default_factory=dict, description="token usage: total & via label")
+    usage: dict[str, Any] = Field(default_factory=dict, description="token usage: total & per label")
     elapsed_s: float = 0.0
     notes: list[str] = Field(default_factory=list, description="what the user should know about this run")
 

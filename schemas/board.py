@@ -133,7 +133,7 @@ class Posting(BaseModel):
 
 
 class BoardEntry(_CarriesResponse):
-    """One response on the response board (read via the main agent only)."""
+    """One response on the response board (for the main agent only)."""
 
     request_id: str
     request: str
@@ -161,7 +161,7 @@ class ServerStatus(BaseModel):
 class TraceEvent(BaseModel):
     """One line of the JSONL trace.
 
-    Kinds written via the host: server_started, server_failed, server_died,
+    Kinds the host writes: server_started, server_failed, server_died,
     server_restarted (pool); post, decision, response, helper_error, posting
     (blackboard). Further host components may add their own kinds.
     """

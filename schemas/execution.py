@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 
 class ExecutionError(BaseModel):
-    """An exception raised via the cell (or a limit the sandbox enforced on it)."""
+    """An exception the cell raised (or a limit the sandbox enforced on it)."""
 
     name: str = Field(description="exception class, e.g. 'KeyError' or 'TimeoutError'")
     value: str = Field(description="the exception's message")

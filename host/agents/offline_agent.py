@@ -30,7 +30,7 @@ from schemas.discovery import DiscoveryResult
 
 _BLOCK_HEAD = re.compile(r"^# --- ", re.M)
 _DATA_BINDING = re.compile(r"^data\s*=", re.M)
-_VERIFY_PER_FAMILY = 20  # loaders tried one file at a time; the rest are tried via the final run
+_VERIFY_PER_FAMILY = 20  # loaders tried one file at a time; the rest are tried in the final run
 
 
 @dataclass
@@ -122,7 +122,7 @@ def code_blocks(code: str) -> list[str]:
 
 
 def files_read(block: str, candidates: list[str], lake_root: Path) -> list[str]:
-    """The candidate files a block names via absolute path (as a quoted literal), in order."""
+    """The candidate files a block names with absolute path (as a quoted literal), in order."""
     found = []
     for rel in candidates:
         absolute = str(lake_root / rel)
@@ -283,7 +283,7 @@ def assemble_program(question: str, loaders: list[Loader], lake_root: Path) -> s
     listing = "\n".join(f"  {p}" for p in files)
     header = (
         '"""Load the lake data for: ' + question.replace('"""', "'''") + "\n\n"
-        "Assembled via Lakeboard without a model, from the loading code the file agents gave;\n"
+        "Assembled with Lakeboard without a model, from the loading code the file agents gave;\n"
         "every loader ran in the kernel. Files:\n" + listing + '\n"""\n'
     )
     parts = [header, "import json\nfrom pathlib import Path\n", f"LAKE = Path({str(lake_root)!r})\n"]

@@ -9,7 +9,7 @@ KramaBench scores each task via its `answer_type`:
 | string_exact | success: equal after trimming & lower-casing (numbers compare as numbers) | score == 1 |
 | string_approximate | ROUGE-1 F1 over lower-cased words | normalised equality or F1 >= 0.8 |
 | list_exact | F1 of matched elements (numbers within 1e-6 relative, strings case-insensitive) | F1 == 1 |
-| list_approximate | F1 with numbers within 1% & strings via normalised equality | F1 == 1 |
+| list_approximate | F1 with numbers within 1% & strings with normalised equality | F1 == 1 |
 
 KramaBench also asks an LLM whether two approximate strings are paraphrases; that judge
 is not used here (scores stay reproducible & offline), so `string_approximate` relies

@@ -27,7 +27,7 @@ class Usage(BaseModel):
 
 
 class UsageLedger:
-    """Accumulates usage for one run, overall & via label ("main", "sampling:files-3", ...).
+    """Accumulates usage for one run, overall & per label ("main", "sampling:files-3", ...).
 
     Only touched from the event loop's thread, so it needs no lock.
     """

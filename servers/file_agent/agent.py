@@ -2,7 +2,7 @@
 
 Plain, synchronous & testable; `server.py` only exposes it over MCP. The agent decides
 on its own whether it can help (the blackboard never assigns work), on a confidence scale
-shared via every file agent of the lake.
+shared across every file agent of the lake.
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def _rmdir(path: Path) -> None:
 
 
 def _remove_stale(parent: Path) -> None:
-    """Remove cgroups left via servers that died (rmdir fails anyway if one is still in use)."""
+    """Remove cgroups left over from servers that died (rmdir fails anyway if one is still in use)."""
     try:
         children = list(parent.glob(f"{PREFIX}*"))
     except OSError:

@@ -61,7 +61,7 @@ class KernelSession:
         self._start_task: asyncio.Task[float] | None = None
         self._km: Any = None  # AsyncKernelManager
         self._kc: Any = None  # AsyncKernelClient
-        self._generation = 0  # bumped via every (re)start
+        self._generation = 0  # bumped on every (re)start
         self._cell_running = False
         self._restart_requested = False
         self._pending_interrupts: set[str] = set()
@@ -276,10 +276,10 @@ class KernelSession:
         if signum:
             name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
             if signum == signal.SIGXCPU:
-                return f"killed via {name}: it used up its CPU-time budget of {self.config.cpu_seconds} s"
+                return f"killed with {name}: it used up its CPU-time budget of {self.config.cpu_seconds} s"
             if signum == signal.SIGKILL:
-                return f"killed via {name}"
-            return f"killed via signal {name}"
+                return f"killed with {name}"
+            return f"killed with signal {name}"
         return f"exit status {code}"
 
     def _log_tail(self) -> str:

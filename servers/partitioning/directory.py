@@ -83,7 +83,7 @@ def _name(folder: str, files: list[str]) -> str:
 
 
 def _merge_to(chunks: list[tuple[str, list[str]]], n: int) -> list[tuple[str, list[str]]]:
-    """Merge the two smallest neighbouring (via path order) chunks until `n` remain."""
+    """Merge the two smallest neighbouring (in path order) chunks until `n` remain."""
     chunks = sorted(chunks, key=lambda c: c[0])
     while len(chunks) > max(n, 1):
         i = min(range(len(chunks) - 1), key=lambda k: len(chunks[k][1]) + len(chunks[k + 1][1]))

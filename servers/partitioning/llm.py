@@ -1,4 +1,4 @@
-"""LLM partitioning: the paper's file-name clustering prompt, answered via a model."""
+"""LLM partitioning: the paper's file-name clustering prompt, answered with a model."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Re-indexing a lake then re-profiles only files that changed, & rewrites only their
 entries. Each entry is written to a temporary file & renamed into place, so a crash
 never leaves a half-written profile, & readers (the file-agent servers) may load
-entries while the indexer writes others. Entries are written via the profiling worker
+entries while the indexer writes others. Entries are written from the profiling worker
 processes themselves, in parallel. The folder carries a CACHEDIR.TAG, so lake walkers
 & backup tools skip it.
 

@@ -1,6 +1,6 @@
 """Column profiles & sample rows from a bounded sample of a table.
 
-Two entry points: `profile_values` works on plain Python columns (cells parsed via the
+Two entry points: `profile_values` works on plain Python columns (cells parsed with the
 csv module, spreadsheet cells, JSON records, Arrow columns) & infers the dtype pandas
 would give each column, without pandas; `profile_frame` works on a DataFrame (readers
 that need pandas anyway: HTML, geodata, SQLite, fixed-width). On samples of a few hundred
@@ -279,7 +279,7 @@ def profile_values(
 
 
 def profile_typed(names: list[str], columns: list[list[Any]]) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
-    """profile_values for columns of Python values (spreadsheet cells, JSON), typed via typed_dtype."""
+    """profile_values for columns of Python values (spreadsheet cells, JSON), typed with typed_dtype."""
     typed = [typed_dtype(c) for c in columns]
     return profile_values(names, [dtype for dtype, _ in typed], [values for _, values in typed])
 

@@ -20,7 +20,7 @@ except ImportError:  # optional speed-up: the standard module reads everything o
     orjson = None
 
 # orjson turns integers beyond 64 bits into floats instead of failing: documents with a run
-# of 19+ digits (found via mapping every digit to "0", in C) go to the standard module.
+# of 19+ digits (found through mapping every digit to "0", in C) go to the standard module.
 # One translated copy answers both checks: digits become 0 (long numbers), { becomes [ (depth).
 _SAFETY_FOLD = bytes.maketrans(b"123456789{", b"000000000[")
 _LONG_NUMBER = b"0" * 19

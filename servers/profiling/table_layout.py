@@ -1,6 +1,6 @@
 """Where the tables are in a grid of cells: title lines, header rows, data, footnotes.
 
-Shared via the delimited-text & spreadsheet readers. Real files put titles & notes
+Shared between the delimited-text & spreadsheet readers. Real files put titles & notes
 above the header, units or a second header row under it, several tables one after the
 other separated with blank rows, & sources/footnotes after the data. The grid is read
 lazily, so a big file is only parsed where its structure can change: the head, the rows
@@ -157,7 +157,7 @@ class _SegmentLayout:
     data_start: int | None  # None: notes only
     data_end: int | None
     footnotes: list[int]
-    strong_header: bool  # header found from structure (text over values), not via position
+    strong_header: bool  # header found from structure (text over values), not from position
     all_text: bool
 
 

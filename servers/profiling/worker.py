@@ -2,7 +2,7 @@
 
 Reads lake-relative paths on stdin (one JSON string per line), writes each file's profile
 to the cache folder when one is given, & as one line of JSON to the file descriptor
-named via LAKEBOARD_PROFILE_FD (stdout when unset).
+named in LAKEBOARD_PROFILE_FD (stdout when unset).
 Its own stdout is pointed at stderr, so nothing a library prints can corrupt the answers.
 """
 

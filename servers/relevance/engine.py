@@ -24,12 +24,12 @@ _ABSENT_TERM_FACTOR = 0.35
 _ABSENT_SPECIFICITY = 0.3
 _W_COVERAGE, _W_PHRASE, _W_NAME = 0.7, 0.1, 0.2
 # A quoted phrase found verbatim as a column name or value is the strongest evidence a
-# request can give; it lifts the score via this much (then clipped to 1).
+# request can give; it lifts the score this much (then clipped to 1).
 _QUOTED_BONUS = 0.15
 
 
 def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
-    """Lake-wide document frequencies & word specificities, computed once via the indexer."""
+    """Lake-wide document frequencies & word specificities, computed once in the indexer."""
     df: Counter[str] = Counter()
     surface: dict[str, str] = {}
     for prof in profiles:

@@ -277,10 +277,7 @@ class SearchAgent:
         # Best source first; within a source, document order (steps read in sequence).
         source_rank = {source: i for i, source in enumerate(dict.fromkeys(p.source for p in chosen))}
         chosen.sort(key=lambda p: (source_rank[p.source], p.position))
-        answer = "\n\n".join(
-            f"{p.heading + ': ' if p.heading and p.heading != p.title else ''}{_focus(p.text, set(words))} [{p.source}]"
-            for p in chosen
-        )
+        answer = "\n\n".join(f"{_heading_prefix(p)}{_focus(p.text, set(words))} [{p.source}]" for p in chosen)
         sources = list(dict.fromkeys(p.source for p in chosen))
         reason = (f"Extracted from {len(sources)} of {page_count} source(s) found in {self.backend.describe()} "
                   f"with {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}.")
@@ -347,6 +344,11 @@ def _findings(request: BlackboardRequest, ranker: PassageRanker, pages: dict[str
         numbered.append(page.source)
         blocks.append(f"[{len(numbered)}] {page.title} ({page.source})\n{text[:FINDING_CHARS]}")
     return "\n\n".join(blocks), numbered
+
+
+def _heading_prefix(p: Passage) -> str:
+    """The passage's heading as a lead-in, unless it only repeats the document title."""
+    return f"{p.heading}: " if p.heading and p.heading != p.title else ""
 
 
 def _focus(text: str, words: set[str]) -> str:

@@ -37,7 +37,7 @@ MAX_DOCUMENT_BYTES = 50_000_000
 
 
 class LocalDocument(BaseModel):
-    """One indexed document, as listed via the server's documents resource."""
+    """One indexed document, as listed in the server's documents resource."""
 
     path: str
     title: str

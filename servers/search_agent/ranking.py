@@ -61,7 +61,7 @@ class PassageRanker:
             self._vectorizer = _vectorizer()
             try:
                 self._matrix = self._vectorizer.fit_transform([p.indexed_text() for p in self.passages])
-            except ValueError:  # every passage is stop words only: nothing to rank via
+            except ValueError:  # every passage is stop words only: nothing to rank with
                 self._matrix = None
 
     def scores(self, text: str) -> list[float]:

@@ -58,7 +58,7 @@ class Triage(BaseModel):
 
     @property
     def asks_knowledge(self) -> bool:
-        """Knowledge cues present & not outweighed via data cues."""
+        """Knowledge cues present & not outweighed through data cues."""
         return self.knowledge >= 0.5 and self.knowledge > self.data
 
     @property
