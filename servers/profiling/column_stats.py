@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2})?)?")
 MAX_TOP_VALUES = 30
 MAX_EXAMPLES = 5
-SAMPLE_ROWS = 20
+HEAD_ROWS = 20  # first rows kept in order: a profile's sample rows
+STATS_ROWS = 300  # rows a reader types & profiles: the first ones & a spread of the rest
 _MAX_VALUE_CHARS = 80
 _MAX_CELL_CHARS = 200
 
@@ -258,7 +259,7 @@ def typed_dtype(values: list[Any]) -> tuple[str, list[Any]]:
     return "object", values
 
 
-def spread_indices(n: int, k: int = 300, head: int = SAMPLE_ROWS) -> list[int]:
+def spread_indices(n: int, k: int = STATS_ROWS, head: int = HEAD_ROWS) -> list[int]:
     """k indices into n items: the first `head`, then evenly spread over the rest.
 
     Tables are often sorted on a category; the first rows alone would show only its first values.
@@ -270,7 +271,7 @@ def spread_indices(n: int, k: int = 300, head: int = SAMPLE_ROWS) -> list[int]:
 
 
 def profile_values(
-    names: list[str], dtypes: list[str], columns: list[list[Any]], n: int = SAMPLE_ROWS
+    names: list[str], dtypes: list[str], columns: list[list[Any]], n: int = HEAD_ROWS
 ) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
     """Column profiles & the first n rows, from parsed columns of equal length."""
     names = unique_names(names)
@@ -307,7 +308,7 @@ def _profile_list(name: str, dtype: str, values: list[Any]) -> ColumnProfile:
 
 
 # -- DataFrames ----------------------------------------------------------------------------
-def profile_frame(df: "pd.DataFrame", n: int = SAMPLE_ROWS) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
+def profile_frame(df: "pd.DataFrame", n: int = HEAD_ROWS) -> tuple[list[ColumnProfile], list[dict[str, Any]]]:
     """Column profiles & the first n rows as JSON-safe records."""
     names = unique_names([str(c) for c in df.columns])
     columns, heads = [], []

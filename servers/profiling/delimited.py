@@ -18,13 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import PANDAS_NA, parse_text_column, profile_values
+from servers.profiling.column_stats import (
+    HEAD_ROWS,
+    PANDAS_NA,
+    STATS_ROWS,
+    parse_text_column,
+    profile_values,
+    spread_indices,
+)
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
-SAMPLE_ROWS = 300  # rows parsed for dtypes & statistics: the first ones & a spread of the rest
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
 _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
@@ -426,7 +432,6 @@ def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str]
     return max(0, nonempty - before - after)
 
 
-HEAD_ROWS = 20  # the first rows, kept in order (they are the profile's sample rows)
 
 
 def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> list[list[str]]:
@@ -442,12 +447,11 @@ def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> li
             chunk = [r for r in chunk if any(c.strip() for c in r)]
         return chunk
 
-    if stop - start <= SAMPLE_ROWS + SAMPLE_ROWS // 2:
-        return keep(grid.rows(start, stop))[:SAMPLE_ROWS]
+    if stop - start <= STATS_ROWS + STATS_ROWS // 2:
+        return keep(grid.rows(start, stop))[:STATS_ROWS]
     head = keep(grid.rows(start, start + HEAD_ROWS + 10))[:HEAD_ROWS]
     first = start + HEAD_ROWS + 10
-    step = (stop - first) / (SAMPLE_ROWS - HEAD_ROWS)
-    picks = sorted({first + int(k * step) for k in range(SAMPLE_ROWS - HEAD_ROWS)})
+    picks = [first + i for i in spread_indices(stop - first, STATS_ROWS - HEAD_ROWS, head=0)]
     return head + keep(grid.rows_at(picks))
 
 

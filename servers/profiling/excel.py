@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_typed, spread_indices, unique_names
+from servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, unique_names
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
 MAX_ROWS = 2000  # rows read per sheet
 CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole
 MAX_COLS = 256
-SAMPLE_ROWS = 300
 
 
 class RowsGrid:
@@ -240,7 +239,7 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
     tp = TableProfile(name=sheet)
     opts: dict[str, Any] = {"sheet_name": sheet}
     end = b.data_end if b.data_end is not None else n_rows - 1
-    picks = spread_indices(end + 1 - b.data_start, SAMPLE_ROWS)
+    picks = spread_indices(end + 1 - b.data_start, STATS_ROWS)
     data = [list(grid.row(b.data_start + i)) for i in picks]
     width = 0
     for r in data + [grid.row(i) for i in b.header_rows]:

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_frame
+from servers.profiling.column_stats import STATS_ROWS, profile_frame
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
-SAMPLE_ROWS = 300
 _DIGIT = re.compile(r"\d")
 
 
@@ -140,7 +139,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     import pandas as pd
 
     kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors")}
-    kw["nrows"] = min(kw.get("nrows", SAMPLE_ROWS), SAMPLE_ROWS)
+    kw["nrows"] = min(kw.get("nrows", STATS_ROWS), STATS_ROWS)
     text = "\n".join(lines) + "\n"
     try:
         df = pd.read_fwf(io.StringIO(text), **kw) if reader == "read_fwf" else pd.read_csv(io.StringIO(text), **kw)

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_typed, spread_indices, value_text
+from servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, value_text
 from servers.profiling.detect import Detection
 from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
-SAMPLE_ROWS = 300
 
 try:
     import orjson
@@ -146,7 +145,7 @@ def _partial(text: str) -> tuple[Any, int]:
 
 def _array_prefix(s: str, i: int, dec: json.JSONDecoder) -> tuple[list[Any], int]:
     items: list[Any] = []
-    while i < len(s) and len(items) < SAMPLE_ROWS:
+    while i < len(s) and len(items) < STATS_ROWS:
         while i < len(s) and s[i] in " \t\r\n,":
             i += 1
         if i >= len(s) or s[i] == "]":
@@ -205,7 +204,7 @@ def _table_of(obj: Any):
     if cands:
         path, recs = max(cands, key=lambda c: len(c[1]))
         if len(recs) >= 1:
-            sample = [recs[i] for i in spread_indices(len(recs), SAMPLE_ROWS)]
+            sample = [recs[i] for i in spread_indices(len(recs), STATS_ROWS)]
             if isinstance(recs[0], list):
                 width = max(len(r) for r in sample if isinstance(r, list))
                 cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
@@ -213,7 +212,7 @@ def _table_of(obj: Any):
             names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
             return path, "records", names, cols, len(recs)
     if isinstance(obj, dict) and obj:
-        items = list(obj.items())[:SAMPLE_ROWS]
+        items = list(obj.items())[:STATS_ROWS]
         values = list(obj.values())
         if all(not isinstance(v, (dict, list)) for v in values):
             return [], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj)
@@ -222,7 +221,7 @@ def _table_of(obj: Any):
             cols = [[inner.get(k) for _, inner in items] for k in names]
             return [], "index", names, cols, len(obj)
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
-            return [], "columns", [str(k) for k, _ in items], [v[:SAMPLE_ROWS] for _, v in items], len(values[0])
+            return [], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0])
     return None
 
 
@@ -265,7 +264,7 @@ def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -
         lines.pop()  # the head was cut: its last line may be half a record
     records: list[Any] = []
     bad = 0
-    for i in spread_indices(len(lines), SAMPLE_ROWS):
+    for i in spread_indices(len(lines), STATS_ROWS):
         ln = lines[i]
         try:
             records.append(json.loads(ln))
@@ -288,7 +287,7 @@ def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -
         per_line = len(sample.text) / max(1, len(lines))
         tp.n_rows, tp.n_rows_exact = (int(sample.size / per_line) if not sample.compression else None), False
     if bad:
-        tp.notes.append(f"{bad} of the first {min(len(lines), SAMPLE_ROWS)} lines are not valid JSON")
+        tp.notes.append(f"{bad} of the first {min(len(lines), STATS_ROWS)} lines are not valid JSON")
     tp.columns, tp.sample_rows = profile_typed(names, cols)
     prof.tables = [tp]
     prof.text = describe(records[:50])

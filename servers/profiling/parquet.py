@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import profile_values, string_dtype
+from servers.profiling.column_stats import STATS_ROWS, profile_values, string_dtype
 from servers.profiling.detect import Detection
 
-SAMPLE_ROWS = 300
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -48,7 +47,7 @@ def _parquet(path: Path, prof: FileProfile) -> None:
     batch = None
     if meta.num_rows and meta.num_row_groups:
         try:
-            batch = next(pf.iter_batches(batch_size=SAMPLE_ROWS, use_threads=False), None)
+            batch = next(pf.iter_batches(batch_size=STATS_ROWS, use_threads=False), None)
         except (pa.ArrowException, OSError) as e:
             tp.notes.append(f"the first rows could not be read ({e}); schema only")
     _profile_arrow(tp, schema, batch)
@@ -103,7 +102,7 @@ def _feather(path: Path, prof: FileProfile) -> None:
     n = sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
     first = reader.get_batch(0) if reader.num_record_batches else None
     tp = TableProfile(n_rows=n, n_rows_exact=True)
-    _profile_arrow(tp, reader.schema, first.slice(0, SAMPLE_ROWS) if first is not None else None)
+    _profile_arrow(tp, reader.schema, first.slice(0, STATS_ROWS) if first is not None else None)
     prof.tables = [tp]
     cols = ", ".join(reader.schema.names[:8])
     prof.summary = f"Arrow/Feather table, {n} rows x {len(reader.schema)} columns ({cols})"
