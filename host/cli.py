@@ -102,22 +102,20 @@ async def _ask(args: argparse.Namespace, settings) -> int:
             "verified program that loads it.")
     else:
         say("Model: " + "; ".join(settings.describe()[:2]))
-    trace = Trace(trace_path)
     try:
-        async with AskSession(lake, settings, trace=trace, max_steps=args.max_steps, helper_timeout_s=args.timeout,
-                              cell_timeout_s=args.cell_timeout, lend_model=not args.offline_helpers) as session:
-            result = await session.ask(args.question)
-            notebook = args.notebook or run_dir / "session.ipynb"
-            try:
-                await session.save_notebook(notebook)
-            except KernelUnavailable as exc:
-                say(f"(the notebook could not be saved: {exc})")
-                notebook = None
+        with Trace(trace_path) as trace:
+            async with AskSession(lake, settings, trace=trace, max_steps=args.max_steps, helper_timeout_s=args.timeout,
+                                  cell_timeout_s=args.cell_timeout, lend_model=not args.offline_helpers) as session:
+                result = await session.ask(args.question)
+                notebook = args.notebook or run_dir / "session.ipynb"
+                try:
+                    await session.save_notebook(notebook)
+                except KernelUnavailable as exc:
+                    say(f"(the notebook could not be saved: {exc})")
+                    notebook = None
     except KernelUnavailable as exc:
         print(f"lakeboard ask: {exc}", file=sys.stderr)
         return 2
-    finally:
-        trace.close()
     program_path = None
     if result.program:
         program_path = run_dir / "program.py"

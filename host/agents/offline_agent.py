@@ -216,7 +216,7 @@ def _calls(loader: Loader) -> str:
             f"for name in {names}:\n"
             f"    datasets[name] = {loader.function}(LAKE / name)\n"
         )
-    return f"datasets[{loader.label or loader.paths[0]!r}] = {loader.function}()\n"
+    return f"datasets[{loader.label!r}] = {loader.function}()\n"
 
 
 async def _verify(loader: Loader, kernel: KernelClient, lake_root: Path) -> None:
@@ -226,7 +226,7 @@ async def _verify(loader: Loader, kernel: KernelClient, lake_root: Path) -> None
     if not loader.parametrised:
         error = await _try(kernel, f"{prelude}{loader.code}\n_loaded = {loader.function}()\ntype(_loaded).__name__")
         if error is not None:
-            loader.errors[loader.label or loader.paths[0]] = error
+            loader.errors[loader.label] = error
             loader.paths = []
         return
     targets = loader.paths[:_VERIFY_PER_FAMILY]

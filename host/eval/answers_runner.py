@@ -13,13 +13,16 @@ import json
 import statistics
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from host.eval.answers import score_answer
 from host.eval.discovery import score_discovery
 from host.eval.runner import rounded_mean
-from host.lakes import Lake, LakeError, lake_files
+from host.lakes import Lake, LakeError
 from schemas.workload import WorkloadTask
+
+if TYPE_CHECKING:
+    from host.agents.session import AskSession
 
 
 async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
@@ -35,8 +38,6 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
     if settings is None:
         print("No model is configured: answers are not computed (each scores 0); discovery is still scored "
               "from the data each verified loading program reads.", file=sys.stderr)
-    assert lake.root is not None
-    paths = lake_files(lake.root)
     out_fh = open(args.out, "w", encoding="utf-8") if args.out else None
     trace = Trace(lake.config_dir / "traces" / f"eval-answers-{int(time.time())}.jsonl")
     rows: list[dict[str, Any]] = []
@@ -46,7 +47,7 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
             cell_timeout_s=args.cell_timeout, lend_model=not args.offline_helpers,
         ) as session:
             for task in tasks:
-                row = await _run_task(session, task, paths)
+                row = await _run_task(session, task)
                 rows.append(row)
                 _print_row(row)
                 if out_fh:
@@ -63,7 +64,7 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake) -> int:
     return 0
 
 
-async def _run_task(session, task: WorkloadTask, paths: list[str]) -> dict[str, Any]:
+async def _run_task(session: AskSession, task: WorkloadTask) -> dict[str, Any]:
     started = time.monotonic()
     row: dict[str, Any] = {"id": task.id, "answer_type": task.answer_type, "expected": task.answer}
     try:
@@ -84,7 +85,7 @@ async def _run_task(session, task: WorkloadTask, paths: list[str]) -> dict[str, 
         score = score_answer(result.answer if result.status == "answered" else None, task.answer, task.answer_type)
         row |= {"metric": score.metric, "score": score.score, "correct": score.correct}
     if task.data_sources is not None:
-        d = score_discovery(result.data_sources, task.data_sources, paths)
+        d = score_discovery(result.data_sources, task.data_sources, session.lake_paths)
         row |= {"recall": round(d.recall, 4), "precision": round(d.precision, 4), "f1": round(d.f1, 4)}
     return row
 

@@ -44,7 +44,7 @@ def search_backend_for(docs: Path | None, requested: str | None) -> str | None:
 
 
 def server_entries(
-    config: ClusterConfig, config_path: Path, workdir: Path, docs: Path | None, search_backend: str | None = None
+    config: ClusterConfig, config_path: Path, workdir: Path, docs: Path | None, search_backend: str | None
 ) -> dict:
     """File agents, the search agent (when it has a backend, see search_backend_for) & the kernel."""
     servers: dict[str, dict] = {}

@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from servers.kernel.processes import pid_alive
+from servers.kernel.processes import orphaned
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +106,5 @@ def _rmdir(path: Path) -> None:
 
 def _remove_stale(parent: Path) -> None:
     """Remove cgroups left over from servers that died (rmdir fails anyway if one is still in use)."""
-    try:
-        children = list(parent.glob(f"{PREFIX}*"))
-    except OSError:
-        return
-    for child in children:
-        owner = child.name[len(PREFIX):].split("-", 1)[0]
-        if owner.isdigit() and not pid_alive(int(owner)):
-            _rmdir(child)
+    for child in orphaned(parent, PREFIX):
+        _rmdir(child)

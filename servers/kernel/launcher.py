@@ -6,7 +6,7 @@ process that becomes the kernel, so every process the kernel's code starts inher
 
 Usage (inside the sandbox):
     python launcher.py --memory-mb 2048 --cpu-seconds 600 --max-procs 256 --file-size-mb 1024 \
-        [--output-flood-chars N] -- -f /path/to/connection.json [ipykernel options]
+        --output-flood-chars N -- -f /path/to/connection.json [ipykernel options]
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def install_bounded_output(flood_chars: int) -> None:
         _written = 0
 
         def write(self, string: str) -> int | None:  # type: ignore[override]
-            if not isinstance(string, str) or flood_chars <= 0:
+            if not isinstance(string, str):
                 return super().write(string)
             cell = self.parent_header.get("msg_id")
             if cell != self._cell:
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpu-seconds", type=int, required=True)
     parser.add_argument("--max-procs", type=int, required=True)
     parser.add_argument("--file-size-mb", type=int, required=True)
-    parser.add_argument("--output-flood-chars", type=int, default=0)
+    parser.add_argument("--output-flood-chars", type=int, required=True)
     args = parser.parse_args(own)
     apply_limits(args.memory_mb, args.cpu_seconds, args.max_procs, args.file_size_mb)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 from typing import BinaryIO
 
 import psutil
@@ -38,6 +39,16 @@ class StreamTail:
     def text(self) -> str:
         with self._lock:
             return self._data.decode("utf-8", "replace")
+
+
+def orphaned(parent: Path, prefix: str) -> list[Path]:
+    """Entries `<prefix><pid>-...` under `parent` whose owning process is gone."""
+    try:
+        entries = list(parent.glob(f"{prefix}*-*"))
+    except OSError:
+        return []
+    owners = [e.name[len(prefix) :].split("-", 1)[0] for e in entries]
+    return [e for e, owner in zip(entries, owners) if owner.isdigit() and not pid_alive(int(owner))]
 
 
 def pid_alive(pid: int) -> bool:

@@ -26,6 +26,8 @@ LAUNCHER_IN_SANDBOX = "/opt/lakeboard/kernel_launcher.py"
 SANDBOX_UID = 1000
 # A cell printing this many times the output limit is stopped (it could only be truncated).
 OUTPUT_FLOOD_FACTOR = 50
+# The server's backstop, for rich outputs & several streams the kernel's own cap misses.
+SERVER_FLOOD_FACTOR = 3 * OUTPUT_FLOOD_FACTOR
 SANDBOX_HOME = "/tmp/home"
 HOSTNAME = "lakeboard-sandbox"
 

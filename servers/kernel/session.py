@@ -34,8 +34,8 @@ from servers.kernel.cgroup import PidsCgroup
 from servers.kernel.config import KernelConfig
 from servers.kernel.notebook import NotebookRecorder
 from servers.kernel.outputs import CellOutputs
-from servers.kernel.processes import StreamTail, pid_alive, stop_strays
-from servers.kernel.sandbox import OUTPUT_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
+from servers.kernel.processes import StreamTail, orphaned, stop_strays
+from servers.kernel.sandbox import SERVER_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
 
 log = logging.getLogger(__name__)
 
@@ -390,9 +390,7 @@ class KernelSession:
                 idle = content.get("execution_state") == "idle"
                 continue
             outputs.add(msg_type, content)
-            # Backstop: the kernel caps its own prints (OUTPUT_FLOOD_FACTOR), but rich
-            # outputs & several streams add up.
-            if not flooded and outputs.received_chars > 3 * OUTPUT_FLOOD_FACTOR * self.config.max_output_chars:
+            if not flooded and outputs.received_chars > SERVER_FLOOD_FACTOR * self.config.max_output_chars:
                 flooded = True
                 self._send_interrupt()
                 grace_deadline = time.monotonic() + self.config.interrupt_grace_s
@@ -566,9 +564,8 @@ class KernelSession:
 
 def _remove_stale_state(base: Path) -> None:
     """Delete state directories of kernel servers that are gone (killed, or SIGTERM)."""
-    for path in base.glob(f"{STATE_PREFIX}*-*"):
-        owner = path.name[len(STATE_PREFIX):].split("-", 1)[0]
-        if owner.isdigit() and not pid_alive(int(owner)) and path.is_dir() and path.stat().st_uid == os.getuid():
+    for path in orphaned(base, STATE_PREFIX):
+        if path.is_dir() and path.stat().st_uid == os.getuid():
             shutil.rmtree(path, ignore_errors=True)
 
 

@@ -432,8 +432,6 @@ def _count_rows(sample: TextSample, grid: LinesGrid, b: Block, footer: list[str]
     return max(0, nonempty - before - after)
 
 
-
-
 def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> list[list[str]]:
     """The first rows, then rows spread evenly over the rest of the table.
 

@@ -40,7 +40,7 @@ from servers.search_agent.prompts import (
 )
 from servers.search_agent.ranking import PassageRanker, content_words, covers
 from servers.search_agent.settings import SearchAgentSettings
-from servers.search_agent.triage import triage
+from servers.search_agent.triage import Triage, triage
 
 log = logging.getLogger(__name__)
 
@@ -147,15 +147,18 @@ class SearchAgent:
                 return self._decision(False, "No local document mentions what the request is about.", 0.05)
         return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.1))
 
+    def _data_decline(self, phrasing: Triage) -> HelpDecision:
+        return self._decision(
+            False,
+            f"The request is about data in the lake ({', '.join(phrasing.data_cues[:2])}); "
+            "the search agent answers general-knowledge questions only.",
+            0.05,
+        )
+
     def _decide_offline(self, request: BlackboardRequest) -> HelpDecision:
         phrasing = triage(request.request)
         if phrasing.asks_data:
-            return self._decision(
-                False,
-                f"The request is about data in the lake ({', '.join(phrasing.data_cues[:2])}); "
-                "the search agent answers general-knowledge questions only.",
-                0.05,
-            )
+            return self._data_decline(phrasing)
         cue = phrasing.knowledge_cues[0] if phrasing.knowledge_cues else ""
         if isinstance(self.backend, LocalBackend):
             index = self.backend.index
@@ -182,9 +185,10 @@ class SearchAgent:
         problem = await self._problem()
         if problem:
             return self._response(False, problem)
-        if model is None and triage(request.request).asks_data:
-            # The file agents' work: no search (the offline decision declines without one).
-            return self._response(False, self._decide_offline(request).reason)
+        if model is None:
+            phrasing = triage(request.request)
+            if phrasing.asks_data:  # the file agents' work: no search
+                return self._response(False, self._data_decline(phrasing).reason)
         where = self.backend.describe()
         system = SYSTEM.format(where=where)
         rounds = self.settings.rounds
