@@ -61,25 +61,24 @@ def _is_placeholder_column(name: str) -> bool:
     return name.startswith("Unnamed:") or name.strip() == "" or name.isdigit()
 
 
-def profile_words(profile: FileProfile) -> str:
-    """The words of a profile that name things (paths, titles, columns, values), as one text."""
-    parts = [profile.path.replace("/", " ")]
-    for table in profile.tables:
-        parts += [table.name or "", *table.notes]
-        for col in table.columns:
-            parts += [col.name, *col.top_values[:_MAX_VALUES_PER_COLUMN]]
-    parts += [a.name for a in profile.arrays] + list(profile.attributes.values())
-    return " ; ".join(parts)
+@dataclass
+class ProfileTexts:
+    """The texts of a profile that say what its file holds, grouped the way they are scored."""
+
+    stem: str  # file name without its suffix
+    folders: str
+    titles: list[str]
+    notes: list[str]
+    columns: list[str]
+    values: list[str]
+    text: str  # leading prose, bounded
+
+    def joined(self) -> str:
+        return " ; ".join([self.stem, self.folders, *self.titles, *self.notes, *self.columns, *self.values, self.text])
 
 
-def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocument:
-    """Fields of terms for one profiled file (no I/O: everything comes from the profile)."""
+def profile_texts(profile: FileProfile) -> ProfileTexts:
     p = PurePosixPath(profile.path)
-    stem_text = p.name[: -len(p.suffix)] if p.suffix else p.name
-    name_terms = terms(stem_text)
-    fields: dict[str, list[str]] = {"name": name_terms, "path": terms(" ".join(p.parts[:-1]))}
-    phrase_sources = [name_terms]
-
     titles: list[str] = []
     notes: list[str] = []
     columns: list[str] = []
@@ -102,14 +101,33 @@ def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocum
     titles.extend(profile.attributes.values())
     for a in profile.arrays:
         columns.append(a.name)
+    # Prose around tables (an HTML page's navigation, a workbook's notes sheet) is weak
+    # evidence next to the tables themselves.
+    text = (profile.text or "")[: _MAX_TEXT_CHARS // (4 if profile.tables else 1)]
+    return ProfileTexts(
+        stem=p.name[: -len(p.suffix)] if p.suffix else p.name,
+        folders=" ".join(p.parts[:-1]),
+        titles=titles,
+        notes=notes,
+        columns=columns,
+        values=values,
+        text=text,
+    )
+
+
+def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocument:
+    """Fields of terms for one profiled file (no I/O: everything comes from the profile)."""
+    t = profile_texts(profile)
+    titles, notes, columns, values = t.titles, t.notes, t.columns, t.values
+    name_terms = terms(t.stem)
+    fields: dict[str, list[str]] = {"name": name_terms, "path": terms(t.folders)}
+    phrase_sources = [name_terms]
 
     fields["title"] = terms(" ".join(titles))
     fields["notes"] = terms(" ".join(notes))
     fields["columns"] = terms(" ; ".join(columns))
     fields["values"] = terms(" ; ".join(values))
-    # Prose around tables (an HTML page's navigation, a workbook's notes sheet) is weak
-    # evidence next to the tables themselves.
-    fields["text"] = terms((profile.text or "")[: _MAX_TEXT_CHARS // (4 if profile.tables else 1)])
+    fields["text"] = terms(t.text)
     if dictionary_text:
         fields["dictionary"] = terms(dictionary_text[:_MAX_TEXT_CHARS])
     phrase_sources += [fields["title"], terms(" ".join(columns))]

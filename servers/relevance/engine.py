@@ -15,7 +15,7 @@ from schemas.messages import FileMatch
 from schemas.profiles import FileProfile
 from servers.partitioning.families import find_families
 from servers.relevance.dictionaries import dictionary_text, link_dictionaries
-from servers.relevance.documents import FileDocument, build_document, profile_words
+from servers.relevance.documents import FileDocument, build_document, profile_texts
 from servers.relevance.tokens import bigrams, query_terms, quoted_phrases, specificity
 
 # A request term the lake has never seen still counts against coverage, but less than
@@ -34,7 +34,7 @@ def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
     surface: dict[str, str] = {}
     for prof in profiles:
         df.update(build_document(prof).all_terms())
-        for term, word in query_terms(profile_words(prof)).items():
+        for term, word in query_terms(profile_texts(prof).joined()).items():
             surface.setdefault(term, word)
     spec = {t: round(specificity(w), 3) for t, w in surface.items() if t in df}
     return LakeVocabulary(n_files=len(profiles), doc_freq=dict(df), specificity=spec)

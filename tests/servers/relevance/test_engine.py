@@ -1,4 +1,5 @@
 from schemas.clusters import LakeVocabulary
+from schemas.profiles import FileProfile
 from servers.relevance import LexicalEngine, vocabulary_of
 
 
@@ -86,3 +87,11 @@ def test_vocabulary_carries_word_specificity_so_servers_need_no_word_lists(small
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_vocabulary_gives_every_lake_term_its_specificity(small_lake):
+    prose = FileProfile(path="docs/guide.md", format="markdown", kind="document",
+                        text="Roadside suburban fares rose after the industrial census.")
+    vocab = vocabulary_of([*small_lake, prose])
+    assert set(vocab.specificity) == set(vocab.doc_freq)  # prose & year terms too, not only names & values
+    assert vocab.specificity["roadsid"] > vocab.specificity["rose"]
