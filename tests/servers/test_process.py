@@ -1,4 +1,4 @@
-"""servers.process: imports with the collector paused, exit without teardown but without losing output."""
+"""servers.process: imports & bursts with the collector paused, exit without teardown but without losing output."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from servers.process import quick_imports
+from servers.process import collector_paused, quick_imports
 
 
 def test_quick_imports_restores_the_collector_and_freezes_what_was_built() -> None:
@@ -30,6 +30,24 @@ def test_quick_imports_reenables_the_collector_after_an_import_error() -> None:
         pass
     assert gc.isenabled()
     gc.unfreeze()
+
+
+def test_collector_paused_restores_the_state_it_found_even_after_an_error() -> None:
+    assert gc.isenabled()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+            raise ValueError("a reader failed")
+    except ValueError:
+        pass
+    assert gc.isenabled()
+    gc.disable()  # a caller that had paused it already keeps it paused
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_exit_now_keeps_buffered_output_logs_and_the_exit_code() -> None:
