@@ -85,6 +85,11 @@ def _failure_profile(rel: str, root: Path, status: str, reason: str) -> FileProf
     return prof
 
 
+def _reader_named(rel: str) -> str:
+    """The reader a file's extension names: the pool's hint (detection looks at the content)."""
+    return _BY_EXTENSION.get(os.path.splitext(rel)[1].lower(), ("", ""))[1]
+
+
 def profile_lake(
     root: Path,
     cache_dir: Path,
@@ -134,7 +139,9 @@ def profile_lake(
     n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
     if todo and n > 0:
         try:
-            pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s, cache_dir=cache.dir)
+            pool = WorkerPool(
+                root, min(n, len(todo)), timeout_s=timeout_s, cache_dir=cache.dir, kind_of=_reader_named
+            )
             with collector_paused():
                 for out in pool.run(todo):
                     if out.profile_json is not None:

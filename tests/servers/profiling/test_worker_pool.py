@@ -1,4 +1,4 @@
-"""Worker processes bound each file's time and memory; a crash costs one file, not the lake."""
+"""Worker processes bound each file's time & memory; a crash costs one file, not the lake; a kind of file keeps to one worker."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from schemas.profiles import FileProfile
 from servers.profiling import profile_lake
-from servers.profiling.worker_pool import WorkerPool
+from servers.profiling.worker_pool import WorkerPool, _Queue, _Worker
 
 
 def _slow_page(path: Path) -> None:
@@ -66,3 +66,28 @@ def test_a_file_over_the_memory_bound_is_stopped(lake: Path) -> None:
     pool = WorkerPool(lake, 1, timeout_s=120, memory_limit=20 << 20)  # below what pandas alone needs
     (outcome,) = list(pool.run(["slow.html"]))
     assert outcome.status == "too_large" and "MB of memory" in outcome.failure
+
+
+def _kind(rel: str) -> str:
+    return rel.rsplit(".", 1)[-1]
+
+
+def test_the_queue_keeps_each_kind_of_file_with_one_worker_until_its_own_run_out() -> None:
+    queue = _Queue(["a.csv", "b.csv", "c.csv", "d.csv", "e.parquet", "f.parquet"], _kind)
+    one, two = _Worker(proc=None, fd=-1), _Worker(proc=None, fd=-1)  # type: ignore[arg-type]
+    workers = [one, two]
+    assert queue.take(one, workers) == "a.csv"
+    assert queue.take(two, workers) == "e.parquet"  # a kind nobody has: its reader loads in one worker only
+    assert queue.take(one, workers) == "b.csv"
+    assert queue.take(two, workers) == "f.parquet"
+    assert queue.take(two, workers) == "c.csv"  # its own line is empty: it helps with the longest
+    assert list(one.kinds) == ["csv"] and list(two.kinds) == ["parquet", "csv"]
+    assert len(queue) == 1 and queue.take(one, workers) == "d.csv" and not queue
+
+
+def test_files_put_back_go_first_in_their_lines_in_order() -> None:
+    queue = _Queue(["a.csv", "b.csv", "c.json"], _kind)
+    worker = _Worker(proc=None, fd=-1)  # type: ignore[arg-type]
+    taken = [queue.take(worker, [worker]) for _ in range(2)]
+    queue.put_back(taken)
+    assert [queue.take(worker, [worker]) for _ in range(3)] == ["a.csv", "b.csv", "c.json"]
