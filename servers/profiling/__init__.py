@@ -10,9 +10,39 @@ One reader module per format (delimited, fixed_width, excel, json_files, parquet
 cdf, geo, html, documents, images, fallback); detect picks one from extension & content.
 """
 
-from servers.profiling.cache import ProfileCache
-from servers.profiling.lake import iter_lake_files, profile_lake
-from servers.profiling.loader_code import loader_code
-from servers.profiling.profile import profile_file
+from __future__ import annotations
 
-__all__ = ["ProfileCache", "iter_lake_files", "loader_code", "profile_file", "profile_lake"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The function shadows its module's name here, as it did before the lazy names below; it
+# is light, so it is bound now, before importing the module binds the module to the name.
+from servers.profiling.loader_code import loader_code
+
+if TYPE_CHECKING:
+    from servers.profiling.cache import ProfileCache
+    from servers.profiling.lake import iter_lake_files, profile_lake
+    from servers.profiling.profile import profile_file
+
+# Loaded on first use: a profiling worker imports this package for its readers alone, & a
+# file agent for the loader code; neither needs the pool (subprocess, selectors) of profile_lake.
+_HOMES = {
+    "ProfileCache": "servers.profiling.cache",
+    "iter_lake_files": "servers.profiling.lake",
+    "profile_lake": "servers.profiling.lake",
+    "profile_file": "servers.profiling.profile",
+}
+__all__ = sorted([*_HOMES, "loader_code"])
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
