@@ -28,6 +28,7 @@ from servers.profiling.column_stats import (
 )
 from servers.profiling.detect import Detection
 from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
+from servers.profiling.text_lines import TextLines
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
@@ -44,7 +45,7 @@ _MISSING = re.compile(
 csv.field_size_limit(1 << 24)
 
 
-def sniff_delimiter(lines: list[str], max_lines: int = 100) -> str | None:
+def sniff_delimiter(lines: TextLines | list[str], max_lines: int = 100) -> str | None:
     """The delimiter that splits most lines into the same number (>= 2) of fields."""
     subset = [ln for ln in lines[: max_lines * 3] if ln.strip()][:max_lines]
     if not subset:
@@ -83,14 +84,15 @@ def sniff_delimiter(lines: list[str], max_lines: int = 100) -> str | None:
 class LinesGrid:
     """Delimited text as a lazily parsed grid, one row per line (no quoted line breaks)."""
 
-    def __init__(self, lines: list[str], delimiter: str) -> None:
+    def __init__(self, lines: TextLines, delimiter: str) -> None:
         self.lines = lines
         self.delimiter = delimiter
-        strip = " \t\"'" + delimiter
-        self.blank = [not ln.strip(strip) for ln in lines]
+        self.blank = lines.blank(" \t\"'" + delimiter)
         self._rows: dict[int, list[str]] = {}
         # pandas skips whitespace-only lines as it skips empty ones; such lines are blank lines.
-        self._space_lines = any(self.blank) and any(ln.isspace() for ln in compress(lines, self.blank))
+        self._space_lines = any(self.blank) and any(
+            lines[i].isspace() for i in compress(range(len(self.blank)), self.blank)
+        )
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -129,7 +131,7 @@ class LinesGrid:
     def rows_at(self, indices: list[int]) -> list[list[str]]:
         """The rows at these indices (one line is one row here, so each parses alone)."""
         try:
-            return list(csv.reader([self.lines[i] for i in indices], delimiter=self.delimiter))
+            return list(csv.reader(self.lines.take(indices), delimiter=self.delimiter))
         except csv.Error:
             return [self.row(i) for i in indices]
 
@@ -149,7 +151,7 @@ class LinesGrid:
         return len(rows) - skipped
 
     def chars_before(self, k: int) -> int:
-        return sum(len(ln) + 1 for ln in self.lines[:k])
+        return self.lines.offset(k)
 
 
 class RecordsGrid(LinesGrid):
@@ -161,7 +163,7 @@ class RecordsGrid(LinesGrid):
         except csv.Error:
             rows = [ln.split(delimiter) for ln in text.split("\n")]
         self.records = rows
-        self.lines = []
+        self.lines = TextLines("")
         self.delimiter = delimiter
         self._chars_per_row = len(text) / max(1, len(rows))
         self.blank = [not any(c.strip(" \t\"'") for c in r) for r in rows]
@@ -185,7 +187,7 @@ class RecordsGrid(LinesGrid):
         return int(k * self._chars_per_row)
 
 
-def make_grid(lines: list[str], text: str, delimiter: str) -> LinesGrid:
+def make_grid(lines: TextLines, text: str, delimiter: str) -> LinesGrid:
     """Rows per line, or per CSV record when quoted fields span lines."""
     if '"' in text and any(ln.count('"') % 2 for ln in lines):
         return RecordsGrid(text, delimiter)
@@ -204,15 +206,13 @@ def profile_sample(path: Path, prof: FileProfile, sample: TextSample, fixed_widt
         prof.status, prof.kind = "empty", "table"
         prof.reason = "the file holds only whitespace"
         return
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = TextLines(text)
     delim = sniff_delimiter(lines)
     ext = path.suffix.lower()
     if delim is None:
         from servers.profiling import fixed_width
 
-        if not fixed_width_tried and fixed_width.profile_lines(path, prof, sample, lines):
+        if not fixed_width_tried and fixed_width.profile_lines(path, prof, sample, list(lines)):
             return
         if ext in (".csv", ".tsv", ".tab") and _looks_like_list(lines):
             delim = "\t" if ext in (".tsv", ".tab") else ","
@@ -224,14 +224,14 @@ def profile_sample(path: Path, prof: FileProfile, sample: TextSample, fixed_widt
     profile_delimited(path, prof, sample, lines, delim, text if text.endswith("\n") else text + "\n")
 
 
-def _looks_like_list(lines: list[str]) -> bool:
+def _looks_like_list(lines: TextLines) -> bool:
     """One value per line (a single-column table)."""
     non_blank = [ln for ln in lines[:200] if ln.strip()]
     return bool(non_blank) and sum(len(ln) <= 120 for ln in non_blank) >= 0.9 * len(non_blank)
 
 
 def profile_delimited(
-    path: Path, prof: FileProfile, sample: TextSample, lines: list[str], delim: str, text: str | None = None
+    path: Path, prof: FileProfile, sample: TextSample, lines: TextLines, delim: str, text: str | None = None
 ) -> None:
     prof.kind = "table"
     prof.format = "tsv" if delim == "\t" else "csv"
@@ -250,7 +250,7 @@ def profile_delimited(
         tail_lines = normalise_newlines(sample.tail).split("\n")
         if tail_lines and tail_lines[-1] == "":
             tail_lines.pop()
-        tail_grid = LinesGrid(tail_lines[-40:], delim)
+        tail_grid = LinesGrid(TextLines.of(tail_lines[-40:]), delim)
         tail_rows = [tail_grid.row(i) for i in range(len(tail_grid))]
         skipfooter = trailing_notes(tail_rows)
         tail_footer = tail_grid.lines[len(tail_grid) - skipfooter :] if skipfooter else []

@@ -1,0 +1,106 @@
+"""The lines of a text sample, cut out only when asked for.
+
+Splitting a sample makes one string per line (~5,000 in a 200 KB CSV, ~20,000 in the
+1 MB head of a big one), yet a profile looks at few of them: the layout reads the first &
+last rows of each run, the statistics ~300 spread rows. Line ends & the few lines that
+can be blank are found with numpy on the text's code units instead (0.29 -> 0.09 ms on
+a 200 KB CSV, with the blank-line test).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, overload
+
+import numpy as np
+
+_NEWLINE = 10
+
+
+class TextLines:
+    """`text.split("\\n")` without its trailing empty line, as a lazy sequence.
+
+    `text` has "\\n" line ends only (normalise_newlines).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        codes = _code_units(text)
+        ends = np.flatnonzero(codes == _NEWLINE)
+        if text and not text.endswith("\n"):
+            ends = np.append(ends, len(text))  # the last line has no line end
+        self._codes = codes
+        self._ends = ends
+        self._starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else ends
+        self._split: list[str] | None = None
+
+    @classmethod
+    def of(cls, lines: list[str]) -> TextLines:
+        return cls("".join(ln + "\n" for ln in lines))
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return [self[k] for k in range(start, stop, step)]
+            text = self.text
+            return [text[s:e] for s, e in zip(self._starts[start:stop].tolist(), self._ends[start:stop].tolist())]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("line index out of range")
+        return self.text[int(self._starts[i]) : int(self._ends[i])]
+
+    def __iter__(self) -> Iterator[str]:
+        # Every line: splitting in C is the fastest way there.
+        if self._split is None:
+            self._split = self.text.split("\n")
+            if self._split[-1] == "":
+                self._split.pop()
+        return iter(self._split)
+
+    def take(self, indices: list[int]) -> list[str]:
+        """The lines at these indices."""
+        text, starts, ends = self.text, self._starts, self._ends
+        return [text[s:e] for s, e in zip(starts[indices].tolist(), ends[indices].tolist())]
+
+    def offset(self, k: int) -> int:
+        """Characters before line k, each line counted with its line end."""
+        if k < len(self):
+            return int(self._starts[k])
+        return int(self._ends[-1]) + 1 if len(self) else 0
+
+    def blank(self, chars: str) -> list[bool]:
+        """Per line: does it hold only `chars` (or nothing)?
+
+        Only a line that starts with one of `chars` or is empty can be blank, & in most
+        tables few lines do: those few are tested one by one.
+        """
+        n = len(self)
+        flags = [False] * n
+        if not n:
+            return flags
+        first = self._codes[self._starts]  # an empty line's first character is its line end
+        picks = np.flatnonzero(np.isin(first, [ord(c) for c in chars] + [_NEWLINE]))
+        if len(picks) > n // 4:  # e.g. every field quoted: test every line, in one pass
+            return [not ln.strip(chars) for ln in self]
+        for k, line in zip(picks.tolist(), self.take(picks)):
+            flags[k] = not line.strip(chars)
+        return flags
+
+
+def _code_units(text: str) -> np.ndarray:
+    """The text as one array element per character (Latin-1 text: its bytes, no decoding)."""
+    try:
+        return np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
