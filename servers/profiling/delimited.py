@@ -275,6 +275,14 @@ def profile_delimited(
     _summarise(prof)
 
 
+def _last_filled(row: list[str]) -> int:
+    """Index of the row's last non-blank cell, -1 when there is none."""
+    for j in range(len(row) - 1, -1, -1):
+        if row[j].strip():
+            return j
+    return -1
+
+
 def _title(lines: list[str]) -> str | None:
     """The line that names a table: the first short line above its header (not a units or key: value line)."""
     for text in lines:
@@ -328,24 +336,25 @@ def _table(
     probe = [grid.row(i) for i in b.header_rows + list(range(b.data_start, min(len(grid), b.data_start + 30)))]
     if not b.names:
         # Padding columns (trailing delimiters) with neither a name nor a value: leave them out.
-        used = max((j + 1 for r in probe for j, c in enumerate(r) if c.strip()), default=0)
+        used = max((_last_filled(r) + 1 for r in probe), default=0)
         fields = max((len(r) for r in probe), default=0)
         if 0 < used < fields:
             opts["usecols"] = list(range(used))
     # Number formats & missing-value markers, from the first data rows.
     cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 50)) for c in grid.row(i)]
     value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
+    comma_cells = [c for c in value_cells if "," in c]  # the only ones the patterns below can match
     # "3,512" fits both a thousands separator & a decimal comma; "1,5" or "2,25" only the latter.
     decimal_comma = (
         delim != ","
-        and any(_DECIMAL_COMMA.match(c) for c in value_cells)
+        and any(_DECIMAL_COMMA.match(c) for c in comma_cells)
         and not any(_MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells)
     )
     if decimal_comma:
         opts["decimal"] = ","
         if any(_DOT_THOUSANDS.match(c) for c in value_cells):
             opts["thousands"] = "."
-    elif any(_THOUSANDS.match(c) for c in value_cells):
+    elif any(_THOUSANDS.match(c) for c in comma_cells):
         opts["thousands"] = ","
     notes = [row_text(grid.row(i)) for i in b.title_rows]
     tp.title = _title(notes)

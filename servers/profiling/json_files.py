@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -237,9 +238,10 @@ def _flatten(rec: dict, prefix: str, out: dict) -> dict:
 
 def records_columns(records: list[dict]) -> tuple[list[str], list[list[Any]]]:
     """Columns of a record list as pd.json_normalize makes them (nested keys joined with ".")."""
-    flat = [_flatten(r, "", {}) if any(isinstance(v, dict) for v in r.values()) else r for r in records]
-    names = list(dict.fromkeys(k for r in flat for k in r))
-    return [str(n) for n in names], [[r.get(k) for r in flat] for k in names]
+    flat = [_flatten(r, "", {}) if dict in map(type, r.values()) else r for r in records]  # parsed JSON: plain dicts
+    names = list(dict.fromkeys(chain.from_iterable(flat)))
+    rows = [list(map(r.get, names)) for r in flat]
+    return [str(n) for n in names], [list(column) for column in zip(*rows)] if rows else [[] for _ in names]
 
 
 def _summary(obj: Any, table) -> str:
