@@ -117,7 +117,7 @@ def profile_lake(
     order = list(found)
     total = len(order)
     # Thousands of parsed profiles pile up while gathering, none in a cycle: collections
-    # would only scan the growing heap again & again (6% of this process's instructions).
+    # would only scan the growing heap again & again.
     with collector_paused():
         results: dict[str, FileProfile] = cache.fresh(found)
     done = 0
