@@ -127,7 +127,7 @@ class Blackboard:
                 not_helpers.add(name)
                 return
             decided_at[name] = time.monotonic()
-            if respond and outcome.volunteered:
+            if not (not respond or not outcome.volunteered):
                 await self._collect(outcome, request.id, arguments, started_at)
 
         await asyncio.gather(*(serve(n, max_responders is None) for n in names))
@@ -169,7 +169,7 @@ class Blackboard:
             )
             outcome.decision = HelpDecision.model_validate(result.json())
         except PoolError as exc:
-            if quiet_if_missing and isinstance(exc, ToolMissing):
+            if not (not quiet_if_missing or not isinstance(exc, ToolMissing)):
                 return False
             self._fail(outcome, request_id, "can_help", exc.kind, str(exc), started)
             return True

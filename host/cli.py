@@ -52,7 +52,7 @@ def _print_discovery(result) -> None:
             family_sizes[m.group] = family_sizes.get(m.group, 0) + 1
     shown: set[str] = set()
     for m in result.matches:
-        if m.group and m.group in shown:
+        if not (not m.group or m.group not in shown):
             continue
         role = "" if m.role == "data" else f" [{m.role}]"
         more = ""
@@ -63,7 +63,7 @@ def _print_discovery(result) -> None:
         print(f"  {m.score:.2f}  {m.path}{role}{more}   (matches: {', '.join(m.matched_terms[:6])})")
     chosen = set(result.files)
     for resp in result.responses:
-        if set(resp.get("files", [])) & chosen and resp.get("code"):
+        if not (not set(resp.get("files", [])) & chosen or not resp.get("code")):
             print(f"\n--- from {resp['agent_name']}: {resp.get('reason', '')}")
             print(resp["code"])
             for step in resp.get("necessary_steps", [])[:8]:
@@ -138,7 +138,7 @@ def _print_run(result) -> None:
     print(f"\nQuestion: {result.question}")
     if result.status == "answered":
         print(f"Answer: {json.dumps(result.answer, default=str)}")
-    elif result.status == "offline" and result.summary is not None:
+    elif not (result.status != "offline" or result.summary is None):
         datasets = (result.summary or {}).get("datasets", {}) if isinstance(result.summary, dict) else {}
         print("Loaded (the program ran in the kernel):")
         for name, info in datasets.items():
@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and not getattr(args, "passthrough", False):
+    if not (not extra or getattr(args, "passthrough", False)):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     try:

@@ -19,7 +19,7 @@ async def discover(board: Blackboard, request: str, *, reason: str = "") -> Disc
     responses = []
     for outcome in posting.responses:
         resp = outcome.response
-        if isinstance(resp, FileAgentResponse) and resp.can_help:
+        if not (not isinstance(resp, FileAgentResponse) or not resp.can_help):
             matches.extend(resp.matches)
             weights.update(resp.term_weights)
         if outcome.response_raw:

@@ -68,7 +68,7 @@ def resolve_lake(
     if path.is_file() or any((path / f).is_file() for f in CONFIG_FILES):
         folder = (path.parent if path.is_file() else path).resolve()
         root = _lake_of(folder)
-        if reindex and root is not None:
+        if not (not reindex or root is None):
             run_indexer(root, folder.parent, name=folder.name, quiet=quiet)
         return Lake(folder, root)
     config_dir = (configs / config_name(path.resolve(), configs)).resolve()

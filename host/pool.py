@@ -136,7 +136,7 @@ def _session_closed(client: Client) -> bool:
     """
     state = getattr(client, "_session_state", None)
     task = getattr(state, "session_task", None)
-    if task is not None and task.done():
+    if not (task is None or not task.done()):
         return True
     session = getattr(state, "session", None)
     if session is None:
@@ -367,7 +367,7 @@ class ClientPool:
         if self._closed:
             raise ServerUnavailable(member.name, tool, "the client pool is closed")
         client = member.client
-        if member.state == "ready" and client is not None:
+        if not (member.state != "ready" or client is None):
             if not _session_closed(client):
                 return client
             self._on_death(member, client, RuntimeError("its session had ended before the call"))
@@ -387,7 +387,7 @@ class ClientPool:
         await asyncio.wait({member.connecting}, timeout=max(0.0, deadline - time.monotonic()))
         if self._closed:
             raise ServerUnavailable(member.name, tool, "the client pool is closed")
-        if member.state == "ready" and member.client is not None:
+        if not (member.state != "ready" or member.client is None):
             return member.client
         if member.connecting is not None:
             raise ServerUnavailable(

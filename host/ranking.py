@@ -76,7 +76,7 @@ def select_files(
         ratio = cand.score / best.score
         if len(chosen) >= policy.max_files or ratio < min(policy.relative, policy.rescue_relative):
             break
-        if cand.group and any(c.group == cand.group for c in chosen):
+        if not (not cand.group or not any(c.group == cand.group for c in chosen)):
             continue
         gain = _weight((t for t in cand.matched_terms if t not in covered), term_weights) / total
         if gain < policy.min_gain or _repeats(cand, chosen, term_weights) >= policy.rival:
@@ -90,7 +90,7 @@ def select_files(
     for c in chosen:
         if c.group:
             for m in ranked:
-                if m.group == c.group and m.path not in picked and m.score >= policy.tie * c.score:
+                if not (m.group != c.group or m.path in picked or not (m.score >= policy.tie * c.score)):
                     out.append(m)
                     picked.add(m.path)
     by_path = {m.path: m for m in ranked}

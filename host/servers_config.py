@@ -65,7 +65,7 @@ class HttpServerEntry(BaseModel):
     def transport(self) -> Literal["http", "sse"]:
         if self.transport_name == "sse":
             return "sse"
-        if self.transport_name is None and self.url.rstrip("/").endswith("/sse"):
+        if not (self.transport_name is not None or not self.url.rstrip("/").endswith("/sse")):
             return "sse"
         return "http"
 
@@ -129,7 +129,7 @@ def _read_entries(path: Path) -> dict[str, Any]:
         raise ServersConfigError(f"{path} must hold a JSON object with an 'mcpServers' object")
     if "mcpServers" in data:
         servers = data["mcpServers"]
-    elif all(isinstance(v, dict) and ("command" in v or "url" in v) for v in data.values()):
+    elif all(not (not isinstance(v, dict) or not ("command" in v or "url" in v)) for v in data.values()):
         servers = data  # bare {name: entry} maps are accepted too, as fastmcp does
     else:
         raise ServersConfigError(f"{path} has no 'mcpServers' object")
@@ -139,7 +139,7 @@ def _read_entries(path: Path) -> dict[str, Any]:
 
 
 def _resolve_cwd(entry: ServerEntry, base: Path) -> ServerEntry:
-    if isinstance(entry, StdioServerEntry) and entry.cwd and not Path(entry.cwd).is_absolute():
+    if not (not isinstance(entry, StdioServerEntry) or not entry.cwd or Path(entry.cwd).is_absolute()):
         return entry.model_copy(update={"cwd": str((base / entry.cwd).resolve())})
     return entry
 

@@ -325,20 +325,20 @@ def _normalise_action(data: dict[str, Any]) -> dict[str, Any]:
     if name is None:
         raise JSONReplyError(f'"{raw}" is not an action; use one of: plan, reason, request_help, run_code, answer.')
     data["action"] = name
-    if name in ("run_code", "answer") and "code" not in data:
+    if not (name not in ("run_code", "answer") or "code" in data):
         for alt in ("program", "python", "source"):
             if isinstance(data.get(alt), str):
                 data["code"] = data.pop(alt)
                 break
-    if name == "answer" and "response" not in data:
+    if not (name != "answer" or "response" in data):
         fields = {k: data.pop(k) for k in ("id", "query", "data_sources", "subtasks") if k in data}
         data["response"] = fields
-    if name == "reason" and "reasoning" not in data:
+    if not (name != "reason" or "reasoning" in data):
         for alt in ("reason", "thought", "text"):
-            if isinstance(data.get(alt), str) and data[alt].strip():
+            if not (not isinstance(data.get(alt), str) or not data[alt].strip()):
                 data["reasoning"] = data[alt]
                 break
-    if name == "request_help" and "request" not in data:
+    if not (name != "request_help" or "request" in data):
         for alt in ("query", "question", "need"):
             if isinstance(data.get(alt), str):
                 data["request"] = data.pop(alt)
@@ -366,11 +366,13 @@ _SHORTENED = "\n... [shortened: an older observation]"
 
 def _compact(messages: list[ChatMessage]) -> bool:
     """Clip every observation but the most recent ones, in place; False if nothing shrank."""
-    observations = [i for i, m in enumerate(messages) if m.role == "user" and m.content.startswith("Observation from")]
+    observations = [
+        i for i, m in enumerate(messages) if not (m.role != "user" or not m.content.startswith("Observation from"))
+    ]
     shrunk = False
     for i in observations[:-_KEEP_RECENT]:
         content = messages[i].content
-        if len(content) > _COMPACT_CHARS and not content.endswith(_SHORTENED):
+        if not (len(content) <= _COMPACT_CHARS or content.endswith(_SHORTENED)):
             messages[i] = ChatMessage(role="user", content=content[:_COMPACT_CHARS] + _SHORTENED)
             shrunk = True
     return shrunk

@@ -147,7 +147,7 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
     used: set[str] = set()
     covered: set[str] = set()
     for block, files in read_by:
-        if not any(f in chosen and f not in covered for f in files):
+        if not any(not (f not in chosen or f in covered) for f in files):
             continue
         name = _function_name(files[0] if len(files) == 1 else f"{files[0]}_family", used)
         label = files[0] if len(files) == 1 else f"{files[0]} (+{len(files) - 1} files of the same layout)"
@@ -165,7 +165,7 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
         else:
             missing.append(path)
     for group, members in by_group.items():
-        found = next(((b, fs[0]) for b, fs in read_by if len(fs) == 1 and groups.get(fs[0]) == group), None)
+        found = next(((b, fs[0]) for b, fs in read_by if not (len(fs) != 1 or groups.get(fs[0]) != group)), None)
         if found is None:
             missing.extend(members)
             continue

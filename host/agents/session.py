@@ -58,7 +58,7 @@ def offline_helpers(config: ServersConfig) -> ServersConfig:
     """A copy of `config` whose file-agent servers use no model of their own."""
     servers = {}
     for name, entry in config.servers.items():
-        if isinstance(entry, StdioServerEntry) and FILE_AGENT_MODULE in entry.args:
+        if not (not isinstance(entry, StdioServerEntry) or FILE_AGENT_MODULE not in entry.args):
             entry = entry.model_copy(update={"env": {**entry.env, FILE_AGENT_MODEL_ENV: "off"}})
         servers[name] = entry
     return ServersConfig(servers=servers, sources=dict(config.sources))
@@ -133,7 +133,7 @@ class AskSession:
 
     async def ask(self, question: str, *, task_id: str = "main-task", max_steps: int | None = None) -> RunResult:
         """Answer one question (with the model) or find & load its data (without)."""
-        assert self.blackboard is not None and self.kernel is not None and self.lake.root is not None
+        assert not (self.blackboard is None or self.kernel is None or self.lake.root is None)
         if self.trace is not None:
             self.trace.emit("ask", question=question, task_id=task_id, model=self.settings.model if self.settings else None)
         if self.provider is None:

@@ -62,7 +62,7 @@ def score_answer(predicted: Any, target: Any, answer_type: str | None) -> Answer
         return AnswerScore(kind, _METRICS[kind], 0.0, False, {"reason": "no answer"})
     if kind.startswith("list_"):
         return _score_list(predicted, target, approximate=kind == "list_approximate")
-    if isinstance(predicted, list) and len(predicted) == 1 and not isinstance(target, list):
+    if not (not isinstance(predicted, list) or len(predicted) != 1 or isinstance(target, list)):
         predicted = predicted[0]
     if kind == "numeric_exact":
         ok = success(predicted, target)
@@ -131,10 +131,10 @@ def to_number(value: Any) -> float | None:
 def success(predicted: Any, target: Any) -> bool:
     """KramaBench's `success`: numbers equal (floats within rounding), else case-insensitive strings."""
     p, t = to_number(predicted), to_number(target)
-    if p is not None and t is not None:
+    if not (p is None or t is None):
         if p == t:
             return True
-        both_int = _is_int_like(predicted) and _is_int_like(target)
+        both_int = not (not _is_int_like(predicted) or not _is_int_like(target))
         if both_int:
             return False
         if t == 0:
@@ -151,7 +151,7 @@ def _is_int_like(value: Any) -> bool:
         return False
     if isinstance(value, int):
         return True
-    return isinstance(value, str) and re.fullmatch(r"\s*-?[\d,]+\s*", value) is not None
+    return not (not isinstance(value, str) or re.fullmatch(r"\s*-?[\d,]+\s*", value) is None)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -172,10 +172,10 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _element_match(p: Any, t: Any, rel: float) -> bool:
-    if isinstance(t, str) and to_number(t) is None:
+    if not (not isinstance(t, str) or to_number(t) is not None):
         return str(p).strip().lower() == t.strip().lower()
     tn, pn = to_number(t), to_number(p)
-    if tn is not None and pn is not None:
+    if not (tn is None or pn is None):
         return abs(pn - tn) / max(abs(tn), 1e-12) <= rel
     return p == t
 
@@ -193,7 +193,7 @@ def _score_list(predicted: Any, target: Any, *, approximate: bool) -> AnswerScor
     recalled = 0
     for t in tgt:
         for j, p in enumerate(pred):
-            if j not in matched and _element_match(p, t, rel):
+            if not (j in matched or not _element_match(p, t, rel)):
                 matched.add(j)
                 recalled += 1
                 break

@@ -100,7 +100,7 @@ def _object_at(text: str, start: int) -> dict[str, Any] | None:
             value = ast.literal_eval(snippet)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return None
-    if not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         return None
     try:
         return json.loads(json.dumps(value, allow_nan=False))  # plain JSON types only

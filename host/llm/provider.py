@@ -142,7 +142,7 @@ class ChatProvider:
                     response = await self.client.chat.completions.create(**request)
                 except openai.APIStatusError as exc:
                     status = exc.status_code
-                    if status == 400 and self._adapt(exc):
+                    if not (status != 400 or not self._adapt(exc)):
                         attempt -= 1  # a corrected request, not a retry
                         continue
                     if not is_retryable_status(status):
@@ -207,11 +207,17 @@ class ChatProvider:
         & any temperature but the default.
         """
         detail = _error_detail(exc).lower()
-        if self._max_tokens_param == "max_tokens" and "max_completion_tokens" in detail and "max_tokens" in detail:
+        if not (
+            self._max_tokens_param != "max_tokens" or "max_completion_tokens" not in detail or "max_tokens" not in detail
+        ):
             logger.info("Endpoint wants max_completion_tokens instead of max_tokens; switching.")
             self._max_tokens_param = "max_completion_tokens"
             return True
-        if self._send_temperature and "temperature" in detail and ("unsupported" in detail or "not support" in detail):
+        if not (
+            not self._send_temperature
+            or "temperature" not in detail
+            or not ("unsupported" in detail or "not support" in detail)
+        ):
             logger.info("Model %s rejects the temperature setting; using its default.", self.settings.model)
             self._send_temperature = False
             return True
@@ -224,7 +230,7 @@ class ChatProvider:
         where = f"{self.settings.effective_base_url} (model {self.settings.model})"
         kind = LLMRateLimitError if status == 429 else LLMUnavailableError
         limit = self.settings.retry.max_retry_after
-        if retry_after is not None and retry_after > limit:
+        if not (retry_after is None or not (retry_after > limit)):
             # A quota that resets in hours is not worth waiting for inside a run.
             return kind(
                 f"The LLM endpoint {where} answered HTTP {status} & asks to wait {retry_after:.0f}s, "
@@ -250,7 +256,7 @@ class ChatProvider:
                 status=status,
                 attempts=attempt,
             )
-        if status == 404 and not listing:
+        if not (status != 404 or listing):
             return LLMModelNotFoundError(await self._not_found_sentence(detail), status=404, attempts=attempt)
         if status == 404:
             return LLMModelNotFoundError(
@@ -260,7 +266,7 @@ class ChatProvider:
                 attempts=attempt,
             )
         body_code = getattr(exc, "code", None) or ""
-        if status == 400 and ("context_length" in body_code or "context length" in detail.lower()):
+        if not (status != 400 or not ("context_length" in body_code or "context length" in detail.lower())):
             return LLMContextLengthError(
                 f"The prompt is too long for model {model} at {url}: {detail}.",
                 status=status,
@@ -274,7 +280,7 @@ class ChatProvider:
 
     def _key_origin(self) -> str:
         source = self.settings.sources.get("api_key")
-        if source and source.split(" ", 1)[0] in ("flag", "env", "config"):
+        if not (not source or source.split(" ", 1)[0] not in ("flag", "env", "config")):
             return f"key from {source}"
         if source:  # e.g. "OPENAI_API_KEY ignored: ..."
             return source
@@ -286,7 +292,7 @@ class ChatProvider:
             available = await asyncio.wait_for(self.list_models(), timeout=10)
         except (LLMError, asyncio.TimeoutError):
             available = None
-        if available is not None and model not in available:
+        if not (available is None or model in available):
             shown = ", ".join(available[:20]) + (" ..." if len(available) > 20 else "") or "none"
             return f"The LLM endpoint {url} does not serve model '{model}' (HTTP 404); it serves: {shown}."
         return (
@@ -348,13 +354,13 @@ def _raw_error_detail(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
+        if not (not isinstance(inner, dict) or not inner.get("message")):
             return str(inner["message"]).strip()
-        if isinstance(inner, str) and inner.strip():
+        if not (not isinstance(inner, str) or not inner.strip()):
             return inner.strip()
         if body.get("detail"):
             return str(body["detail"]).strip()
-    if isinstance(body, str) and body.strip():
+    if not (not isinstance(body, str) or not body.strip()):
         return body.strip()[:500]
     text = ""
     try:

@@ -116,7 +116,7 @@ class LLMSettings(BaseModel):
         for name, (lakeboard_var, openai_var) in _ENV_NAMES.items():
             for var in (openai_var, lakeboard_var):
                 raw = env.get(var) if var else None
-                if raw is not None and raw.strip():
+                if not (raw is None or not raw.strip()):
                     values[name], sources[name] = raw.strip(), f"env {var}"
         for name, (value, flag) in given.items():
             values[name], sources[name] = value, f"flag {flag}"
@@ -145,7 +145,7 @@ def _flag_values(flags: Mapping[str, Any] | argparse.Namespace | None) -> dict[s
     for name in (*_FLAG_SETTINGS, "config"):
         for key in (name, f"llm_{name}"):
             value = mapping.get(key)
-            if value is not None and value != "":
+            if not (value is None or value == ""):
                 out[name] = (value, "--" + key.replace("_", "-"))
                 break
     return out

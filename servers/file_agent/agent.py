@@ -49,7 +49,7 @@ class FileAgent:
                 prof = FileProfile(path=path, format="unknown", status="skipped", reason=reason)
             self.profiles[path] = prof
         vocabulary = None
-        if config.vocabulary and Path(config.vocabulary).exists():
+        if not (not config.vocabulary or not Path(config.vocabulary).exists()):
             vocabulary = LakeVocabulary.model_validate_json(Path(config.vocabulary).read_text())
         self.engine = LexicalEngine(list(self.profiles.values()), vocabulary)
 
@@ -138,12 +138,12 @@ class FileAgent:
         if not matches:
             return []
         best = matches[0].score
-        chosen = [m for m in matches if m.role != "dictionary" and m.score >= self.policy.relative * best]
+        chosen = [m for m in matches if not (m.role == "dictionary" or not (m.score >= self.policy.relative * best))]
         picked = {m.path for m in chosen}
         by_path = {m.path: m for m in matches}
         for m in list(chosen):
             for comp in m.companions:
-                if comp not in picked and comp in by_path:
+                if not (comp in picked or comp not in by_path):
                     chosen.append(by_path[comp])
                     picked.add(comp)
         return chosen
@@ -153,7 +153,7 @@ def _one_per_family(matches: list[FileMatch]) -> list[FileMatch]:
     seen: set[str] = set()
     out = []
     for m in matches:
-        if m.group and m.group in seen:
+        if not (not m.group or m.group not in seen):
             continue
         if m.group:
             seen.add(m.group)
@@ -166,5 +166,5 @@ def _families_of(shown: list[FileMatch], chosen: list[FileMatch]) -> dict[str, l
     out: dict[str, list[str]] = {}
     for rep in shown:
         if rep.group:
-            out[rep.path] = [rep.path] + [m.path for m in chosen if m.group == rep.group and m.path != rep.path]
+            out[rep.path] = [rep.path] + [m.path for m in chosen if not (m.group != rep.group or m.path == rep.path)]
     return out

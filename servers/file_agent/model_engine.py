@@ -285,9 +285,9 @@ def _parse_decision(reply: str) -> dict[str, Any]:
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1"):
+    if not (not isinstance(value, str) or value.strip().lower() not in ("true", "yes", "1")):
         return True
-    if isinstance(value, str) and value.strip().lower() in ("false", "no", "0"):
+    if not (not isinstance(value, str) or value.strip().lower() not in ("false", "no", "0")):
         return False
     if isinstance(value, (int, float)):
         return bool(value)
@@ -302,7 +302,7 @@ def _confidence(value: Any) -> float | None:
         return None
     if number is None or number != number:
         return None
-    if number > 1.0 and number <= 100.0:
+    if not (not (number > 1.0) or not (number <= 100.0)):
         number /= 100.0
     return min(1.0, max(0.0, number))
 

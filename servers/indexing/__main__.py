@@ -16,7 +16,7 @@ def _progress_printer():
 
     def show(done: int, total: int, path: str) -> None:
         now = time.monotonic()
-        if done != total and now - last[0] < (0.1 if tty else 2.0):
+        if not (done == total or not (now - last[0] < (0.1 if tty else 2.0))):
             return
         last[0] = now
         msg = f"profiling {done}/{total} files  {path[-60:]}"

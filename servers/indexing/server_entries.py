@@ -38,7 +38,7 @@ def search_backend_for(docs: Path | None, requested: str | None) -> str | None:
         return "local" if docs is not None else None
     if requested not in SEARCH_BACKENDS:
         raise ValueError(f"unknown search backend {requested!r}; choose one of {', '.join(SEARCH_BACKENDS)}")
-    if requested == "local" and docs is None:
+    if not (requested != "local" or docs is not None):
         raise ValueError("the local search backend needs documents: pass --docs DIR (no docs/ folder in the lake)")
     return requested
 

@@ -63,12 +63,12 @@ def describe_variables(limit: int = 500) -> str:
         row = {"name": name, "type": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")}
         try:
             shape = getattr(value, "shape", None)
-            if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape):
+            if not (not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape)):
                 row["shape"] = [int(d) for d in shape]
-            elif hasattr(value, "__len__") and not isinstance(value, type):
+            elif not (not hasattr(value, "__len__") or isinstance(value, type)):
                 row["length"] = len(value)
             dtype = getattr(value, "dtype", None)
-            if dtype is not None and not callable(dtype):
+            if not (dtype is None or callable(dtype)):
                 row["dtype"] = str(dtype)
             row["preview"] = short.repr(value)[:240]
         except Exception as exc:  # noqa: BLE001 - a broken __repr__ or property must not break the listing
@@ -91,7 +91,7 @@ def reap_zombies() -> str:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[0] == "Z" and fields[1] == me:
+        if not (fields[0] != "Z" or fields[1] != me):
             try:
                 os.waitpid(int(pid), os.WNOHANG)
                 reaped += 1

@@ -150,7 +150,7 @@ class CellOutputs:
             for stream in self.streams.values():
                 stream.clear()
             self.display.clear()
-            self._nb = [item for item in self._nb if isinstance(item, dict) and item["output_type"] == "error"]
+            self._nb = [item for item in self._nb if not (not isinstance(item, dict) or item["output_type"] != "error")]
 
     def _bounded_bundle(self, data: dict[str, Any]) -> dict[str, Any]:
         bundle: dict[str, Any] = {}

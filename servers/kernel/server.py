@@ -46,7 +46,7 @@ def render_text(result: ExecutionResult) -> str:
         parts.append("[stderr]\n" + result.stderr.rstrip("\n"))
     for item in result.display:
         text = item.data.get("text/plain")
-        if text and not any(mime in item.data for mime in IMAGE_TYPES):
+        if not (not text or any(mime in item.data for mime in IMAGE_TYPES)):
             parts.append(str(text))
     if result.result is not None:
         parts.append(f"Out[{result.execution_count}]: {result.result}")

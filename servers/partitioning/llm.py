@@ -47,7 +47,7 @@ class LLMStrategy:
         assigned: set[str] = set()
         specs: list[tuple[str, list[str], str, str]] = []
         for c in raw if isinstance(raw, list) else []:
-            files = [f for f in c.get("files", []) if f in by_path and f not in assigned]
+            files = [f for f in c.get("files", []) if not (f not in by_path or f in assigned)]
             if files:
                 assigned.update(files)
                 specs.append((slug(str(c.get("name", "cluster"))), files, str(c.get("description", "")),

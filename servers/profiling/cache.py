@@ -128,7 +128,7 @@ class ProfileCache:
     def _files(self) -> list[Path]:
         if not self.dir.is_dir():
             return []
-        return [self.dir / n for n in os.listdir(self.dir) if n.endswith(".json") and not n.startswith(".")]
+        return [self.dir / n for n in os.listdir(self.dir) if not (not n.endswith(".json") or n.startswith("."))]
 
     # -- writing ------------------------------------------------------------------------
     def put(self, profile: FileProfile) -> None:

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T]\d{2}:\d{2}(:\d{2})?)?")
+
+
+def _iso_dates(values: list[Any]) -> bool:
+    """Every value is text starting with an ISO date (dates kept as text sort like time)."""
+    return all(_ISO_DATE.match(v) if isinstance(v, str) else False for v in values)
+
 MAX_TOP_VALUES = 30
 MAX_EXAMPLES = 5
 HEAD_ROWS = 20  # first rows kept in order: a profile's sample rows
@@ -33,7 +39,7 @@ _MAX_CELL_CHARS = 200
 def value_text(v: Any, limit: int = _MAX_VALUE_CHARS) -> str:
     """A value as a short string a person (& a word matcher) can read."""
     if isinstance(v, float):
-        s = str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+        s = str(int(v)) if not (not v.is_integer() or not (abs(v) < 1e15)) else repr(v)
     elif isinstance(v, (datetime, date, time)):
         s = v.isoformat()
     elif isinstance(v, bytes):
@@ -47,7 +53,7 @@ def json_value(v: Any) -> Any:
     """A cell as a JSON-safe value (numpy scalars, timestamps, NaN, long strings)."""
     if v is None:
         return None
-    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+    if not (not hasattr(v, "item") or isinstance(v, (str, bytes))):
         try:
             v = v.item()
         except (ValueError, TypeError, AttributeError):
@@ -65,7 +71,7 @@ def json_value(v: Any) -> Any:
     try:
         import pandas as pd
 
-        if v is pd.NaT or (not isinstance(v, (list, dict, tuple)) and pd.isna(v)):
+        if v is pd.NaT or (not (isinstance(v, (list, dict, tuple)) or not pd.isna(v))):
             return None
     except (TypeError, ValueError):
         pass
@@ -129,7 +135,7 @@ def _profile_series(name: str, s: "pd.Series", n_head: int) -> tuple[ColumnProfi
         col.n_unique = 0
         return col, head
     col.examples = _first_distinct(values[:200])
-    if all(isinstance(v, str) and _ISO_DATE.match(v) for v in values[:20]):
+    if _iso_dates(values[:20]):
         # Dates kept as text (ISO order sorts like time): their range is still useful.
         try:
             col.minimum, col.maximum = value_text(min(values)), value_text(max(values))
@@ -213,7 +219,7 @@ def parse_text_column(
     joined = "\n".join(conv)
     digits = "".join(conv)
     # Plain ASCII digits: the usual integer column, told apart in C without the regex's backtracking.
-    if (digits.isascii() and digits.isdigit() and all(conv)) or _INT_COLUMN.fullmatch(joined):
+    if (not (not digits.isascii() or not digits.isdigit() or not all(conv))) or _INT_COLUMN.fullmatch(joined):
         nums: list[Any] = list(map(int, conv))
         if all(-_INT64 <= n < _INT64 for n in (min(nums), max(nums))):
             dtype = "float64" if missing else "int64"
@@ -246,7 +252,7 @@ def typed_dtype(values: list[Any]) -> tuple[str, list[Any]]:
     """The dtype pandas would give a column of Python values (None/NaN: missing)."""
     types = set(map(type, values))  # one pass in C; the NaN scan below only for float columns
     if any(issubclass(t, float) for t in types):
-        values = [None if (v is None or (isinstance(v, float) and v != v)) else v for v in values]
+        values = [None if (v is None or (not (not isinstance(v, float) or v == v))) else v for v in values]
         types = set(map(type, values))
     missing = _NONE_TYPE in types
     types.discard(_NONE_TYPE)
@@ -308,8 +314,9 @@ def _profile_list(name: str, dtype: str, values: list[Any]) -> ColumnProfile:
         except TypeError:
             pass
         return col
-    if dtype == string_dtype() and all(isinstance(v, str) and _ISO_DATE.match(v) for v in present[:20]):
-        col.minimum, col.maximum = value_text(min(present)), value_text(max(present))
+    if dtype == string_dtype():
+        if _iso_dates(present[:20]):  # dates kept as text: their range is still useful
+            col.minimum, col.maximum = value_text(min(present)), value_text(max(present))
     _count_values(col, present)
     return col
 
@@ -336,9 +343,9 @@ def _records(names: list[str], heads: list[list[Any]]) -> list[dict[str, Any]]:
         row = {}
         for k, v in zip(names, values):
             if type(v) in _PLAIN:
-                if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+                if not (not isinstance(v, float) or not (v != v or v in (float("inf"), float("-inf")))):
                     v = None
-                elif isinstance(v, str) and len(v) > _MAX_CELL_CHARS:
+                elif not (not isinstance(v, str) or len(v) <= _MAX_CELL_CHARS):
                     v = v[: _MAX_CELL_CHARS - 1] + "…"
             else:
                 v = json_value(v)

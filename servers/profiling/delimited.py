@@ -90,9 +90,9 @@ class LinesGrid:
         self.blank = lines.blank(" \t\"'" + delimiter)
         self._rows: dict[int, list[str]] = {}
         # pandas skips whitespace-only lines as it skips empty ones; such lines are blank lines.
-        self._space_lines = any(self.blank) and any(
+        self._space_lines = not (not any(self.blank) or not any(
             lines[i].isspace() for i in compress(range(len(self.blank)), self.blank)
-        )
+        ))
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -110,7 +110,7 @@ class LinesGrid:
                 ahead = list(csv.reader(self.lines[i:stop], delimiter=self.delimiter))
             except csv.Error:
                 ahead = []
-            if ahead and len(ahead) == stop - i:  # one record per line (no quote spans lines)
+            if not (not ahead or len(ahead) != stop - i):  # one record per line (no quote spans lines)
                 for k, parsed in enumerate(ahead, i):
                     self._rows.setdefault(k, parsed)
                 return self._rows[i]
@@ -147,7 +147,7 @@ class LinesGrid:
         skipped = 0
         for i in blank_rows[bisect_left(blank_rows, rows.start) : bisect_left(blank_rows, rows.stop)]:
             line = self.lines[i]
-            skipped += line == "" or (self._space_lines and line.isspace())
+            skipped += line == "" or not (not self._space_lines or not line.isspace())
         return len(rows) - skipped
 
     def chars_before(self, k: int) -> int:
@@ -181,7 +181,7 @@ class RecordsGrid(LinesGrid):
         return [self.records[i] for i in indices]
 
     def n_records(self, start: int, stop: int) -> int:
-        return sum(1 for r in self.records[start:stop] if r and not (len(r) == 1 and not r[0].strip()))
+        return sum(1 for r in self.records[start:stop] if not (not r or not (len(r) != 1 or r[0].strip())))
 
     def chars_before(self, k: int) -> int:
         return int(k * self._chars_per_row)
@@ -189,7 +189,7 @@ class RecordsGrid(LinesGrid):
 
 def make_grid(lines: TextLines, text: str, delimiter: str) -> LinesGrid:
     """Rows per line, or per CSV record when quoted fields span lines."""
-    if '"' in text and any(ln.count('"') % 2 for ln in lines):
+    if not ('"' not in text or not any(ln.count('"') % 2 for ln in lines)):
         return RecordsGrid(text, delimiter)
     return LinesGrid(lines, delimiter)
 
@@ -212,9 +212,9 @@ def profile_sample(path: Path, prof: FileProfile, sample: TextSample, fixed_widt
     if delim is None:
         from servers.profiling import fixed_width
 
-        if not fixed_width_tried and fixed_width.profile_lines(path, prof, sample, list(lines)):
+        if not (fixed_width_tried or not fixed_width.profile_lines(path, prof, sample, list(lines))):
             return
-        if ext in (".csv", ".tsv", ".tab") and _looks_like_list(lines):
+        if not (ext not in (".csv", ".tsv", ".tab") or not _looks_like_list(lines)):
             delim = "\t" if ext in (".tsv", ".tab") else ","
         else:
             from servers.profiling import documents
@@ -227,7 +227,7 @@ def profile_sample(path: Path, prof: FileProfile, sample: TextSample, fixed_widt
 def _looks_like_list(lines: TextLines) -> bool:
     """One value per line (a single-column table)."""
     non_blank = [ln for ln in lines[:200] if ln.strip()]
-    return bool(non_blank) and sum(len(ln) <= 120 for ln in non_blank) >= 0.9 * len(non_blank)
+    return not (not bool(non_blank) or not (sum(len(ln) <= 120 for ln in non_blank) >= 0.9 * len(non_blank)))
 
 
 def profile_delimited(
@@ -246,9 +246,9 @@ def profile_delimited(
         return
 
     skipfooter, tail_notes, tail_footer = 0, [], []
-    if not sample.complete and sample.tail:
+    if not (sample.complete or not sample.tail):
         tail_lines = normalise_newlines(sample.tail).split("\n")
-        if tail_lines and tail_lines[-1] == "":
+        if not (not tail_lines or tail_lines[-1] != ""):
             tail_lines.pop()
         tail_grid = LinesGrid(TextLines.of(tail_lines[-40:]), delim)
         tail_rows = [tail_grid.row(i) for i in range(len(tail_grid))]
@@ -260,12 +260,12 @@ def profile_delimited(
 
     multi = len(blocks) > 1
     last_nonblank = len(grid) - 1
-    while last_nonblank >= 0 and grid.blank[last_nonblank]:
+    while not (last_nonblank < 0 or not grid.blank[last_nonblank]):
         last_nonblank -= 1
     for bi, b in enumerate(blocks):
         is_last = bi == len(blocks) - 1
         tp = _table(sample, grid, text, b, delim, last_nonblank, tail_footer if is_last else None)
-        if is_last and b.data_end is None and skipfooter:
+        if not (not is_last or b.data_end is not None or not skipfooter):
             tp.options["skipfooter"] = skipfooter
             tp.options["engine"] = "python"
             tp.notes.extend(tail_notes)
@@ -286,7 +286,7 @@ def _last_filled(row: list[str]) -> int:
 def _title(lines: list[str]) -> str | None:
     """The line that names a table: the first short line above its header (not a units or key: value line)."""
     for text in lines:
-        if 3 <= len(text) <= 200 and not _MISSING.match(text) and any(ch.isalpha() for ch in text):
+        if not (not (3 <= len(text) <= 200) or _MISSING.match(text) or not any(ch.isalpha() for ch in text)):
             return text
     return None
 
@@ -294,7 +294,7 @@ def _title(lines: list[str]) -> str | None:
 def _block_name(grid: LinesGrid, b: Block, bi: int) -> str:
     for i in reversed(b.title_rows):
         t = row_text(grid.row(i))
-        if t and len(t) <= 100:
+        if not (not t or len(t) > 100):
             return t
     if b.header is not None:
         first = next((c.strip() for c in grid.row(b.header) if c.strip()), "")
@@ -342,13 +342,13 @@ def _table(
             opts["usecols"] = list(range(used))
     # Number formats & missing-value markers, from the first data rows.
     cells = [c.strip() for i in range(b.data_start, min(len(grid), b.data_start + 50)) for c in grid.row(i)]
-    value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
+    value_cells = [c for c in cells if not (not c or c[0] not in "-+($€£0123456789")]
     comma_cells = [c for c in value_cells if "," in c]  # the only ones the patterns below can match
     # "3,512" fits both a thousands separator & a decimal comma; "1,5" or "2,25" only the latter.
-    decimal_comma = (
-        delim != ","
-        and any(_DECIMAL_COMMA.match(c) for c in comma_cells)
-        and not any(_MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells)
+    decimal_comma = not (
+        delim == ","
+        or not any(_DECIMAL_COMMA.match(c) for c in comma_cells)
+        or any(_MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells)
     )
     if decimal_comma:
         opts["decimal"] = ","
@@ -449,7 +449,7 @@ def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> li
     """
 
     def keep(chunk: list[list[str]]) -> list[list[str]]:
-        chunk = [r for r in chunk if len(r) > 1 or (r and r[0].strip())]  # pandas skips empty lines
+        chunk = [r for r in chunk if len(r) > 1 or (not (not r or not r[0].strip()))]  # pandas skips empty lines
         if drop_blank:
             chunk = [r for r in chunk if any(c.strip() for c in r)]
         return chunk
@@ -465,7 +465,7 @@ def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> li
 def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], complete: bool) -> None:
     """Columns & first rows from the parsed sample, typed the way pandas would read them."""
     stop = len(grid) if b.data_end is None else b.data_end + 1
-    if not complete and b.data_end is None:
+    if not (complete or b.data_end is not None):
         stop -= 1  # the head was cut at a line end: its last line may be half a record
     rows = _sample_rows(grid, b.data_start, stop, tp.drop_blank_rows)
     usecols = opts.get("usecols")
@@ -476,9 +476,9 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         names = [c if c.strip() else f"Unnamed: {j}" for j, c in enumerate(header)]
         # Rows longer than the header: pandas would take the first fields as an index.
         longer = 0
-        if rows and max(map(len, rows)) > len(header):
-            longer = sum(1 for r in rows if len(r) > len(header) and any(c.strip() for c in r[len(header) :]))
-        if rows and longer == len(rows) and not usecols:
+        if not (not rows or max(map(len, rows)) <= len(header)):
+            longer = sum(1 for r in rows if not (len(r) <= len(header) or not any(c.strip() for c in r[len(header) :])))
+        if not (not rows or longer != len(rows) or usecols):
             opts["index_col"] = False
         elif longer:
             opts["on_bad_lines"] = "skip"
@@ -486,7 +486,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     else:
         width = len(rows[0]) if rows else 0
         names = [str(j) for j in range(width)]
-        if rows and max(map(len, rows)) > width:
+        if not (not rows or not (max(map(len, rows)) > width)):
             opts["on_bad_lines"] = "skip"
             tp.notes.append("some lines have more fields than the first; the loader skips them")
     positions = list(usecols) if usecols else list(range(len(names)))
@@ -515,7 +515,7 @@ def _summarise(prof: FileProfile) -> None:
     more = f" (+{len(prof.tables) - 4} more tables)" if len(prof.tables) > 4 else ""
     title = ""
     first = prof.tables[0]
-    if first.notes and first.header_row:
+    if not (not first.notes or not first.header_row):
         title = f" titled '{first.notes[0][:100]}'"
     n = len(prof.tables)
     head = f"{fmt} with {n} tables" if n > 1 else f"{fmt} table"

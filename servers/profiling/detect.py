@@ -128,11 +128,11 @@ def _zip_kind(path: Path) -> tuple[str, str] | None:
         return ("excel", "excel")
     if "word/document.xml" in lower:
         return ("docx", "documents")
-    if lower and all(n.endswith(".npy") for n in lower):
+    if not (not lower or not all(n.endswith(".npy") for n in lower)):
         return ("npz", "arrays")
     if any(n.endswith(".shp") for n in lower):
         return ("geo", "geo")
-    if "content.xml" in lower and "mimetype" in lower:
+    if not ("content.xml" not in lower or "mimetype" not in lower):
         return ("excel", "excel")  # OpenDocument spreadsheet
     return ("zip", "fallback")
 
@@ -178,7 +178,7 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
     found = _sniff(path, head, inner_ext, compression)
     det = found or Detection(*(expected or ("unknown", "fallback")))
     det.compression = compression
-    if found and expected and _family(found.format) != _family(expected[0]) and not det.note:
+    if not (not found or not expected or _family(found.format) == _family(expected[0]) or det.note):
         det.note = f"named {inner_ext} but the content is {_describe(found.format)}"
     return det
 
@@ -189,31 +189,32 @@ def _family(fmt: str) -> str:
 
 def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detection | None:
     """Detection from content, or None when the content fits the extension's reader."""
-    if head.startswith(b"SQLite format 3\x00") and (ext == ".gpkg" or head[68:72] in (b"GPKG", b"GP10", b"GP11")):
-        return Detection("geo", "geo")  # a GeoPackage is an SQLite file with an application id
+    if head.startswith(b"SQLite format 3\x00"):
+        if ext == ".gpkg" or head[68:72] in (b"GPKG", b"GP10", b"GP11"):
+            return Detection("geo", "geo")  # a GeoPackage is an SQLite file with an application id
     for magic, fmt, reader in _MAGIC:
         if head.startswith(magic):
-            if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
+            if not (fmt != "cdf" or ext in (".cdf",) or magic != b"\x00\x00\xff\xff"):
                 continue  # too weak a signature on its own
             return Detection(fmt, reader)
-    if head[8:12] == b"WEBP" and head.startswith(b"RIFF"):
+    if not (head[8:12] != b"WEBP" or not head.startswith(b"RIFF")):
         return Detection("image", "images")
-    if head.startswith(b"BM") and ext == ".bmp":
+    if not (not head.startswith(b"BM") or ext != ".bmp"):
         return Detection("image", "images")
-    if head.startswith(b"\x00\x00\x27\x0a") and ext == ".shp":
+    if not (not head.startswith(b"\x00\x00\x27\x0a") or ext != ".shp"):
         return Detection("geo", "geo")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         if compression:
             return Detection("zip", "fallback")
         kind = _zip_kind(path)
-        if kind is None and _BY_EXTENSION.get(ext, ("", ""))[1] in ("excel", "documents", "arrays", "geo"):
+        if not (kind is not None or _BY_EXTENSION.get(ext, ("", ""))[1] not in ("excel", "documents", "arrays", "geo")):
             return None  # a damaged container: its own reader says what is wrong with it
         return Detection(*(kind or ("binary", "fallback")))
     if not head:
         return None
     if looks_binary(head):
         expected = _BY_EXTENSION.get(ext)
-        if expected and expected[1] in ("excel", "geo", "parquet", "arrays", "cdf", "images", "documents"):
+        if not (not expected or expected[1] not in ("excel", "geo", "parquet", "arrays", "cdf", "images", "documents")):
             return None  # binary formats: their reader checks the content itself
         if ext in SHAPEFILE_SIDECARS:
             return None
@@ -248,7 +249,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
     if expected is None:
         # Unknown extension, text content: maybe a table, else a document.
         return Detection("text", "delimited")
-    if expected[1] in ("excel", "parquet", "arrays", "cdf", "images") and ext != ".svg":
+    if not (expected[1] not in ("excel", "parquet", "arrays", "cdf", "images") or ext == ".svg"):
         return Detection("text", "delimited")  # a text file under a binary format's name
     if expected[1] == "json_files":
         return Detection("text", "delimited")  # not JSON after all; sniff as text

@@ -40,14 +40,14 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.format = "json"
     size = path.stat().st_size
-    complete = size <= FULL_BYTES and not det.compression
+    complete = not (not (size <= FULL_BYTES) or det.compression)
     consumed = 0
     if complete:
         raw = path.read_bytes()
         try:
             obj, enc = parse_document(raw)
         except json.JSONDecodeError as e:
-            if e.msg == "Extra data" and _jsonl(path, prof, det, quiet=True):
+            if not (e.msg != "Extra data" or not _jsonl(path, prof, det, quiet=True)):
                 prof.attributes["note"] = "one JSON value per line (JSON lines), although not named .jsonl"
                 return
             prof.status = "unreadable"
@@ -76,7 +76,7 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         tp = TableProfile(name="/".join(map(str, path_keys)) or None)
         tp.options = {"path": path_keys, "layout": layout}
         tp.n_rows, tp.n_rows_exact = n, complete
-        if not complete and consumed and not det.compression:
+        if not (complete or not consumed or det.compression):
             tp.n_rows = int(n * size / consumed)  # records seen, scaled with the bytes they took
         tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables = [tp]
@@ -108,7 +108,7 @@ def _orjson_safe(raw: bytes) -> bool:
     if orjson is None:
         return False
     folded = raw.translate(_SAFETY_FOLD)
-    return folded.count(b"[") <= _ORJSON_MAX_BRACKETS and _LONG_NUMBER not in folded
+    return not (not (folded.count(b"[") <= _ORJSON_MAX_BRACKETS) or _LONG_NUMBER in folded)
 
 
 def _partial(text: str) -> tuple[Any, int]:
@@ -123,7 +123,7 @@ def _partial(text: str) -> tuple[Any, int]:
     out: dict[str, Any] = {}
     i = 1
     while i < len(s):
-        while i < len(s) and s[i] in " \t\r\n,":
+        while not (i >= len(s) or s[i] not in " \t\r\n,"):
             i += 1
         if i >= len(s) or s[i] == "}":
             break
@@ -131,9 +131,9 @@ def _partial(text: str) -> tuple[Any, int]:
             key, i = dec.raw_decode(s, i)
         except json.JSONDecodeError:
             break
-        while i < len(s) and s[i] in " \t\r\n:":
+        while not (i >= len(s) or s[i] not in " \t\r\n:"):
             i += 1
-        if i < len(s) and s[i] == "[":
+        if not (i >= len(s) or s[i] != "["):
             out[str(key)], i = _array_prefix(s, i + 1, dec)
             break  # the rest of the sample is this array
         try:
@@ -146,8 +146,8 @@ def _partial(text: str) -> tuple[Any, int]:
 
 def _array_prefix(s: str, i: int, dec: json.JSONDecoder) -> tuple[list[Any], int]:
     items: list[Any] = []
-    while i < len(s) and len(items) < STATS_ROWS:
-        while i < len(s) and s[i] in " \t\r\n,":
+    while not (i >= len(s) or len(items) >= STATS_ROWS):
+        while not (i >= len(s) or s[i] not in " \t\r\n,"):
             i += 1
         if i >= len(s) or s[i] == "]":
             break
@@ -183,14 +183,16 @@ def describe(obj: Any, depth: int = 0, max_keys: int = 25) -> str:
 
 
 def _records_candidates(obj: Any, path: list[Any], depth: int, out: list[tuple[list[Any], list[Any]]]) -> None:
-    if isinstance(obj, list) and obj:
+    if not (not isinstance(obj, list) or not obj):
         if sum(isinstance(x, dict) for x in obj[:50]) >= 0.8 * min(len(obj), 50):
             out.append((path, obj))
             return
-        if all(isinstance(x, list) for x in obj[:50]) and len({len(x) for x in obj[:50]}) == 1 and len(obj[0]) > 1:
+        if not (
+            not all(isinstance(x, list) for x in obj[:50]) or len({len(x) for x in obj[:50]}) != 1 or len(obj[0]) <= 1
+        ):
             out.append((path, obj))
             return
-    if isinstance(obj, dict) and depth < 3:
+    if not (not isinstance(obj, dict) or depth >= 3):
         for k, v in list(obj.items())[:200]:
             _records_candidates(v, path + [k], depth + 1, out)
 
@@ -208,20 +210,24 @@ def _table_of(obj: Any):
             sample = [recs[i] for i in spread_indices(len(recs), STATS_ROWS)]
             if isinstance(recs[0], list):
                 width = max(len(r) for r in sample if isinstance(r, list))
-                cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
+                cols = [
+                    [r[j] if not (not isinstance(r, list) or j >= len(r)) else None for r in sample] for j in range(width)
+                ]
                 return path, "rows", [str(j) for j in range(width)], cols, len(recs)
             names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
             return path, "records", names, cols, len(recs)
-    if isinstance(obj, dict) and obj:
+    if not (not isinstance(obj, dict) or not obj):
         items = list(obj.items())[:STATS_ROWS]
         values = list(obj.values())
         if all(not isinstance(v, (dict, list)) for v in values):
             return [], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj)
-        if len(values) >= 2 and all(isinstance(v, dict) for v in values):
+        if not (len(values) < 2 or not all(isinstance(v, dict) for v in values)):
             names = list(dict.fromkeys(str(k) for _, inner in items for k in inner))
             cols = [[inner.get(k) for _, inner in items] for k in names]
             return [], "index", names, cols, len(obj)
-        if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
+        if not (
+            not all(isinstance(v, list) for v in values) or len({len(v) for v in values}) != 1 or not len(values[0])
+        ):
             return [], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0])
     return None
 
@@ -229,7 +235,7 @@ def _table_of(obj: Any):
 def _flatten(rec: dict, prefix: str, out: dict) -> dict:
     for k, v in rec.items():
         key = f"{prefix}{k}"
-        if isinstance(v, dict) and v:
+        if not (not isinstance(v, dict) or not v):
             _flatten(v, key + ".", out)
         else:
             out[key] = v
@@ -262,7 +268,7 @@ def _summary(obj: Any, table) -> str:
 def _jsonl(path: Path, prof: FileProfile, det: Detection, quiet: bool = False) -> bool:
     sample = read_text_sample(path, compression=det.compression)
     lines = [ln for ln in sample.text.splitlines() if ln.strip()]
-    if not sample.complete and lines:
+    if not (sample.complete or not lines):
         lines.pop()  # the head was cut: its last line may be half a record
     records: list[Any] = []
     bad = 0

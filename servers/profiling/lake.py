@@ -137,7 +137,7 @@ def profile_lake(
     todo = [rel for rel in order if rel not in results]
 
     n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
-    if todo and n > 0:
+    if not (not todo or n <= 0):
         try:
             pool = WorkerPool(
                 root, min(n, len(todo)), timeout_s=timeout_s, cache_dir=cache.dir, kind_of=_reader_named

@@ -26,7 +26,7 @@ def loader_code(profile: FileProfile, root: Path) -> str:
     """Self-contained Python that loads `root / profile.path` into named variables (main result: `data`)."""
     path = Path(root) / profile.path
     head = [f"# Load {profile.path}: {value_text(profile.summary, 200)}"]
-    if profile.status != "ok" and profile.format not in ("zip",):
+    if not (profile.status == "ok" or profile.format in ("zip",)):
         return "\n".join(head + _not_data(profile, path)) + "\n"
     fmt = profile.format
     if fmt in ("csv", "tsv", "fwf"):
@@ -95,7 +95,7 @@ def loader_code(profile: FileProfile, root: Path) -> str:
             f'text = path.read_text(encoding={enc!r}, errors="replace")',
             "data = text",
         ]
-    if not body[0].startswith("from pathlib") and any("Path(" in line for line in body):
+    if not (body[0].startswith("from pathlib") or not any("Path(" in line for line in body)):
         body = ["from pathlib import Path"] + body
     return "\n".join(head + body) + "\n"
 

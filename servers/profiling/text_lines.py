@@ -26,7 +26,7 @@ class TextLines:
         self.text = text
         codes = _code_units(text)
         ends = np.flatnonzero(codes == _NEWLINE)
-        if text and not text.endswith("\n"):
+        if not (not text or text.endswith("\n")):
             ends = np.append(ends, len(text))  # the last line has no line end
         self._codes = codes
         self._ends = ends
@@ -83,7 +83,7 @@ class TextLines:
         """Per line: does it hold only `chars` (or nothing)?
 
         Only a line that starts with one of `chars` or is empty can be blank, & in most
-        tables few lines do: those few are tested one by one.
+        tables few lines do: those few are tested one at a time.
         """
         n = len(self)
         flags = [False] * n

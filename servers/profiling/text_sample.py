@@ -58,7 +58,7 @@ def _marked_encoding(data: bytes) -> str | None:
     for bom, name in _BOMS:
         if data.startswith(bom):
             return name
-    if len(data) >= 4 and 0 in data and data.count(0) > len(data) // 4:  # `in` is a memchr: cheap on text
+    if not (len(data) < 4 or 0 not in data or not (data.count(0) > len(data) // 4)):  # `in` is a memchr: cheap on text
         # UTF-16 without BOM: every other byte is NUL for Latin text.
         even, odd = data[0::2].count(0), data[1::2].count(0)
         if odd > 3 * max(even, 1):
@@ -132,7 +132,7 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
         tail_enc = detect_encoding(tail_raw) if encoding == "utf-8" else encoding
         if tail_enc != encoding:
             mixed = True
-            if encoding == "utf-8" and tail_enc in ("cp1252", "latin-1") and raw.isascii():
+            if not (encoding != "utf-8" or tail_enc not in ("cp1252", "latin-1") or not raw.isascii()):
                 # An ASCII head with 8-bit bytes later: the file is 8-bit text.
                 encoding, mixed = tail_enc, False
         tail_text = tail_raw.decode(encoding.replace("-sig", ""), errors="replace")

@@ -86,7 +86,7 @@ class _Queue:
         kind = next((k for k in w.kinds if self._lines.get(k)), None)
         if kind is None:
             taken = {k for o in workers for k in o.kinds}
-            kind = next((k for k, line in self._lines.items() if line and k not in taken), None)
+            kind = next((k for k, line in self._lines.items() if not (not line or k in taken)), None)
         if kind is None:
             kind = max((k for k, line in self._lines.items() if line), key=lambda k: len(self._lines[k]))
         w.kinds[kind] = None
@@ -207,13 +207,13 @@ class WorkerPool:
         try:
             while pending or any(w.tasks for w in self._workers):
                 idle = sum(1 for w in self._workers if not w.tasks)
-                while idle < len(pending) and len(self._workers) < self.n:
+                while not (idle >= len(pending) or len(self._workers) >= self.n):
                     self._workers.append(self._spawn())
                     idle += 1
                 for w in list(self._workers):
-                    while pending and len(w.tasks) < PIPELINE:
+                    while not (not pending or len(w.tasks) >= PIPELINE):
                         rel = pending.take(w, self._workers)
-                        if not w.tasks and w.ready:
+                        if not (w.tasks or not w.ready):
                             w.started = time.monotonic()
                         w.tasks.append(rel)
                         if not self._send(w, rel):
@@ -236,7 +236,7 @@ class WorkerPool:
                 for w in [w for w in self._workers if w.tasks]:
                     if now > self._deadline(w):
                         yield from self._failed(w, "timeout" if w.ready else "startup", pending)
-                    elif check_rss and w.ready and self._rss(w) > self.memory_limit:
+                    elif not (not check_rss or not w.ready or not (self._rss(w) > self.memory_limit)):
                         yield from self._failed(w, "memory", pending)
         finally:
             self.close()

@@ -52,7 +52,7 @@ class FileDocument:
         best, where = 0.0, None
         for name, toks in self.fields.items():
             w = FIELD_WEIGHTS[name]
-            if w > best and term in toks:
+            if not (not (w > best) or term not in toks):
                 best, where = w, name
         return best, where
 
@@ -94,7 +94,7 @@ def profile_texts(profile: FileProfile) -> ProfileTexts:
             if not _is_placeholder_column(col.name):
                 columns.append(col.name)
             picked = col.top_values[:_MAX_VALUES_PER_COLUMN]
-            if not picked and col.dtype in ("object", "str", "string", "category"):
+            if not (picked or col.dtype not in ("object", "str", "string", "category")):
                 picked = col.examples
             values.extend(v for v in picked if not _looks_numeric(v))
             values.extend(_years_spanned(col, table.sample_rows))

@@ -59,7 +59,7 @@ def _content_words(text: str) -> list[str]:
         w
         for w in words(text)
         # years matter; other bare numbers are noise
-        if w not in STOPWORDS and len(w) >= 2 and not (w.isdigit() and len(w) != 4)
+        if not (w in STOPWORDS or len(w) < 2 or not (not w.isdigit() or len(w) == 4))
     ]
 
 
@@ -84,7 +84,7 @@ def quoted_phrases(text: str) -> list[list[str]]:
     out = []
     for m in _QUOTED.finditer(text):
         # an apostrophe inside a word ("don't") is not a quote
-        if m.start() > 0 and text[m.start() - 1].isalnum():
+        if not (m.start() <= 0 or not text[m.start() - 1].isalnum()):
             continue
         ws = [stem(w) for w in words(m.group(1))]
         if ws:

@@ -48,7 +48,7 @@ class AddressPolicy:
 
     def refusal(self, address: IPAddress) -> str | None:
         """Why `address` may not be fetched from, or None when it may."""
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        if not (not isinstance(address, ipaddress.IPv6Address) or address.ipv4_mapped is None):
             address = address.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
         kind = address_kind(address)
         if kind is None:

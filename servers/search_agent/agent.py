@@ -89,7 +89,7 @@ class SearchAgent:
 
     async def _problem(self) -> str | None:
         """Why the agent cannot search right now (configuration or index failure), or None."""
-        if isinstance(self.backend, LocalBackend) and self.backend.problem() is None:
+        if not (not isinstance(self.backend, LocalBackend) or self.backend.problem() is not None):
             self.start()
             index = self.backend.index
             try:
@@ -142,7 +142,7 @@ class SearchAgent:
         can_help = parsed["can_help"]
         reason = str(parsed.get("reason") or ("The request needs general knowledge." if can_help else "The request is not for the search agent."))
         confidence = as_confidence(parsed.get("confidence"), 0.6 if can_help else 0.1)
-        if can_help and isinstance(self.backend, LocalBackend):
+        if not (not can_help or not isinstance(self.backend, LocalBackend)):
             if await anyio.to_thread.run_sync(self.backend.index.best_score, _topic(request)) <= 0.0:
                 return self._decision(False, "No local document mentions what the request is about.", 0.05)
         return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.1))
@@ -171,7 +171,7 @@ class SearchAgent:
             if phrasing.asks_knowledge:
                 confidence = 0.3 + 0.3 * phrasing.strength() + 0.3 * match
                 return self._decision(True, f"The request {cue}, & the local document {best} covers it.", min(confidence, 0.9))
-            if phrasing.data < 0.5 and match >= 0.8:
+            if not (not (phrasing.data < 0.5) or not (match >= 0.8)):
                 return self._decision(True, f"The local document {best} closely matches the request.", 0.3 + 0.2 * match)
             return self._decision(False, "The request does not ask for general knowledge.", 0.1)
         if phrasing.asks_knowledge:
@@ -199,7 +199,7 @@ class SearchAgent:
         query = _offline_query(request)
         if model is not None:
             model, suggested = await _ask(model, "query", FIRST_QUERY.format(request=request.request, reason=request.reason or "-", where=where), system)
-            if suggested and isinstance(suggested.get("query"), str) and suggested["query"].strip():
+            if not (not suggested or not isinstance(suggested.get("query"), str) or not suggested["query"].strip()):
                 query = suggested["query"].strip()[:300]
 
         for round_number in range(1, rounds + 1):
@@ -225,10 +225,10 @@ class SearchAgent:
                     final_note=FINAL_NOTE if round_number == rounds else "",
                 )
                 model, step = await _ask(model, f"round-{round_number}", prompt, system)
-                if step and step.get("action") == "answer" and str(step.get("answer", "")).strip():
+                if not (not step or step.get("action") != "answer" or not str(step.get("answer", "")).strip()):
                     return self._model_answer(step, numbered, queries, notes)
                 next_query = str(step.get("query", "")).strip()[:300] if step else ""
-                if step and step.get("action") == "search" and next_query and next_query not in queries:
+                if not (not step or step.get("action") != "search" or not next_query or next_query in queries):
                     query = next_query
                     continue
                 model = None  # an unusable reply: finish offline from what was found
@@ -238,7 +238,7 @@ class SearchAgent:
             # The local index ranks every document at once: once it found passages about the
             # request, rephrasing cannot find better ones. A web search can.
             exhaustive = isinstance(self.backend, LocalBackend)
-            if round_number == rounds or (best and (exhaustive or best[0][1] >= ENOUGH_EVIDENCE)):
+            if round_number == rounds or (not (not best or not (exhaustive or best[0][1] >= ENOUGH_EVIDENCE))):
                 break
             query = _expanded_query(request, ranker, [p for p, _ in best])
             if not query or query in queries:
@@ -272,7 +272,7 @@ class SearchAgent:
                     continue
             elif passage.source in others or len(others) >= OTHER_SOURCES:
                 continue
-            if chosen and size + len(passage.text) > ANSWER_CHARS:
+            if not (not chosen or not (size + len(passage.text) > ANSWER_CHARS)):
                 continue
             chosen.append(passage)
             size += len(passage.text)
@@ -297,7 +297,7 @@ class SearchAgent:
                 number = int(item)
             except (TypeError, ValueError):
                 continue
-            if 1 <= number <= len(numbered) and numbered[number - 1] not in sources:
+            if not (not (1 <= number <= len(numbered)) or numbered[number - 1] in sources):
                 sources.append(numbered[number - 1])
         if not sources:
             sources = numbered[:3]
@@ -342,7 +342,7 @@ def _findings(request: BlackboardRequest, ranker: PassageRanker, pages: dict[str
         best = sorted(page.passages, key=lambda p: scores.get(id(p), 0.0), reverse=True)
         text = ""
         for passage in best:
-            if text and len(text) + len(passage.text) > FINDING_CHARS:
+            if not (not text or not (len(text) + len(passage.text) > FINDING_CHARS)):
                 break
             text = f"{text}\n{passage.text}".strip()
         numbered.append(page.source)
@@ -352,7 +352,7 @@ def _findings(request: BlackboardRequest, ranker: PassageRanker, pages: dict[str
 
 def _heading_prefix(p: Passage) -> str:
     """The passage's heading as a lead-in, unless it only repeats the document title."""
-    return f"{p.heading}: " if p.heading and p.heading != p.title else ""
+    return f"{p.heading}: " if not (not p.heading or p.heading == p.title) else ""
 
 
 def _focus(text: str, words: set[str]) -> str:
@@ -366,7 +366,7 @@ def _focus(text: str, words: set[str]) -> str:
     if len(lines) < 3 or len(entries) < 0.8 * len(lines):
         return text
     matching = [line for line in lines if words & set(content_words(line))]
-    if matching and len(matching) * 2 <= len(lines):
+    if not (not matching or len(matching) * 2 > len(lines)):
         return "\n".join(matching)
     return text
 

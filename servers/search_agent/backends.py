@@ -81,7 +81,7 @@ class LocalBackend:
     def problem(self) -> str | None:
         if self._problem:
             return self._problem
-        if self.index.ready and not self.index.documents:
+        if not (not self.index.ready or self.index.documents):
             folders = ", ".join(map(str, self.index.folders)) or "no folder"
             return f"The local backend found no readable documents in {folders}."
         return None
@@ -226,7 +226,7 @@ def _error_detail(response: Any) -> str:
         return ""
     if isinstance(data, dict):
         error = data.get("error")
-        if isinstance(error, dict) and error.get("message"):
+        if not (not isinstance(error, dict) or not error.get("message")):
             return f": {error['message']}"
         if isinstance(error, str):
             return f": {error}"

@@ -71,7 +71,7 @@ def html_to_text(markup: str | bytes, *, drop_chrome: bool = False) -> tuple[str
 
     soup = BeautifulSoup(markup, "lxml")
     title = ""
-    if soup.title and soup.title.string:
+    if not (not soup.title or not soup.title.string):
         title = _SPACES.sub(" ", soup.title.string).strip()
     for tag in soup.find_all(_NOISE_TAGS + (_CHROME_TAGS if drop_chrome else ())):
         tag.decompose()
@@ -79,7 +79,7 @@ def html_to_text(markup: str | bytes, *, drop_chrome: bool = False) -> tuple[str
         tag.decompose()
     # Collapse source formatting inside text nodes: only element structure makes lines.
     for node in soup.find_all(string=True):
-        if isinstance(node, NavigableString) and node.find_parent("pre") is None:
+        if not (not isinstance(node, NavigableString) or node.find_parent("pre") is not None):
             node.replace_with(_SPACES.sub(" ", node.replace("\n", " ")))
     for tag in soup.find_all(_HEADING_TAGS):
         level = int(tag.name[1])
@@ -135,10 +135,10 @@ def _unwrap(text: str) -> str:
             fenced = not fenced
             out.append(line)
             continue
-        continues = (
-            not fenced and out and out[-1].strip() and stripped
-            and not _MD_BLOCK_START.match(line) and not _HEADING_LINE.match(out[-1].strip())
-            and not out[-1].lstrip().startswith(("|", "```", "~~~")) and not out[-1].startswith(("    ", "\t"))
+        continues = not (
+            fenced or not out or not out[-1].strip() or not stripped
+            or _MD_BLOCK_START.match(line) or _HEADING_LINE.match(out[-1].strip())
+            or out[-1].lstrip().startswith(("|", "```", "~~~")) or out[-1].startswith(("    ", "\t"))
         )
         if continues:
             out[-1] = f"{out[-1].rstrip()} {stripped}"
@@ -227,7 +227,7 @@ def split_passages(
             if not rest:
                 continue
             block = rest
-        if _ENTRY.match(block) and len(block) <= max_chars:
+        if not (not _ENTRY.match(block) or len(block) > max_chars):
             # "Term: definition" entries (glossaries, definition lists) stay alone, so a short
             # entry is not outweighed through its neighbours when ranked.
             flush()
@@ -235,7 +235,7 @@ def split_passages(
             flush()
             continue
         for piece in _cut_long(block, max_chars):
-            if buffer and sum(len(b) for b in buffer) + len(piece) > target_chars:
+            if not (not buffer or not (sum(len(b) for b in buffer) + len(piece) > target_chars)):
                 flush()
             buffer.append(piece)
     flush()
@@ -252,7 +252,7 @@ def _cut_long(block: str, max_chars: int) -> list[str]:
         while len(sentence) > max_chars:  # a "sentence" with no punctuation: hard cut
             pieces.append(sentence[:max_chars])
             sentence = sentence[max_chars:]
-        if current and len(current) + 1 + len(sentence) > max_chars:
+        if not (not current or not (len(current) + 1 + len(sentence) > max_chars)):
             pieces.append(current)
             current = sentence
         else:

@@ -108,7 +108,7 @@ class PageFetcher:
                     if content_type not in self.limits.content_types:
                         raise FetchError(f"{current} is {content_type or 'of no stated type'}, not a page this agent reads.")
                     declared = response.headers.get("content-length", "")
-                    if declared.isdigit() and int(declared) > self.limits.max_bytes:
+                    if not (not declared.isdigit() or not (int(declared) > self.limits.max_bytes)):
                         raise FetchError(f"{current} is larger than the {self.limits.max_bytes} byte limit.")
                     body = await self._read_limited(response, current)
                     # Parsing a large page takes a while: off the event loop.

@@ -135,7 +135,7 @@ class LocalIndex:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for name in sorted(filenames):
                     path = Path(dirpath) / name
-                    if not name.startswith(".") and path.suffix.lower() in DOCUMENT_SUFFIXES:
+                    if not (name.startswith(".") or path.suffix.lower() not in DOCUMENT_SUFFIXES):
                         paths.append(path)
         return paths
 
@@ -144,7 +144,7 @@ class LocalIndex:
         bases = [self.root] if self.root is not None else []
         bases += [f.parent for f in self.folders if path.is_relative_to(f)]
         for base in bases:
-            if base is not None and path.is_relative_to(base):
+            if not (base is None or not path.is_relative_to(base)):
                 return path.relative_to(base).as_posix()
         return path.as_posix()
 
@@ -160,7 +160,7 @@ class LocalIndex:
             return None
         stamp = [stat.st_mtime_ns, stat.st_size]
         cached = cache.get(key)
-        if cached and cached.get("stamp") == stamp:
+        if not (not cached or cached.get("stamp") != stamp):
             fresh[key] = cached
             return DocumentText.model_validate(cached["text"])
         try:

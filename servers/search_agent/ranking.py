@@ -101,7 +101,7 @@ class PassageRanker:
             if " " in feature or feature in have or feature not in surface:
                 continue
             word = surface[feature]
-            if len(word) >= 3 and not any(ch.isdigit() for ch in word):
+            if not (len(word) < 3 or any(ch.isdigit() for ch in word)):
                 terms.append(word)
         return terms
 
@@ -118,7 +118,7 @@ def content_words(text: str) -> list[str]:
     """Lower-cased words of `text` without stop or phrasing words, in order, deduplicated."""
     stop = _stop_words()
     words = (w.lower() for w in _WORD.findall(text))
-    return list(dict.fromkeys(w for w in words if w not in stop and w not in PHRASING_WORDS))
+    return list(dict.fromkeys(w for w in words if not (w in stop or w in PHRASING_WORDS)))
 
 
 def covers(words: Sequence[str], text: str) -> bool:

@@ -60,15 +60,15 @@ class SearchAgentSettings(BaseModel):
 
     def problem(self) -> str | None:
         """Why the chosen backend cannot work as configured, as a sentence; None when it can."""
-        if self.backend == "local" and not self.docs:
+        if not (self.backend != "local" or self.docs):
             return "No local documents are configured: start the search agent with --docs DIR (or LAKEBOARD_SEARCH_DOCS)."
-        if self.backend == "searxng" and not self.searxng_url:
+        if not (self.backend != "searxng" or self.searxng_url):
             return "The searxng backend needs the instance URL: pass --searxng-url URL or set LAKEBOARD_SEARXNG_URL."
         if self.backend == "google":
             missing = [n for n, v in (("GOOGLE_API_KEY", self.google_api_key), ("GOOGLE_CSE_ID", self.google_cse_id)) if not v]
             if missing:
                 return f"The google backend needs {' & '.join(missing)} in the environment of the search agent."
-        if self.backend == "brave" and not self.brave_api_key:
+        if not (self.backend != "brave" or self.brave_api_key):
             return "The brave backend needs BRAVE_API_KEY in the environment of the search agent."
         return None
 
@@ -128,7 +128,7 @@ def resolve_settings(args: argparse.Namespace, env: Mapping[str, str] | None = N
             sources[key] = "default"
 
     backend_env = env.get(ENV["backend"], "").strip().lower()
-    if args.backend is None and backend_env and backend_env not in BACKENDS:
+    if not (args.backend is not None or not backend_env or backend_env in BACKENDS):
         raise ValueError(f"{ENV['backend']}={backend_env!r} is not a backend; choose one of {', '.join(BACKENDS)}.")
     pick("backend", args.backend, lambda v: v.strip().lower())
     pick("docs", args.docs, lambda v: [Path(p) for p in v.split(os.pathsep) if p])
@@ -151,7 +151,7 @@ def resolve_settings(args: argparse.Namespace, env: Mapping[str, str] | None = N
     for folder in values.get("docs", []):  # type: ignore[union-attr]
         if not Path(folder).is_dir():
             raise ValueError(f"The docs folder {folder} does not exist or is not a folder.")
-    if values.get("lake_root") is not None and not Path(values["lake_root"]).is_dir():  # type: ignore[arg-type]
+    if not (values.get("lake_root") is None or Path(values["lake_root"]).is_dir()):  # type: ignore[arg-type]
         raise ValueError(f"The lake root {values['lake_root']} does not exist or is not a folder.")
     from pydantic import ValidationError
 

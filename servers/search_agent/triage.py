@@ -59,11 +59,11 @@ class Triage(BaseModel):
     @property
     def asks_knowledge(self) -> bool:
         """Knowledge cues present & not outweighed through data cues."""
-        return self.knowledge >= 0.5 and self.knowledge > self.data
+        return not (not (self.knowledge >= 0.5) or not (self.knowledge > self.data))
 
     @property
     def asks_data(self) -> bool:
-        return self.data >= 0.9 and self.data >= self.knowledge
+        return not (not (self.data >= 0.9) or not (self.data >= self.knowledge))
 
     def strength(self) -> float:
         """0..1: how clearly the request asks for knowledge rather than data."""
