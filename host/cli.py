@@ -114,8 +114,7 @@ async def _ask(args: argparse.Namespace, settings) -> int:
                     say(f"(the notebook could not be saved: {exc})")
                     notebook = None
     except KernelUnavailable as exc:
-        print(f"lakeboard ask: {exc}", file=sys.stderr)
-        return 2
+        raise LakeError(str(exc)) from exc  # main() reports it
     program_path = None
     if result.program:
         program_path = run_dir / "program.py"
@@ -160,8 +159,7 @@ def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
     try:
         settings = llm_settings(args)
     except LLMConfigError as exc:
-        print(f"lakeboard ask: {exc}", file=sys.stderr)
-        return 2
+        raise LakeError(str(exc)) from exc  # main() reports it
     if args.max_steps < 1:
         print("lakeboard ask: --max-steps must be at least 1", file=sys.stderr)
         return 2

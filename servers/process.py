@@ -19,21 +19,6 @@ from typing import NoReturn
 
 
 @contextmanager
-def quick_imports() -> Iterator[None]:
-    """Import with the collector paused, then freeze what was imported out of its reach.
-
-    Import-time objects live as long as the process, so collecting them finds nothing;
-    freezing keeps later collections (while serving) from scanning them again.
-    """
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
-
-
-@contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause the cyclic collector around a burst of allocations that make no garbage cycles.
 
@@ -48,6 +33,20 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def quick_imports() -> Iterator[None]:
+    """Import with the collector paused, then freeze what was imported out of its reach.
+
+    Import-time objects live as long as the process, so collecting them finds nothing;
+    freezing keeps later collections (while serving) from scanning them again.
+    """
+    with collector_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 def exit_now(code: int) -> NoReturn:

@@ -150,6 +150,7 @@ class ModelEngine:
         if confidence is None:
             confidence = max((m.score for m in chosen_matches), default=0.0)
         profiles = [self.agent.profiles[p] for p in files]
+        picked = set(files)
         code = data["code"] or answers.loading_code(profiles, self.agent.root)
         return FileAgentResponse(
             agent_name=name,
@@ -162,7 +163,7 @@ class ModelEngine:
             libraries=data["libraries"] or answers.libraries(code),
             necessary_steps=data["necessary_steps"] or answers.necessary_steps(profiles),
             confidence=confidence,
-            matches=chosen_matches + [m for m in matches if m.path not in set(files)][:20],
+            matches=chosen_matches + [m for m in matches if m.path not in picked][:20],
             term_weights=self.agent.engine.term_weights(request.request),
         )
 

@@ -14,10 +14,7 @@ from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text
 
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
 
-try:
-    import orjson
-except ImportError:  # optional speed-up: the standard module reads everything orjson does
-    orjson = None
+import orjson
 
 # orjson turns integers beyond 64 bits into floats instead of failing: documents with a run
 # of 19+ digits (found through mapping every digit to "0", in C) go to the standard module.
@@ -105,8 +102,6 @@ def parse_document(raw: bytes) -> tuple[Any, str]:
 
 
 def _orjson_safe(raw: bytes) -> bool:
-    if orjson is None:
-        return False
     folded = raw.translate(_SAFETY_FOLD)
     return not (not (folded.count(b"[") <= _ORJSON_MAX_BRACKETS) or _LONG_NUMBER in folded)
 

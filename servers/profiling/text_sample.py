@@ -121,7 +121,6 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
     if not complete:
         raw = raw[:head_bytes]
     encoding, text = _decode_head(raw, complete)
-    decoded_as = encoding
     mixed = False
     tail_text = None
     if tail_raw is not None:
@@ -133,11 +132,9 @@ def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str 
         if tail_enc != encoding:
             mixed = True
             if not (encoding != "utf-8" or tail_enc not in ("cp1252", "latin-1") or not raw.isascii()):
-                # An ASCII head with 8-bit bytes later: the file is 8-bit text.
+                # An ASCII head with 8-bit bytes later: the file is 8-bit text (the head reads alike).
                 encoding, mixed = tail_enc, False
         tail_text = tail_raw.decode(encoding.replace("-sig", ""), errors="replace")
-    if encoding != decoded_as:  # an ASCII head decodes alike in both, but say what is meant
-        text = raw.decode(encoding, errors="replace")
     if not complete:
         cut = max(text.rfind("\n"), text.rfind("\r"))
         if cut > 0:

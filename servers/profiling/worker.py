@@ -16,7 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from servers.process import exit_now
+from servers.process import exit_now, quick_imports
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,15 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore")
     logging.basicConfig(level=logging.ERROR)
 
-    from servers.profiling.cache import ProfileCache
-    from servers.profiling.profile import profile_file
+    with quick_imports():  # imported objects live as long as the worker: out of the collector's reach
+        from servers.profiling.cache import ProfileCache
+        from servers.profiling.profile import profile_file
 
+        _warm_up(profile_file)
     cache = ProfileCache(cache_dir) if cache_dir else None
-
-    _warm_up(profile_file)
-    # Imported objects live as long as the worker: keep collections from scanning them, &
-    # collect young objects less often (reading a file allocates thousands, few in cycles).
-    gc.freeze()
+    # Reading a file allocates thousands of objects, few in cycles: collect young ones less often.
     gc.set_threshold(10_000, 10, 10)
     out.write(b"ready\n")  # imports done: time bounds start now
     for line in sys.stdin.buffer:

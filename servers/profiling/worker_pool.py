@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import time
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 import selectors
 from pathlib import Path
@@ -66,20 +66,12 @@ class _Queue:
 
     def __init__(self, relpaths: Iterable[str], kind_of: Callable[[str], str]) -> None:
         self._kind_of = kind_of
-        self._lines: dict[str, deque[str]] = {}
-        self._n = 0
+        self._lines: defaultdict[str, deque[str]] = defaultdict(deque)
         for rel in relpaths:
-            self._line(kind_of(rel)).append(rel)
-            self._n += 1
+            self._lines[kind_of(rel)].append(rel)
 
     def __len__(self) -> int:
-        return self._n
-
-    def _line(self, kind: str) -> deque[str]:
-        line = self._lines.get(kind)
-        if line is None:
-            line = self._lines[kind] = deque()
-        return line
+        return sum(map(len, self._lines.values()))  # a handful of kinds
 
     def take(self, w: _Worker, workers: list[_Worker]) -> str:
         """The next file for worker `w` (the queue must not be empty)."""
@@ -94,14 +86,12 @@ class _Queue:
         rel = line.popleft()
         if not line:
             del self._lines[kind]
-        self._n -= 1
         return rel
 
     def put_back(self, rels: list[str]) -> None:
         """Files taken but not profiled go back to the front of their lines, in order."""
         for rel in reversed(rels):
-            self._line(self._kind_of(rel)).appendleft(rel)
-            self._n += 1
+            self._lines[self._kind_of(rel)].appendleft(rel)
 
 
 @dataclass

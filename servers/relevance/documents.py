@@ -115,9 +115,14 @@ def profile_texts(profile: FileProfile) -> ProfileTexts:
     )
 
 
-def build_document(profile: FileProfile, dictionary_text: str = "") -> FileDocument:
-    """Fields of terms for one profiled file (no I/O: everything comes from the profile)."""
-    t = profile_texts(profile)
+def build_document(
+    profile: FileProfile, dictionary_text: str = "", texts: ProfileTexts | None = None
+) -> FileDocument:
+    """Fields of terms for one profiled file (no I/O: everything comes from the profile).
+
+    `texts`: the profile's texts when the caller has them already (profile_texts(profile)).
+    """
+    t = texts or profile_texts(profile)
     titles, notes, columns, values = t.titles, t.notes, t.columns, t.values
     name_terms = terms(t.stem)
     fields: dict[str, list[str]] = {"name": name_terms, "path": terms(t.folders)}

@@ -33,8 +33,9 @@ def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
     df: Counter[str] = Counter()
     surface: dict[str, str] = {}
     for prof in profiles:
-        df.update(build_document(prof).all_terms())
-        for term, word in query_terms(profile_texts(prof).joined()).items():
+        texts = profile_texts(prof)
+        df.update(build_document(prof, texts=texts).all_terms())
+        for term, word in query_terms(texts.joined()).items():
             surface.setdefault(term, word)
     spec = {t: round(specificity(w), 3) for t, w in surface.items() if t in df}
     return LakeVocabulary(n_files=len(profiles), doc_freq=dict(df), specificity=spec)

@@ -147,18 +147,17 @@ class SearchAgent:
                 return self._decision(False, "No local document mentions what the request is about.", 0.05)
         return self._decision(can_help, reason, confidence if can_help else min(confidence, 0.1))
 
-    def _data_decline(self, phrasing: Triage) -> HelpDecision:
-        return self._decision(
-            False,
+    @staticmethod
+    def _data_reason(phrasing: Triage) -> str:
+        return (
             f"The request is about data in the lake ({', '.join(phrasing.data_cues[:2])}); "
-            "the search agent answers general-knowledge questions only.",
-            0.05,
+            "the search agent answers general-knowledge questions only."
         )
 
     def _decide_offline(self, request: BlackboardRequest) -> HelpDecision:
         phrasing = triage(request.request)
         if phrasing.asks_data:
-            return self._data_decline(phrasing)
+            return self._decision(False, self._data_reason(phrasing), 0.05)
         cue = phrasing.knowledge_cues[0] if phrasing.knowledge_cues else ""
         if isinstance(self.backend, LocalBackend):
             index = self.backend.index
@@ -188,7 +187,7 @@ class SearchAgent:
         if model is None:
             phrasing = triage(request.request)
             if phrasing.asks_data:  # the file agents' work: no search
-                return self._response(False, self._data_decline(phrasing).reason)
+                return self._response(False, self._data_reason(phrasing))
         where = self.backend.describe()
         system = SYSTEM.format(where=where)
         rounds = self.settings.rounds
