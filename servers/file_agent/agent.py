@@ -40,10 +40,11 @@ class FileAgent:
         self.name = self.spec.name
         self.root = Path(config.lake)
         self.policy = policy
-        cache = ProfileCache(Path(config.profile_dir))
+        with ProfileCache(Path(config.profile_dir)) as cache:
+            cached = cache.load_many(self.spec.files)
         self.profiles: dict[str, FileProfile] = {}
         for path in self.spec.files:
-            prof = cache.load(path)
+            prof = cached.get(path)
             if prof is None:
                 reason = config.errors.get(path, "not profiled yet: run `lakeboard index` again")
                 prof = FileProfile(path=path, format="unknown", status="skipped", reason=reason)

@@ -105,7 +105,13 @@ def profile_lake(
     time bounds) & cached. Cache entries of files no longer in the lake are dropped.
     """
     root = Path(root)
-    cache = ProfileCache(cache_dir)
+    with ProfileCache(cache_dir) as cache:
+        return _profile_lake(root, cache, workers, progress, timeout_s)
+
+
+def _profile_lake(
+    root: Path, cache: ProfileCache, workers: int | None, progress: Progress | None, timeout_s: float
+) -> list[FileProfile]:
     cache.ensure()  # its CACHEDIR.TAG keeps a cache inside the lake out of the walk
     found: dict[str, tuple[int, int]] = {}
     for path, rel in _walk(str(root), str(root.resolve()), ""):
@@ -139,13 +145,12 @@ def profile_lake(
     n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
     if not (not todo or n <= 0):
         try:
-            pool = WorkerPool(
-                root, min(n, len(todo)), timeout_s=timeout_s, cache_dir=cache.dir, kind_of=_reader_named
-            )
-            with collector_paused():
+            pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s, kind_of=_reader_named)
+            with collector_paused(), cache.batch():
                 for out in pool.run(todo):
                     if out.profile_json is not None:
-                        prof = FileProfile.model_validate_json(out.profile_json)  # the worker cached it
+                        prof = FileProfile.model_validate_json(out.profile_json)
+                        cache.put_json(prof, out.profile_json)
                     else:
                         prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
                         cache.put(prof)

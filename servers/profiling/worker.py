@@ -1,8 +1,8 @@
 """A profiling worker process: `python -m servers.profiling.worker ROOT`.
 
-Reads lake-relative paths on stdin (one JSON string per line), writes each file's profile
-to the cache folder when one is given, & as one line of JSON to the file descriptor
-named in LAKEBOARD_PROFILE_FD (stdout when unset).
+Reads lake-relative paths on stdin (one JSON string per line) & writes each file's profile
+as one line of JSON to the file descriptor named in LAKEBOARD_PROFILE_FD (stdout when
+unset); the pool's owner caches it.
 Its own stdout is pointed at stderr, so nothing a library prints can corrupt the answers.
 """
 
@@ -21,11 +21,10 @@ from servers.process import exit_now, quick_imports
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) not in (1, 2):
-        print("usage: python -m servers.profiling.worker LAKE_ROOT [CACHE_DIR]", file=sys.stderr)
+    if len(args) != 1:
+        print("usage: python -m servers.profiling.worker LAKE_ROOT", file=sys.stderr)
         return 2
     root = Path(args[0])
-    cache_dir = Path(args[1]) if len(args) == 2 else None
     fd = int(os.environ.get("LAKEBOARD_PROFILE_FD", "-1"))
     if fd < 0:
         fd = os.dup(1)
@@ -39,11 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR)
 
     with quick_imports():  # imported objects live as long as the worker: out of the collector's reach
-        from servers.profiling.cache import ProfileCache
         from servers.profiling.profile import profile_file
 
         _warm_up(profile_file)
-    cache = ProfileCache(cache_dir) if cache_dir else None
     # Reading a file allocates thousands of objects, few in cycles: collect young ones less often.
     gc.set_threshold(10_000, 10, 10)
     out.write(b"ready\n")  # imports done: time bounds start now
@@ -53,10 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rel = json.loads(line)
         prof = profile_file(root / rel, root)
-        text = prof.model_dump_json()
-        if cache is not None:
-            cache.put_json(prof, text)  # workers write the cache in parallel; the pool just reads
-        out.write(text.encode("utf-8") + b"\n")
+        out.write(prof.model_dump_json().encode("utf-8") + b"\n")
     return 0
 
 

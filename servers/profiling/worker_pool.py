@@ -111,11 +111,9 @@ class WorkerPool:
         workers: int,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
-        cache_dir: Path | None = None,
         kind_of: Callable[[str], str] | None = None,
     ) -> None:
         self.root = str(Path(root).resolve())
-        self.cache_dir = str(Path(cache_dir).resolve()) if cache_dir else None  # workers write profiles there
         self.n = max(1, workers)
         self.timeout_s = timeout_s
         self.memory_limit = memory_limit
@@ -136,13 +134,7 @@ class WorkerPool:
         for name, value in _MALLOC_TUNING.items():
             env.setdefault(name, value)
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "servers.profiling.worker",
-                self.root,
-                *([self.cache_dir] if self.cache_dir else []),
-            ],
+            [sys.executable, "-m", "servers.profiling.worker", self.root],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

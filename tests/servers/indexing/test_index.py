@@ -4,6 +4,7 @@ import sys
 
 from schemas.clusters import ClusterConfig
 from servers.indexing import index_lake
+from servers.profiling import ProfileCache
 from tests.conftest import DEMO_LAKE
 
 
@@ -32,10 +33,10 @@ def test_reindex_touches_only_changed_files(tmp_path):
     shutil.copytree(DEMO_LAKE / "weather", lake / "weather")
     first = index_lake(lake, out=tmp_path / "configs")
     cache = first.config_dir / "profiles"
-    before = {p.name: p.stat().st_mtime_ns for p in cache.rglob("*.json")}
+    before = {rel: e.stored_ns for rel, e in ProfileCache(cache).entries().items()}
     (lake / "weather" / "new_notes.txt").write_text("station moved in May\n")
     second = index_lake(lake, out=tmp_path / "configs")
-    after = {p.name: p.stat().st_mtime_ns for p in cache.rglob("*.json")}
+    after = {rel: e.stored_ns for rel, e in ProfileCache(cache).entries().items()}
     assert second.n_files == first.n_files + 1
     assert {k: v for k, v in after.items() if k in before} == before  # untouched profiles not rewritten
     assert len(after) == len(before) + 1

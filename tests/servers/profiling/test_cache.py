@@ -1,4 +1,4 @@
-"""The profile cache: keyed by (relpath, size, mtime_ns), atomic writes, damaged entries ignored."""
+"""The profile cache: keyed on (relpath, size, mtime_ns), one SQLite file, damaged entries ignored."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from schemas.profiles import FileProfile, TableProfile
 from servers.profiling import ProfileCache
-from servers.profiling.cache import cache_key
+from servers.profiling.cache import DB_NAME, PROFILER_VERSION
 
 
 def _profile(rel: str = "dir/a b.csv", size: int = 10, mtime: int = 123) -> FileProfile:
@@ -23,7 +23,7 @@ def _profile(rel: str = "dir/a b.csv", size: int = 10, mtime: int = 123) -> File
     )
 
 
-def test_put_get_load_remove(tmp_path: Path) -> None:
+def test_put_get_load(tmp_path: Path) -> None:
     cache = ProfileCache(tmp_path / "cache")
     assert cache.get("dir/a b.csv", 10, 123) is None and cache.load("dir/a b.csv") is None
     assert not (tmp_path / "cache").exists()  # reading creates nothing
@@ -33,43 +33,87 @@ def test_put_get_load_remove(tmp_path: Path) -> None:
     assert cache.get("dir/a b.csv", 10, 124) is None  # mtime changed
     assert cache.load("dir/a b.csv") == _profile()  # no staleness check
     assert (tmp_path / "cache" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
-    assert ProfileCache(tmp_path / "cache").load("dir/a b.csv") == _profile()  # another reader (a server)
-    cache.remove("dir/a b.csv")
-    cache.remove("dir/a b.csv")  # removing twice is fine
-    assert cache.load("dir/a b.csv") is None
+    with ProfileCache(tmp_path / "cache") as reader:  # another reader (a server), while the writer is open
+        assert reader.load("dir/a b.csv") == _profile()
+        assert reader.load_many(["dir/a b.csv", "nope.csv", "dir/a b.csv"]) == {"dir/a b.csv": _profile()}
+    cache.close()
 
 
-def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
-    cache = ProfileCache(tmp_path)
-    for i in range(20):
-        cache.put(_profile(f"f{i}.csv"))
-    cache.put(_profile("f0.csv", size=99))
-    names = os.listdir(tmp_path)
-    assert sorted(n for n in names if n.endswith(".json")) == sorted(
-        f"{cache_key(f'f{i}.csv')}.json" for i in range(20)
-    )
-    assert not [n for n in names if n.endswith(".part")]
-    assert cache.get("f0.csv", 99, 123) is not None
+def test_one_database_file_whatever_the_number_of_profiles(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        for i in range(600):  # more than one `in (...)` chunk
+            cache.put(_profile(f"f{i}.csv"))
+        cache.put(_profile("f0.csv", size=99))  # replaces its row
+        assert len(cache.load_many(f"f{i}.csv" for i in range(600))) == 600
+        assert cache.get("f0.csv", 99, 123) is not None
+    assert sorted(os.listdir(tmp_path)) == ["CACHEDIR.TAG", DB_NAME]  # the WAL is merged on close
 
 
 def test_damaged_entries_are_misses_not_errors(tmp_path: Path) -> None:
-    cache = ProfileCache(tmp_path)
-    cache.put(_profile("a.csv"))
-    cache.file_for("a.csv").write_text("{not json")
-    assert cache.get("a.csv", 10, 123) is None and cache.load("a.csv") is None
-    cache.file_for("b.csv").write_text('{"version": 2, "path": "b.csv", "size": 10, "mtime_ns": 123}\n{"path": 5}')
-    assert cache.get("b.csv", 10, 123) is None and cache.load("b.csv") is None
-    assert [p.path for p in cache.profiles()] == []
+    with ProfileCache(tmp_path) as cache:
+        cache.put(_profile("a.csv"))
+        cache.put_json(_profile("b.csv"), '{"path": 5}')
+        cache.put_json(_profile("c.csv"), _profile("other.csv").model_dump_json())  # not this file's profile
+        assert cache.get("b.csv", 10, 123) is None and cache.load("b.csv") is None
+        assert cache.load("c.csv") is None
+        assert list(cache.fresh({r: (10, 123) for r in ("a.csv", "b.csv", "c.csv")})) == ["a.csv"]
 
 
-def test_fresh_entries_prune_and_iterate(tmp_path: Path) -> None:
-    cache = ProfileCache(tmp_path)
-    for rel in ("a.csv", "b.csv", "c.csv"):
-        cache.put(_profile(rel))
-    assert list(cache.fresh({"a.csv": (10, 123), "b.csv": (10, 999)})) == ["a.csv"]
-    assert cache.entries()["b.csv"][:2] == (10, 123)
-    assert cache.prune({"a.csv", "c.csv"}) == 1
-    assert [p.path for p in cache.profiles()] == ["a.csv", "c.csv"]
+def test_a_damaged_database_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        cache.put(_profile("a.csv"))
+    (tmp_path / DB_NAME).write_bytes(b"this is not a database" * 100)
+    with ProfileCache(tmp_path) as reader:  # a reader does not touch it: no profiles
+        assert reader.load("a.csv") is None and reader.entries() == {}
+    with ProfileCache(tmp_path) as cache:  # a writer keeps it aside & starts afresh
+        cache.put(_profile("b.csv"))
+        assert list(cache.entries()) == ["b.csv"]
+    assert (tmp_path / f"{DB_NAME}.damaged").read_bytes().startswith(b"this is not a database")
+
+
+def test_profiles_of_earlier_versions_are_re_profiled(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        cache.put(_profile("a.csv"))
+        cache._con.execute("update profiles set version = ?", (PROFILER_VERSION - 1,))
+        assert cache.get("a.csv", 10, 123) is None and cache.fresh({"a.csv": (10, 123)}) == {}
+        assert cache.load("a.csv") == _profile("a.csv")  # a server still shows it until the next index
+
+
+def test_legacy_entry_files_go_when_the_database_is_made(tmp_path: Path) -> None:
+    legacy = tmp_path / ("0123456789abcdef0123456789abcdef01234567.json")
+    legacy.write_text('{"version": 2}\n{}')
+    keep = tmp_path / "notes.json"
+    keep.write_text("{}")
+    with ProfileCache(tmp_path) as cache:
+        cache.put(_profile())
+    assert not legacy.exists() and keep.exists()
+
+
+def test_a_batch_commits_on_leaving_even_after_an_error(tmp_path: Path) -> None:
+    reader = ProfileCache(tmp_path)
+    with ProfileCache(tmp_path) as cache:
+        try:
+            with cache.batch():
+                cache.put(_profile("a.csv"))
+                assert reader.load("a.csv") is None  # not committed yet: other connections do not see it
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            pass
+        assert reader.load("a.csv") == _profile("a.csv")  # the profile written before the error is kept
+        cache.put(_profile("b.csv"))  # outside a batch: committed at once
+        assert reader.load("b.csv") == _profile("b.csv")
+    reader.close()
+
+
+def test_fresh_entries_prune(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        for rel in ("a.csv", "b.csv", "c.csv"):
+            cache.put(_profile(rel))
+        assert list(cache.fresh({"a.csv": (10, 123), "b.csv": (10, 999)})) == ["a.csv"]
+        assert cache.entries()["b.csv"][:3] == (10, 123, PROFILER_VERSION)
+        assert cache.prune({"a.csv", "c.csv"}) == 1
+        assert sorted(cache.entries()) == ["a.csv", "c.csv"]
+        assert cache.prune({"a.csv", "c.csv"}) == 0
 
 
 def test_threads_share_one_cache(tmp_path: Path) -> None:
