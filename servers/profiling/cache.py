@@ -44,6 +44,8 @@ create table if not exists profiles (
     profile text not null
 )
 """
+BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's lock
+_DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}  # errors of the file itself
 _BATCH_S = 1.0  # longest a batch's transaction stays open
 _IN_CHUNK = 500  # paths per `in (...)` query, well below SQLite's parameter limit
 _LEGACY_ENTRY = re.compile(r"[0-9a-f]{40}\.json")  # one-file-per-profile caches of earlier versions
@@ -85,6 +87,8 @@ class ProfileCache:
         try:
             self._con = _open(self.db)
         except sqlite3.DatabaseError as e:
+            if getattr(e, "sqlite_errorcode", None) not in _DAMAGED:
+                raise  # locked, unreadable, disk full: not a reason to drop the cache
             aside = self.db.with_name(f"{DB_NAME}.damaged")
             log.warning("profile cache %s is damaged (%s); moved to %s, starting afresh", self.db, e, aside.name)
             os.replace(self.db, aside)
@@ -242,7 +246,7 @@ def _open(db: Path) -> sqlite3.Connection:
     # Autocommit: each write is its own transaction. WAL: readers never wait for the
     # indexer; synchronous=normal skips a disk sync per commit (a power cut may lose the
     # last profiles written, never corrupt the database).
-    con = sqlite3.connect(str(db), timeout=30, check_same_thread=False, isolation_level=None)
+    con = sqlite3.connect(str(db), timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
     try:
         con.execute("pragma journal_mode=wal")
         con.execute("pragma synchronous=normal")

@@ -71,6 +71,30 @@ def test_a_damaged_database_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
     assert (tmp_path / f"{DB_NAME}.damaged").read_bytes().startswith(b"this is not a database")
 
 
+def test_a_locked_database_is_an_error_not_a_damaged_one(tmp_path: Path, monkeypatch) -> None:
+    import sqlite3
+
+    import pytest
+
+    import servers.profiling.cache as cache_module
+
+    with ProfileCache(tmp_path) as cache:
+        cache.put(_profile("a.csv"))
+    monkeypatch.setattr(cache_module, "BUSY_TIMEOUT_S", 0.1)
+    holder = sqlite3.connect(str(tmp_path / DB_NAME), isolation_level=None)
+    holder.execute("pragma journal_mode=delete")  # out of WAL, an exclusive lock blocks every other opener
+    holder.execute("begin exclusive")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            ProfileCache(tmp_path).put(_profile("b.csv"))
+    finally:
+        holder.execute("rollback")
+        holder.close()
+    assert not (tmp_path / f"{DB_NAME}.damaged").exists()
+    with ProfileCache(tmp_path) as cache:  # still the same cache, usable again
+        assert list(cache.entries()) == ["a.csv"]
+
+
 def test_profiles_of_earlier_versions_are_re_profiled(tmp_path: Path) -> None:
     with ProfileCache(tmp_path) as cache:
         cache.put(_profile("a.csv"))
