@@ -93,10 +93,10 @@ def select_files(
                 if not (m.group != c.group or m.path in picked or not (m.score >= policy.tie * c.score)):
                     out.append(m)
                     picked.add(m.path)
-    by_path = {m.path: m for m in ranked}
+    at_path = {m.path: m for m in ranked}
     for c in list(out):
         for comp in c.companions:
             if comp not in picked:
                 picked.add(comp)
-                out.append(by_path.get(comp) or FileMatch(path=comp, score=c.score, role="dictionary"))
+                out.append(at_path.get(comp) or FileMatch(path=comp, score=c.score, role="dictionary"))
     return out

@@ -379,13 +379,13 @@ def _compact(messages: list[ChatMessage]) -> bool:
 
 
 def _snapshot(provider: ChatProvider) -> dict[str, Usage]:
-    return {"total": provider.usage, **provider.usage_by_label}
+    return {"total": provider.usage, **provider.usage_per_label}
 
 
 def _usage_since(provider: ChatProvider, before: dict[str, Usage]) -> dict[str, Any]:
-    by_label = {
+    per_label = {
         label: (usage - before.get(label, Usage())).model_dump()
-        for label, usage in provider.usage_by_label.items()
+        for label, usage in provider.usage_per_label.items()
     }
-    by_label = {k: v for k, v in by_label.items() if v["calls"] or v["retries"]}
-    return {"total": (provider.usage - before["total"]).model_dump(), "by_label": by_label}
+    per_label = {k: v for k, v in per_label.items() if v["calls"] or v["retries"]}
+    return {"total": (provider.usage - before["total"]).model_dump(), "per_label": per_label}

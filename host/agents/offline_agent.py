@@ -142,11 +142,11 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
     chosen = list(discovery.files)
     candidates = list(dict.fromkeys(chosen + [f for r in discovery.responses for f in r.get("files") or []]))
     blocks = [b for r in discovery.responses for b in code_blocks(str(r.get("code") or ""))]
-    read_by = [(b, files_read(b, candidates, lake_root)) for b in blocks]
+    files_read_per_block = [(b, files_read(b, candidates, lake_root)) for b in blocks]
     loaders: list[Loader] = []
     used: set[str] = set()
     covered: set[str] = set()
-    for block, files in read_by:
+    for block, files in files_read_per_block:
         if not any(not (f not in chosen or f in covered) for f in files):
             continue
         name = _function_name(files[0] if len(files) == 1 else f"{files[0]}_family", used)
@@ -156,16 +156,16 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
 
     groups = {m.path: m.group for m in discovery.matches}
     missing: list[str] = []
-    by_group: dict[str, list[str]] = {}
+    members_of_group: dict[str, list[str]] = {}
     for path in chosen:
         if path in covered:
             continue
         if groups.get(path):
-            by_group.setdefault(groups[path], []).append(path)
+            members_of_group.setdefault(groups[path], []).append(path)
         else:
             missing.append(path)
-    for group, members in by_group.items():
-        found = next(((b, fs[0]) for b, fs in read_by if not (len(fs) != 1 or groups.get(fs[0]) != group)), None)
+    for group, members in members_of_group.items():
+        found = next(((b, fs[0]) for b, fs in files_read_per_block if not (len(fs) != 1 or groups.get(fs[0]) != group)), None)
         if found is None:
             missing.extend(members)
             continue

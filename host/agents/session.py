@@ -188,7 +188,7 @@ def usage_line(usage: dict[str, Any]) -> str:
             f"{total['total_tokens']} in {total['calls']} calls")
     if total.get("retries"):
         line += f" ({total['retries']} retries)"
-    labels = usage.get("by_label") or {}
+    labels = usage.get("per_label") or {}
     if len(labels) > 1:
         line += "; " + ", ".join(f"{k}: {v['total_tokens']}" for k, v in labels.items())
     return line

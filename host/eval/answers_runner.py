@@ -106,10 +106,10 @@ def _print_summary(rows: list[dict[str, Any]]) -> None:
     if scored:
         correct = sum(1 for r in scored if r.get("correct"))
         print(f"answers: {correct}/{len(scored)} correct; mean score {rounded_mean([r['score'] for r in scored])}")
-        by_type: dict[str, list[float]] = {}
+        scores_per_type: dict[str, list[float]] = {}
         for r in scored:
-            by_type.setdefault(r.get("answer_type") or "?", []).append(r["score"])
-        for kind, scores in sorted(by_type.items()):
+            scores_per_type.setdefault(r.get("answer_type") or "?", []).append(r["score"])
+        for kind, scores in sorted(scores_per_type.items()):
             print(f"  {kind:20s} mean {rounded_mean(scores)} over {len(scores)}")
     if found:
         print(f"discovery over {len(found)} tasks: recall={rounded_mean([r['recall'] for r in found])} "

@@ -103,8 +103,8 @@ class ChatProvider:
         return self.ledger.total
 
     @property
-    def usage_by_label(self) -> dict[str, Usage]:
-        return dict(self.ledger.by_label)
+    def usage_per_label(self) -> dict[str, Usage]:
+        return dict(self.ledger.per_label)
 
     def reset_usage(self) -> Usage:
         """Start a new run; return what the previous one used."""

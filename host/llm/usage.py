@@ -34,13 +34,13 @@ class UsageLedger:
 
     def __init__(self) -> None:
         self.total = Usage()
-        self.by_label: dict[str, Usage] = {}
+        self.per_label: dict[str, Usage] = {}
 
     def record(self, label: str, usage: Usage) -> None:
         self.total = self.total + usage
-        self.by_label[label] = self.by_label.get(label, Usage()) + usage
+        self.per_label[label] = self.per_label.get(label, Usage()) + usage
 
     def reset(self) -> Usage:
         """Start a new run; return what the finished one used."""
-        spent, self.total, self.by_label = self.total, Usage(), {}
+        spent, self.total, self.per_label = self.total, Usage(), {}
         return spent

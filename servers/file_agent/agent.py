@@ -141,11 +141,11 @@ class FileAgent:
         best = matches[0].score
         chosen = [m for m in matches if not (m.role == "dictionary" or not (m.score >= self.policy.relative * best))]
         picked = {m.path for m in chosen}
-        by_path = {m.path: m for m in matches}
+        at_path = {m.path: m for m in matches}
         for m in list(chosen):
             for comp in m.companions:
-                if not (comp in picked or comp not in by_path):
-                    chosen.append(by_path[comp])
+                if not (comp in picked or comp not in at_path):
+                    chosen.append(at_path[comp])
                     picked.add(comp)
         return chosen
 

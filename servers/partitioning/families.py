@@ -1,7 +1,7 @@
 """Families of files that belong together: dated series & same-shaped siblings.
 
 `readings_2024-01.csv ... readings_2024-12.csv` are one dataset split on date;
-`by_region/north.csv ... by_region/west.csv` with identical columns are one dataset
+`sites/site_a.csv ... sites/site_f.csv` with identical columns are one dataset
 split on a key. Both partitioning (keep families together) & relevance (rank a family
 as one unit) need to know them.
 """
@@ -33,19 +33,19 @@ def _column_signature(profile: FileProfile) -> str | None:
 
 def find_families(profiles: list[FileProfile], *, min_size: int = 3) -> dict[str, str]:
     """Map path -> family key, for files in a family of at least `min_size` members."""
-    by_key: dict[str, list[str]] = defaultdict(list)
+    members_of: dict[str, list[str]] = defaultdict(list)
     for prof in profiles:
         pattern = name_pattern(prof.path)
         if "#" in PurePosixPath(pattern).name:
-            by_key[f"series:{pattern}"].append(prof.path)
+            members_of[f"series:{pattern}"].append(prof.path)
             continue
         sig = _column_signature(prof)
         if sig is not None:
             parent = str(PurePosixPath(prof.path).parent)
             suffix = PurePosixPath(prof.path).suffix.lower()
-            by_key[f"siblings:{parent}/*{suffix}:{sig}"].append(prof.path)
+            members_of[f"siblings:{parent}/*{suffix}:{sig}"].append(prof.path)
     out: dict[str, str] = {}
-    for key, members in by_key.items():
+    for key, members in members_of.items():
         if len(members) >= min_size:
             for m in members:
                 out[m] = key

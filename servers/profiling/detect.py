@@ -14,7 +14,7 @@ from pathlib import Path
 from servers.profiling.text_sample import SNIFF_BYTES, detect_encoding, looks_binary, read_head
 
 # extension -> (format, reader module)
-_BY_EXTENSION: dict[str, tuple[str, str]] = {
+_EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".csv": ("csv", "delimited"),
     ".tsv": ("tsv", "delimited"),
     ".tab": ("tsv", "delimited"),
@@ -174,7 +174,7 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
                 head = f.read(SNIFF_BYTES)
         except (OSError, EOFError) as e:
             return Detection("binary", "fallback", compression, f"gzip data that does not decompress ({e})")
-    expected = _BY_EXTENSION.get(inner_ext)
+    expected = _EXTENSION_FORMATS.get(inner_ext)
     found = _sniff(path, head, inner_ext, compression)
     det = found or Detection(*(expected or ("unknown", "fallback")))
     det.compression = compression
@@ -207,13 +207,13 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         if compression:
             return Detection("zip", "fallback")
         kind = _zip_kind(path)
-        if not (kind is not None or _BY_EXTENSION.get(ext, ("", ""))[1] not in ("excel", "documents", "arrays", "geo")):
+        if not (kind is not None or _EXTENSION_FORMATS.get(ext, ("", ""))[1] not in ("excel", "documents", "arrays", "geo")):
             return None  # a damaged container: its own reader says what is wrong with it
         return Detection(*(kind or ("binary", "fallback")))
     if not head:
         return None
     if looks_binary(head):
-        expected = _BY_EXTENSION.get(ext)
+        expected = _EXTENSION_FORMATS.get(ext)
         if not (not expected or expected[1] not in ("excel", "geo", "parquet", "arrays", "cdf", "images", "documents")):
             return None  # binary formats: their reader checks the content itself
         if ext in SHAPEFILE_SIDECARS:
@@ -230,7 +230,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("image", "images")
         if ext in (".xml", ".kml", ".gml", ".gpx", ".svg"):
             return None
-        return Detection("text", "documents") if ext not in _BY_EXTENSION else None
+        return Detection("text", "documents") if ext not in _EXTENSION_FORMATS else None
     if low.startswith("{") or low.startswith("["):
         if ext in (".geojson", ".topojson"):
             return None
@@ -238,12 +238,12 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("jsonl", "json_files")
         if '"featurecollection"' in low.replace(" ", "") or '"type":"feature"' in low.replace(" ", ""):
             return Detection("geo", "geo")
-        if ext in (".json", ".csv", ".txt", ".dat", ".tsv", "") or ext not in _BY_EXTENSION:
+        if ext in (".json", ".csv", ".txt", ".dat", ".tsv", "") or ext not in _EXTENSION_FORMATS:
             return Detection("json", "json_files")
         return None
     if low.startswith("%pdf"):
         return Detection("pdf", "documents")
-    expected = _BY_EXTENSION.get(ext)
+    expected = _EXTENSION_FORMATS.get(ext)
     if ext in _TEXT_EXTENSIONS:
         return Detection("text", "documents")
     if expected is None:

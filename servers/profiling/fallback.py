@@ -79,7 +79,7 @@ def _sqlite(path: Path, prof: FileProfile) -> None:
         return
     try:
         try:
-            names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+            names = sorted(r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
         except sqlite3.Error as e:
             prof.status, prof.reason = "unreadable", f"SQLite database that cannot be read: {e}"
             return

@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 from schemas.profiles import FileProfile
 from servers.process import collector_paused
 from servers.profiling.cache import ProfileCache
-from servers.profiling.detect import _BY_EXTENSION
+from servers.profiling.detect import _EXTENSION_FORMATS
 from servers.profiling.loader_code import loader_code
 from servers.profiling.profile import profile_file
 from servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
@@ -73,7 +73,7 @@ def _walk(folder: str, root_real: str, prefix: str) -> Iterator[tuple[str, str]]
 
 def _failure_profile(rel: str, root: Path, status: str, reason: str) -> FileProfile:
     path = root / rel
-    prof = FileProfile(path=rel, format=_BY_EXTENSION.get(path.suffix.lower(), ("unknown",))[0])
+    prof = FileProfile(path=rel, format=_EXTENSION_FORMATS.get(path.suffix.lower(), ("unknown",))[0])
     try:
         st = path.stat()
         prof.size_bytes, prof.mtime_ns = st.st_size, st.st_mtime_ns
@@ -87,7 +87,7 @@ def _failure_profile(rel: str, root: Path, status: str, reason: str) -> FileProf
 
 def _reader_named(rel: str) -> str:
     """The reader a file's extension names: the pool's hint (detection looks at the content)."""
-    return _BY_EXTENSION.get(os.path.splitext(rel)[1].lower(), ("", ""))[1]
+    return _EXTENSION_FORMATS.get(os.path.splitext(rel)[1].lower(), ("", ""))[1]
 
 
 def profile_lake(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from schemas.profiles import FileProfile
 from servers.profiling.column_stats import value_text
-from servers.profiling.detect import SHAPEFILE_SIDECARS, _BY_EXTENSION, Detection, detect
+from servers.profiling.detect import SHAPEFILE_SIDECARS, _EXTENSION_FORMATS, Detection, detect
 from servers.profiling.loader_code import loader_code
 
 log = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ def _profile_into(path: Path, prof: FileProfile) -> None:
         prof.status, prof.reason = "unreadable", f"cannot open the file: {e.strerror or e}"
         return
     prof.size_bytes, prof.mtime_ns = st.st_size, st.st_mtime_ns
-    ext_fmt = _BY_EXTENSION.get(path.suffix.lower())
+    ext_fmt = _EXTENSION_FORMATS.get(path.suffix.lower())
     if ext_fmt:
         prof.format = ext_fmt[0]
     if st.st_size == 0:

@@ -48,17 +48,17 @@ class LexicalEngine:
         self.profiles = {p.path: p for p in profiles}
         links = link_dictionaries(profiles)
         self.dictionaries = links.closest  # served together
-        described_by: dict[str, str] = {}
+        description_of: dict[str, str] = {}
         # ... but every file whose columns a dictionary describes is searchable via its text
         for data_path, dict_paths in links.fitting.items():
-            described_by[data_path] = " ; ".join(dictionary_text(self.profiles[d]) for d in dict_paths)
+            description_of[data_path] = " ; ".join(dictionary_text(self.profiles[d]) for d in dict_paths)
         self.documents: dict[str, FileDocument] = {
-            p.path: build_document(p, described_by.get(p.path, "")) for p in profiles
+            p.path: build_document(p, description_of.get(p.path, "")) for p in profiles
         }
         self.dictionary_paths = {d for ds in self.dictionaries.values() for d in ds}
         self.families = find_families(profiles)
         for path, family in self.families.items():
-            # Same-shaped siblings (by_region/north.csv, ...) are one dataset split on a
+            # Same-shaped siblings (sites/site_a.csv, ...) are one dataset split on a
             # key: the folder names the dataset, the file name only names the key.
             if family.startswith("siblings:"):
                 doc = self.documents[path]

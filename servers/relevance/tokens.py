@@ -1,8 +1,8 @@
 """Turning requests, paths, column names & values into comparable terms.
 
-Identifiers in a lake are written every which way (`nifcHumanCausedAcres`, `Total_Acres`,
-`total-acres.csv`); everything is split into words, lower-cased & stemmed so that a
-request's "acres burned" meets a column called `AcresBurned`.
+Identifiers in a lake are written every which way (`stationMaxTempC`, `Max_Temp`,
+`max-temp.csv`); everything is split into words, lower-cased & stemmed so that a
+request's "max temperatures" meets a column called `MaxTemperature`.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def quoted_phrases(text: str) -> list[list[str]]:
 def specificity(word: str) -> float:
     """How much a word can say about *which* data is meant, from its everyday frequency.
 
-    "one", "time" or "people" fit any file; "potassium" or "lightning" point at few. Uses
+    "one", "time" or "people" fit any file; "potassium" or "tungsten" point at few. Uses
     wordfreq's Zipf scale (about 7 for the commonest English words, 0 for unseen ones).
     """
     from wordfreq import zipf_frequency  # lazy: loads its word list on first use

@@ -89,7 +89,7 @@ async def test_answer_needs_a_blackboard_request(session, model):
     seen = model.requests_for(MAIN_AGENT_MARKER)[2].messages[-1]["content"]
     assert "== demo-transit" in seen and "read_parquet" in seen
     usage = result.usage["total"]
-    assert usage["calls"] == 4 and usage["total_tokens"] > 0 and set(result.usage["by_label"]) == {"main"}
+    assert usage["calls"] == 4 and usage["total_tokens"] > 0 and set(result.usage["per_label"]) == {"main"}
 
 
 async def test_a_failing_first_program_gets_fixed(session, model):

@@ -83,7 +83,7 @@ async def test_file_agents_answer_with_the_model(demo_lake):
     assert MODEL_NOTE in seen and "sum the boardings column" in seen
     assert not model.unexpected
     # The tokens the helpers spent are the host's, counted per helper.
-    by_label = result.usage["by_label"]
-    assert by_label["sampling:demo-transit"]["calls"] == 4 and by_label["sampling:demo-weather"]["calls"] == 3
-    assert by_label["main"]["calls"] == 2
+    per_label = result.usage["per_label"]
+    assert per_label["sampling:demo-transit"]["calls"] == 4 and per_label["sampling:demo-weather"]["calls"] == 3
+    assert per_label["main"]["calls"] == 2
     assert result.usage["total"]["calls"] == 4 + 3 + 3 + 2

@@ -41,7 +41,7 @@ async def test_prompts_budget_and_usage(scripted_llm: ScriptedLLM):
     assert "You have 2 actions left" in second.messages[-1]["content"]
     assert third.messages[-1]["content"].endswith("This is your last action: answer now with the final program.")
     assert first.temperature == 0.1  # the paper's setting, from the host's settings
-    assert result.usage["total"]["calls"] == 3 and result.usage["by_label"]["main"]["calls"] == 3
+    assert result.usage["total"]["calls"] == 3 and result.usage["per_label"]["main"]["calls"] == 3
     assert [e.kind for e in trace.events].count("agent_action") == 3
 
 

@@ -223,12 +223,12 @@ async def test_usage_accumulates_per_run_and_label(scripted_llm):
         await llm.complete(MESSAGES)
         await llm.complete(MESSAGES, label="sampling:files-1")
         assert llm.usage == Usage(prompt_tokens=300, completion_tokens=30, total_tokens=330, calls=2, retries=1)
-        assert llm.usage_by_label == {
+        assert llm.usage_per_label == {
             "main": Usage(prompt_tokens=100, completion_tokens=10, total_tokens=110, calls=1),
             "sampling:files-1": Usage(prompt_tokens=200, completion_tokens=20, total_tokens=220, calls=1, retries=1),
         }
         spent = llm.reset_usage()
-        assert spent.total_tokens == 330 and llm.usage == Usage() and llm.usage_by_label == {}
+        assert spent.total_tokens == 330 and llm.usage == Usage() and llm.usage_per_label == {}
         await llm.complete(MESSAGES)
         assert llm.usage.total_tokens == 3 and llm.usage.calls == 1
 

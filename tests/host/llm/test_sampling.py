@@ -50,7 +50,7 @@ async def test_server_borrows_the_hosts_model(scripted_llm, mode):
                     "history": ["Hello", "Hi, how can I help?"],
                 },
             )
-        usage = llm.usage_by_label["sampling:probe"]
+        usage = llm.usage_per_label["sampling:probe"]
     assert result.structured_content == {
         "text": "I read: Which file has rainfall?",
         "model": "scripted-model",
@@ -103,4 +103,4 @@ async def test_transient_errors_are_retried_inside_one_sampling_request(scripted
         async with probe_client(llm, label="sampling:search") as client:
             result = await client.call_tool("ask", {"question": "q"})
     assert result.structured_content["text"] == "recovered"
-    assert llm.usage_by_label["sampling:search"].retries == 2
+    assert llm.usage_per_label["sampling:search"].retries == 2

@@ -95,7 +95,7 @@ async def test_three_steps_with_the_clients_model(demo_config, scripted, mode):
         async with agent_client(demo_config, cluster, provider=llm, mode=mode) as client:
             decision = HelpDecision.model_validate((await client.call_tool("can_help", {"request": REQUEST})).structured_content)
             response = FileAgentResponse.model_validate((await client.call_tool("respond", {"request": REQUEST})).structured_content)
-        usage = llm.usage_by_label[f"sampling:{cluster}"]
+        usage = llm.usage_per_label[f"sampling:{cluster}"]
     assert decision == HelpDecision(agent_name=cluster, can_help=True,
                                     reason="ridership_2024.parquet has daily boardings", confidence=0.9)
     # Steps 1 and 2 ran once; can_help and respond each asked once more.
