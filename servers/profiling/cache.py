@@ -46,6 +46,7 @@ create table if not exists profiles (
 """
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's lock
 _DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}  # errors of the file itself
+_ROWS = "select path, size, mtime_ns, version, profile from profiles"
 _BATCH_S = 1.0  # longest a batch's transaction stays open
 _IN_CHUNK = 500  # paths per `in (...)` query, well below SQLite's parameter limit
 _LEGACY_ENTRY = re.compile(r"[0-9a-f]{40}\.json")  # one-file-per-profile caches of earlier versions
@@ -151,10 +152,8 @@ class ProfileCache:
 
     def get(self, relpath: str, size: int, mtime_ns: int) -> FileProfile | None:
         """The cached profile if it was made from this very version of the file (& this profiler)."""
-        rows = self._query("select size, mtime_ns, version, profile from profiles where path = ?", (relpath,))
-        if not rows or rows[0][:3] != (size, mtime_ns, PROFILER_VERSION):
-            return None
-        return self._parse(relpath, rows[0][3])
+        rows = self._query(f"{_ROWS} where path = ?", (relpath,))
+        return self._current(rows, {relpath: (size, mtime_ns)}).get(relpath)
 
     def load(self, relpath: str) -> FileProfile | None:
         """The cached profile, without checking that the file is unchanged (fast start for servers)."""
@@ -175,10 +174,12 @@ class ProfileCache:
 
     def fresh(self, stats: dict[str, tuple[int, int]]) -> dict[str, FileProfile]:
         """The cached profiles still valid for files with these (size, mtime_ns), in one query."""
+        return self._current(self._query(_ROWS), stats)
+
+    def _current(self, rows: list[tuple], stats: dict[str, tuple[int, int]]) -> dict[str, FileProfile]:
+        """The profiles of these rows made from the files' current versions, with this profiler."""
         out: dict[str, FileProfile] = {}
-        for relpath, size, mtime_ns, version, text in self._query(
-            "select path, size, mtime_ns, version, profile from profiles"
-        ):
+        for relpath, size, mtime_ns, version, text in rows:
             if version != PROFILER_VERSION or stats.get(relpath) != (size, mtime_ns):
                 continue
             prof = self._parse(relpath, text)

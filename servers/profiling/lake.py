@@ -143,27 +143,28 @@ def _profile_lake(
     todo = [rel for rel in order if rel not in results]
 
     n = workers if workers is not None else min(os.cpu_count() or 1, len(todo), 4)
-    if not (not todo or n <= 0):
-        try:
-            pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s, kind_of=_reader_named)
-            with collector_paused(), cache.batch():
-                for out in pool.run(todo):
-                    if out.profile_json is not None:
-                        prof = FileProfile.model_validate_json(out.profile_json)
-                        cache.put_json(prof, out.profile_json)
-                    else:
-                        prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
-                        cache.put(prof)
-                    results[out.relpath] = prof
-                    report(out.relpath)
-        except WorkerStartError as e:
-            log.warning("%s; profiling the remaining files in this process, without time bounds", e)
-    for rel in todo:
-        if rel not in results:  # workers=0, or workers that could not start
-            prof = profile_file(root / rel, root)
-            cache.put(prof)
-            results[rel] = prof
-            report(rel)
+    with cache.batch():
+        if not (not todo or n <= 0):
+            try:
+                pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s, kind_of=_reader_named)
+                with collector_paused():
+                    for out in pool.run(todo):
+                        if out.profile_json is not None:
+                            prof = FileProfile.model_validate_json(out.profile_json)
+                            cache.put_json(prof, out.profile_json)
+                        else:
+                            prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
+                            cache.put(prof)
+                        results[out.relpath] = prof
+                        report(out.relpath)
+            except WorkerStartError as e:
+                log.warning("%s; profiling the remaining files in this process, without time bounds", e)
+        for rel in todo:
+            if rel not in results:  # workers=0, or workers that could not start
+                prof = profile_file(root / rel, root)
+                cache.put(prof)
+                results[rel] = prof
+                report(rel)
 
     cache.prune(set(order))
     return [results[r] for r in order if r in results]
