@@ -1,11 +1,14 @@
 """Run readers in worker processes, so a file that hangs or crashes a reader costs one file.
 
-Each worker is a plain `python -m servers.profiling.worker ROOT` subprocess (so it does not
-depend on how the calling program was started, e.g. a stdio MCP server or a `-c` script),
-reused across files. It reads relative paths on stdin, one per line, & answers each
-with one line of profile JSON on a private pipe. Every file gets a time bound & a memory
-bound; a worker that exceeds one is killed & replaced, & the file gets a profile that
-says why. Workers that cannot start at all are reported as such, never blamed on a file.
+Workers are reused across files. Each reads relative paths on a pipe, one per line, &
+answers each with one line of profile JSON on another. Every file gets a time bound & a
+memory bound; a worker that exceeds one is killed & replaced, & the file gets a profile
+that says why. Workers that cannot start at all are reported as such, never blamed on a file.
+
+On Linux a worker is forked from this process when that is safe (it runs no other thread):
+it then starts with the contracts & readers already imported. Otherwise it is a plain
+`python -m servers.profiling.worker ROOT` subprocess, which does not depend on how the
+calling program was started (e.g. a stdio MCP server or a `-c` script).
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
+import selectors
+import signal
 import subprocess
 import sys
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-import selectors
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
+
+from servers.profiling.worker import MALLOC_TUNING, ONE_THREAD
 
 log = logging.getLogger(__name__)
 
@@ -32,20 +39,74 @@ PIPELINE = 6  # files sent ahead to each worker, so it never waits for this proc
 GATHER_S = 0.002
 STARTUP_TIMEOUT_S = 120.0  # a worker that has not imported its readers at that point is broken
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
-_MALLOC_TUNING = {
-    "MALLOC_MMAP_THRESHOLD_": str(8 << 20),
-    "MALLOC_TRIM_THRESHOLD_": str(64 << 20),
-    "MALLOC_TOP_PAD_": str(16 << 20),
-}
 
 
 class WorkerStartError(RuntimeError):
     """Worker processes die before answering anything (broken environment, not a bad file)."""
 
 
+class _Forked:
+    """A forked worker, seen through the part of subprocess.Popen the pool uses."""
+
+    def __init__(self, pid: int, stdin: BinaryIO) -> None:
+        self.pid = pid
+        self.stdin: BinaryIO | None = stdin
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: its status is lost
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        try:
+            exited = os.pidfd_open(self.pid)  # readable once the process has exited
+        except (AttributeError, OSError):  # before Linux 5.3
+            exited = None
+        try:
+            while self.poll() is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(f"profiling worker {self.pid}", timeout)
+                if exited is None:
+                    time.sleep(min(left, 0.005))
+                else:
+                    select.select([exited], [], [], left)
+        finally:
+            if exited is not None:
+                os.close(exited)
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _can_fork() -> bool:
+    """Forking copies only the calling thread: safe only while this process runs no other.
+
+    Linux lists a process's threads (Python's & those of native libraries, e.g. OpenBLAS
+    once numpy is imported) in /proc/self/task.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
 @dataclass
 class _Worker:
-    proc: subprocess.Popen
+    proc: subprocess.Popen | _Forked
     fd: int  # read end of the answer pipe
     buffer: bytearray = field(default_factory=bytearray)
     tasks: deque = field(default_factory=deque)  # sent, not answered yet; the first is being profiled
@@ -53,6 +114,7 @@ class _Worker:
     ready: bool = False  # imports done; until then the clock runs against STARTUP_TIMEOUT_S
     spawned: float = field(default_factory=time.monotonic)
     kinds: dict[str, None] = field(default_factory=dict)  # kinds of file it was given: their readers are loaded
+    inherited_rss: int = 0  # memory shared with this process when forked: not the file's doing
 
     def fileno(self) -> int:
         return self.fd
@@ -115,27 +177,45 @@ class WorkerPool:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         memory_limit: int = DEFAULT_MEMORY_LIMIT,
         kind_of: Callable[[str], str] | None = None,
+        fork: bool = True,
     ) -> None:
         self.root = str(Path(root).resolve())
         self.n = max(1, workers)
         self.timeout_s = timeout_s
         self.memory_limit = memory_limit
         self.kind_of = kind_of or (lambda rel: "")  # which reader a path will need, as far as its name tells
+        self.fork = fork  # False: always a fresh interpreter
         self._workers: list[_Worker] = []
         self._early_deaths = 0
         self._selector = selectors.DefaultSelector()  # one for the pool: cheaper than one per wait
 
     def _spawn(self) -> _Worker:
+        w = self._fork() if not (not self.fork or not _can_fork()) else self._start_subprocess()
+        self._selector.register(w.fd, selectors.EVENT_READ, w)
+        return w
+
+    def _fork(self) -> _Worker:
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            from servers.profiling.worker import serve_forked
+
+            serve_forked(self.root, request_r, answer_w)  # never returns
+        os.close(request_r)
+        os.close(answer_w)
+        os.set_blocking(answer_r, False)
+        return _Worker(_Forked(pid, os.fdopen(request_w, "wb")), answer_r, inherited_rss=_own_rss())
+
+    def _start_subprocess(self) -> _Worker:
         read_fd, write_fd = os.pipe()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(_PROJECT_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
         env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
-        env.setdefault("OMP_NUM_THREADS", "1")  # workers are the parallelism; no thread pools inside
-        # glibc malloc: keep freed memory for the next file instead of returning it to the
-        # system & faulting it back in (a worker read takes up to 1 MB): ~4x fewer page
-        # faults & ~4% less CPU per worker on the benchmark lake.
-        for name, value in _MALLOC_TUNING.items():
+        for name, value in ONE_THREAD.items():
             env.setdefault(name, value)
+        for name, value in MALLOC_TUNING.items():
+            env.setdefault(f"MALLOC_{name}", str(value))
         proc = subprocess.Popen(
             [sys.executable, "-m", "servers.profiling.worker", self.root],
             stdin=subprocess.PIPE,
@@ -147,9 +227,7 @@ class WorkerPool:
         )
         os.close(write_fd)
         os.set_blocking(read_fd, False)
-        w = _Worker(proc, read_fd)
-        self._selector.register(read_fd, selectors.EVENT_READ, w)
-        return w
+        return _Worker(proc, read_fd)
 
     def _retire(self, w: _Worker) -> None:
         try:
@@ -223,7 +301,7 @@ class WorkerPool:
                 for w in [w for w in self._workers if w.tasks]:
                     if now > self._deadline(w):
                         yield from self._failed(w, "timeout" if w.ready else "startup", pending)
-                    elif not (not check_rss or not w.ready or not (self._rss(w) > self.memory_limit)):
+                    elif not (not check_rss or not w.ready or not (self._rss(w) - w.inherited_rss > self.memory_limit)):
                         yield from self._failed(w, "memory", pending)
         finally:
             self.close()
@@ -310,3 +388,12 @@ class WorkerPool:
         self._workers.clear()
         self._selector.close()
         self._selector = selectors.DefaultSelector()
+
+
+def _own_rss() -> int:
+    """This process's resident memory, from Linux's /proc (no psutil import on the start-up path)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

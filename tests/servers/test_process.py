@@ -50,6 +50,29 @@ def test_collector_paused_restores_the_state_it_found_even_after_an_error() -> N
         gc.enable()
 
 
+def test_what_a_pause_made_joins_the_oldest_generation_without_a_young_collection() -> None:
+    assert gc.get_freeze_count() == 0
+    with collector_paused():
+        made = [[i] for i in range(50_000)]
+    assert gc.get_count()[0] < 1000  # no young collection pending over the 50,000 lists
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(x) in oldest for x in made[::5000])
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_pause_leaves_objects_frozen_on_purpose_frozen() -> None:
+    with quick_imports():
+        kept = [[i] for i in range(100)]
+    frozen = gc.get_freeze_count()
+    try:
+        with collector_paused():
+            made = [[i] for i in range(100)]
+        assert gc.get_freeze_count() == frozen  # no unfreeze: `kept` stays out of the collector's reach
+        assert made and kept
+    finally:
+        gc.unfreeze()
+
+
 def test_exit_now_keeps_buffered_output_logs_and_the_exit_code() -> None:
     script = textwrap.dedent("""
         import logging, sys

@@ -1,9 +1,18 @@
-"""Worker processes bound each file's time & memory; a crash costs one file, not the lake; a kind of file keeps to one worker."""
+"""Worker processes bound each file's time & memory; a crash costs one file, not the lake; a kind of file keeps to one worker.
+
+Workers are forked only from a process that runs no other thread; pytest's may (numpy's
+OpenBLAS), so the pool's tests here ask for spawned workers, & the forked ones are tried
+in a fresh interpreter.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -40,7 +49,7 @@ def test_a_file_over_the_time_bound_is_stopped_and_the_rest_go_on(lake: Path, tm
 
 
 def test_a_crashed_worker_costs_one_file(lake: Path) -> None:
-    pool = WorkerPool(lake, 1, timeout_s=120)
+    pool = WorkerPool(lake, 1, timeout_s=120, fork=False)
 
     def kill_when_busy() -> None:
         deadline = time.monotonic() + 60
@@ -63,9 +72,98 @@ def test_a_crashed_worker_costs_one_file(lake: Path) -> None:
 
 
 def test_a_file_over_the_memory_bound_is_stopped(lake: Path) -> None:
-    pool = WorkerPool(lake, 1, timeout_s=120, memory_limit=20 << 20)  # below what pandas alone needs
+    pool = WorkerPool(lake, 1, timeout_s=120, memory_limit=20 << 20, fork=False)  # below what pandas alone needs
     (outcome,) = list(pool.run(["slow.html"]))
     assert outcome.status == "too_large" and "MB of memory" in outcome.failure
+
+
+_FORKED_POOL = textwrap.dedent(
+    """
+    import json, os, signal, sys, threading
+    from servers.profiling.worker_pool import WorkerPool, _can_fork
+
+    lake, case = sys.argv[1], sys.argv[2]
+    report = {"can_fork": _can_fork()}
+    if case == "thread":  # a thread of this process would not exist in a forked child
+        stop = threading.Event()
+        t = threading.Thread(target=stop.wait)
+        t.start()
+        report["can_fork_with_thread"] = _can_fork()
+    limit = {"memory": 20 << 20, "ballast": 450 << 20}.get(case, 1536 << 20)
+    ballast = b"x" * (600 << 20) if case == "ballast" else b""  # resident, & shared with forked workers
+    timeout = {"timeout": 0.75, "ballast": 1.0}.get(case, 120)
+    pool = WorkerPool(lake, 2, timeout_s=timeout, memory_limit=limit)
+
+    def kill_when_busy(*_):  # a timer signal, not a thread: a thread would rule out forking
+        for w in pool._workers:
+            if w.ready and w.tasks and w.tasks[0] == "slow.html":
+                os.kill(w.proc.pid, signal.SIGKILL)
+                return
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+
+    if case == "crash":
+        signal.signal(signal.SIGALRM, kill_when_busy)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+    kinds, outcomes = set(), {}
+    for o in pool.run(["slow.html", "ok.csv", "ok2.csv"]):
+        kinds |= {type(w.proc).__name__ for w in pool._workers}
+        outcomes[o.relpath] = [o.status, o.failure, o.profile_json is not None]
+    if case == "thread":
+        stop.set()
+        t.join()
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        report["children_left"] = True
+    except ChildProcessError:
+        report["children_left"] = False
+    print(json.dumps({**report, "kinds": sorted(kinds), "outcomes": outcomes}))
+    """
+)
+
+
+def _forked_pool(lake: Path, case: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _FORKED_POOL, str(lake), case], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_single_threaded_process_forks_its_workers_and_reaps_them(lake: Path) -> None:
+    report = _forked_pool(lake, "timeout")
+    assert report["can_fork"] and report["kinds"] == ["_Forked"] and not report["children_left"]
+    status, failure, _ = report["outcomes"]["slow.html"]
+    assert status == "unreadable" and "longer than 0.75 s" in failure
+    assert report["outcomes"]["ok.csv"][2] and report["outcomes"]["ok2.csv"][2]
+
+
+def test_a_forked_worker_that_crashes_costs_one_file(lake: Path) -> None:
+    report = _forked_pool(lake, "crash")
+    assert report["kinds"] == ["_Forked"]
+    _, failure, _ = report["outcomes"]["slow.html"]
+    assert "exit code -9" in failure
+    assert report["outcomes"]["ok.csv"][2] and report["outcomes"]["ok2.csv"][2]
+
+
+def test_a_forked_worker_is_held_to_the_memory_it_adds_not_what_it_shares(lake: Path) -> None:
+    report = _forked_pool(lake, "memory")  # 20 MB over the forking process: pandas needs more
+    assert report["kinds"] == ["_Forked"]
+    status, failure, _ = report["outcomes"]["slow.html"]
+    assert status == "too_large" and "MB of memory" in failure
+
+
+def test_memory_a_forked_worker_shares_with_its_parent_is_not_held_against_a_file(lake: Path) -> None:
+    report = _forked_pool(lake, "ballast")  # the parent holds 600 MB; the bound is 450 MB, the file needs ~300
+    status, failure, _ = report["outcomes"]["slow.html"]
+    assert status == "unreadable" and "longer than 1 s" in failure  # stopped by time, not memory
+    assert report["outcomes"]["ok.csv"][2] and report["outcomes"]["ok2.csv"][2]
+
+
+def test_a_process_running_another_thread_spawns_fresh_interpreters(lake: Path) -> None:
+    report = _forked_pool(lake, "thread")
+    assert report["can_fork"] and not report["can_fork_with_thread"]
+    assert report["kinds"] == ["Popen"]
+    assert all(ok for _, _, ok in report["outcomes"].values())
 
 
 def _kind(rel: str) -> str:
