@@ -197,7 +197,12 @@ class WorkerPool:
     def _fork(self) -> _Worker:
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # out of processes or memory for a copy: a fresh interpreter may still start
+            for fd in (request_r, request_w, answer_r, answer_w):
+                os.close(fd)
+            return self._start_subprocess()
         if pid == 0:
             from servers.profiling.worker import serve_forked
 
