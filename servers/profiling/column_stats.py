@@ -345,25 +345,29 @@ def profile_frame(df: "pd.DataFrame", n: int = HEAD_ROWS) -> tuple[list[ColumnPr
     return columns, _records(names, heads)
 
 
-_PLAIN = (str, int, float, bool, type(None))
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_AS_IS = frozenset({int, bool, type(None)})  # JSON-safe whatever the value
+_INFINITIES = (math.inf, -math.inf)
 
 
 def _records(names: list[str], heads: list[list[Any]]) -> list[dict[str, Any]]:
     """Rows as JSON-safe records (NaN & infinities become null, long text is clipped)."""
-    rows = []
-    for values in zip(*heads):
-        row = {}
-        for k, v in zip(names, values):
-            if type(v) in _PLAIN:
-                if not (not isinstance(v, float) or not (v != v or v in (float("inf"), float("-inf")))):
-                    v = None
-                elif not (not isinstance(v, str) or len(v) <= _MAX_CELL_CHARS):
-                    v = v[: _MAX_CELL_CHARS - 1] + "…"
-            else:
-                v = json_value(v)
-            row[k] = v
-        rows.append(row)
-    return rows
+    return [dict(zip(names, values)) for values in zip(*map(_json_safe_column, heads))]
+
+
+def _json_safe_column(values: list[Any]) -> list[Any]:
+    if _AS_IS.issuperset(map(type, values)):  # integer & flag columns: nothing to change
+        return values
+    return [_json_safe(v) for v in values]
+
+
+def _json_safe(v: Any) -> Any:
+    t = type(v)
+    if t is str:
+        return v if len(v) <= _MAX_CELL_CHARS else v[: _MAX_CELL_CHARS - 1] + "…"
+    if t is float:
+        return None if (v != v or v in _INFINITIES) else v
+    return v if t in _PLAIN else json_value(v)
 
 
 def unique_names(names: list[str]) -> list[str]:

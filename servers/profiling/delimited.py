@@ -13,7 +13,7 @@ import io
 import re
 from bisect import bisect_left
 from collections import Counter
-from itertools import compress, zip_longest
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,12 @@ csv.field_size_limit(1 << 24)
 
 def sniff_delimiter(lines: TextLines | list[str], max_lines: int = 100) -> str | None:
     """The delimiter that splits most lines into the same number (>= 2) of fields."""
-    subset = [ln for ln in lines[: max_lines * 3] if ln.strip()][:max_lines]
+    # The first max_lines non-blank lines among the first 3 * max_lines; blank lines are few,
+    # so a little more than max_lines usually holds them all.
+    subset = [ln for ln in lines[: max_lines + max_lines // 5] if ln.strip()]
+    if len(subset) < max_lines:
+        subset = [ln for ln in lines[: max_lines * 3] if ln.strip()]
+    subset = subset[:max_lines]
     if not subset:
         return None
     joined = "\n".join(subset)
@@ -87,12 +92,13 @@ class LinesGrid:
     def __init__(self, lines: TextLines, delimiter: str) -> None:
         self.lines = lines
         self.delimiter = delimiter
-        self.blank = lines.blank(" \t\"'" + delimiter)
+        self.blank_rows = lines.blank_lines(" \t\"'" + delimiter)  # few, in order
+        self.blank = [False] * len(lines)
+        for i in self.blank_rows:
+            self.blank[i] = True
         self._rows: dict[int, list[str]] = {}
         # pandas skips whitespace-only lines as it skips empty ones; such lines are blank lines.
-        self._space_lines = not (not any(self.blank) or not any(
-            lines[i].isspace() for i in compress(range(len(self.blank)), self.blank)
-        ))
+        self._space_lines = any(lines[i].isspace() for i in self.blank_rows)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -141,9 +147,9 @@ class LinesGrid:
         Only blank lines can be skipped, & they are few: look at those alone.
         """
         rows = range(len(self.lines))[start:stop]
-        if not rows or not any(self.blank):
+        blank_rows = self.blank_rows
+        if not rows or not blank_rows:
             return len(rows)
-        blank_rows = list(compress(range(len(self.blank)), self.blank))
         skipped = 0
         for i in blank_rows[bisect_left(blank_rows, rows.start) : bisect_left(blank_rows, rows.stop)]:
             line = self.lines[i]

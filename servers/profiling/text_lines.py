@@ -79,25 +79,29 @@ class TextLines:
             return int(self._starts[k])
         return int(self._ends[-1]) + 1 if len(self) else 0
 
-    def blank(self, chars: str) -> list[bool]:
-        """Per line: does it hold only `chars` (or nothing)?
+    def blank_lines(self, chars: str) -> list[int]:
+        """Indices of the lines that hold only `chars` (or nothing), in order.
 
         Only a line that starts with one of `chars` or is empty can be blank, & in most
         tables few lines do: those few are tested one at a time.
         """
         n = len(self)
-        flags = [False] * n
         if not n:
-            return flags
+            return []
         first = self._codes[self._starts]  # an empty line's first character is its line end
         can_be_blank = first == _NEWLINE
         for c in chars:  # a handful: cheaper than np.isin, which sorts
             can_be_blank |= first == ord(c)
         picks = np.flatnonzero(can_be_blank)
         if len(picks) > n // 4:  # e.g. every field quoted: test every line, in one pass
-            return [not ln.strip(chars) for ln in self]
-        for k, line in zip(picks.tolist(), self.take(picks)):
-            flags[k] = not line.strip(chars)
+            return [k for k, line in enumerate(self) if not line.strip(chars)]
+        return [k for k, line in zip(picks.tolist(), self.take(picks)) if not line.strip(chars)]
+
+    def blank(self, chars: str) -> list[bool]:
+        """Per line: does it hold only `chars` (or nothing)?"""
+        flags = [False] * len(self)
+        for k in self.blank_lines(chars):
+            flags[k] = True
         return flags
 
 

@@ -8,6 +8,7 @@ Its own stdout is pointed at stderr, so nothing a library prints can corrupt the
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import json
 import logging
@@ -70,14 +71,16 @@ def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:
     """The life of a worker forked from the pool's owner; never returns to the caller's code.
 
     The child starts with the owner's modules loaded (no interpreter start-up, no imports
-    of pydantic & the contracts: ~0.1 s & ~0.1 s of CPU per worker) & with a copy of its
-    state, which must stay untouched: the owner's objects are frozen out of the collector
-    (their finalizers would close descriptors this process reuses), every descriptor but
-    the two pipes is closed, & the exit skips all teardown.
+    of pydantic & the contracts: ready in ~0.05 s instead of ~0.15 s, with ~0.06 s less
+    CPU) & with a copy of its state, which must stay untouched: the owner's objects are
+    frozen out of the collector (their finalizers would close descriptors this process
+    reuses), every descriptor but the two pipes is closed, & the exit skips all teardown.
     """
     code = 70  # EX_SOFTWARE: the worker broke, not a file
     try:
         gc.freeze()
+        # A pipe may have got a standard descriptor (an owner without stdin): move it clear.
+        request_fd, answer_fd = (fd if fd > 2 else fcntl.fcntl(fd, fcntl.F_DUPFD, 3) for fd in (request_fd, answer_fd))
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
         devnull = os.open(os.devnull, os.O_RDWR)

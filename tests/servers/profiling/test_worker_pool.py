@@ -189,3 +189,32 @@ def test_files_put_back_go_first_in_their_lines_in_order() -> None:
     taken = [queue.take(worker, [worker]) for _ in range(2)]
     queue.put_back(taken)
     assert [queue.take(worker, [worker]) for _ in range(3)] == ["a.csv", "b.csv", "c.json"]
+
+
+_STDIN_PIPE = textwrap.dedent(
+    """
+    import json, os, sys
+    from servers.profiling.worker import serve_forked
+
+    lake = sys.argv[1]
+    request_r, request_w = os.pipe()
+    answer_r, answer_w = os.pipe()
+    os.dup2(request_r, 0)  # as when the owner has no stdin & the pipe gets descriptor 0
+    os.close(request_r)
+    if os.fork() == 0:
+        serve_forked(lake, 0, answer_w)
+    os.close(0)
+    os.close(answer_w)
+    os.write(request_w, json.dumps("ok.csv").encode() + b"\\n")
+    os.close(request_w)
+    with os.fdopen(answer_r, "rb") as answers:
+        print(json.dumps([line.decode().strip()[:40] for line in answers]))
+    """
+)
+
+
+def test_a_forked_worker_keeps_a_request_pipe_that_got_a_standard_descriptor(lake: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", _STDIN_PIPE, str(lake)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    ready, profile = json.loads(out.stdout)
+    assert ready == "ready" and '"path":"ok.csv"' in profile
