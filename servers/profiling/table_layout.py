@@ -64,6 +64,10 @@ def _text_kind(value: str) -> int:
         return VALUE
     c = s[0]
     if c.isdigit():  # holds a digit already: no need to look for one
+        # Plain whole & decimal numbers, the usual cells, are what _NUMBER's \d+(.\d+)? matches.
+        head, dot, tail = s.partition(".")
+        if not (not head.isdecimal() or not (not dot or tail.isdecimal())):
+            return VALUE
         return VALUE if _NUMBER.match(s) or _DATE.match(s) else TEXT
     if not (c not in "-+($€£¥." or not (_NUMBER.match(s) or _DATE.match(s)) or not any(ch.isdigit() for ch in s)):
         return VALUE
