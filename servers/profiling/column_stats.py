@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from itertools import compress
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
@@ -207,12 +208,22 @@ def string_dtype() -> str:
 _STRING_DTYPE: str | None = None
 
 
+@lru_cache(maxsize=64)
+def _with_none(na: frozenset[str]) -> frozenset[str | None]:
+    """The missing-value texts & None (a short row's cell): one hash lookup per cell tells both.
+
+    (`None in cells` would compare every text with None, the slow way.)
+    """
+    return na | {None}
+
+
 def parse_text_column(
     cells: list[str | None], na: frozenset[str] = PANDAS_NA, thousands: str | None = None, decimal: str = "."
 ) -> tuple[str, list[Any]]:
     """The dtype pandas.read_csv would infer for these cells, & the parsed values (None: missing)."""
-    if None in cells or not na.isdisjoint(cells):
-        values: list[Any] = [None if (c is None or c in na) else c for c in cells]
+    missing_marks = _with_none(na)
+    if not missing_marks.isdisjoint(cells):
+        values: list[Any] = [None if c in missing_marks else c for c in cells]
         present = [v for v in values if v is not None]
     else:
         values = present = cells
