@@ -25,8 +25,8 @@ def collector_paused() -> Iterator[None]:
     Gathering thousands of parsed models (profiles from the workers or the cache) sets off
     collections that scan the whole, growing heap again & again, finding nothing.
     What was made meanwhile & lives on then joins the oldest generation at once (a freeze
-    & an unfreeze: two list splices) instead of being scanned by the next young
-    collection (~25 ms for the benchmark lake's profiles). Not while objects are frozen on
+    & an unfreeze: two list splices) instead of waiting for the next young collection to
+    scan it (~25 ms for the benchmark lake's profiles). Not while objects are frozen on
     purpose: the unfreeze would let them go. The collector's previous state comes back.
     """
     was_enabled = gc.isenabled()

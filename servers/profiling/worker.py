@@ -1,4 +1,4 @@
-"""A profiling worker: `python -m servers.profiling.worker ROOT`, or forked by the pool.
+"""A profiling worker: `python -m servers.profiling.worker ROOT`, or a fork of the pool's owner.
 
 Reads lake-relative paths (one JSON string per line) & writes each file's profile as one
 line of JSON to its answer pipe; the pool's owner caches it. A spawned worker reads stdin
@@ -24,9 +24,9 @@ from servers.process import exit_now, quick_imports
 # glibc malloc: keep freed memory for the next file instead of returning it to the system
 # & faulting it back in (a read takes up to 1 MB): ~4x fewer page faults & ~4% less CPU
 # per worker on the benchmark lake. Spawned workers get them as environment variables.
-MALLOC_TUNING = {"MMAP_THRESHOLD_": 8 << 20, "TRIM_THRESHOLD_": 64 << 20, "TOP_PAD_": 16 << 20}
+# name: (value, glibc's M_* number for mallopt)
+MALLOC_TUNING = {"MMAP_THRESHOLD_": (8 << 20, -3), "TRIM_THRESHOLD_": (64 << 20, -1), "TOP_PAD_": (16 << 20, -2)}
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # workers are the parallelism: no thread pools inside (OpenBLAS)
-_MALLOPT_PARAM = {"MMAP_THRESHOLD_": -3, "TRIM_THRESHOLD_": -1, "TOP_PAD_": -2}  # glibc's M_* numbers
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +93,7 @@ def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:
         sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
         warnings.simplefilter("ignore")
         logging.disable(logging.CRITICAL)
-        for name, value in ONE_THREAD.items():  # read by native libraries as they load
+        for name, value in ONE_THREAD.items():  # native libraries read them as they load
             os.environ.setdefault(name, value)
         _tune_malloc()
         serve(Path(root), os.fdopen(request_fd, "rb"), os.fdopen(answer_fd, "wb", buffering=0))
@@ -117,8 +117,8 @@ def _tune_malloc() -> None:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc
         return
-    for name, value in MALLOC_TUNING.items():
-        mallopt(_MALLOPT_PARAM[name], value)
+    for value, param in MALLOC_TUNING.values():
+        mallopt(param, value)
 
 
 def _warm_up(profile_file) -> None:

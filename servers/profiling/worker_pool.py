@@ -1,11 +1,11 @@
 """Run readers in worker processes, so a file that hangs or crashes a reader costs one file.
 
 Workers are reused across files. Each reads relative paths on a pipe, one per line, &
-answers each with one line of profile JSON on another. Every file gets a time bound & a
+answers each with one line of profile JSON on a second pipe. Every file gets a time bound & a
 memory bound; a worker that exceeds one is killed & replaced, & the file gets a profile
 that says why. Workers that cannot start at all are reported as such, never blamed on a file.
 
-On Linux a worker is forked from this process when that is safe (it runs no other thread):
+On Linux a worker is forked from this process when that is safe (it runs a single thread):
 it then starts with the contracts & readers already imported. Otherwise it is a plain
 `python -m servers.profiling.worker ROOT` subprocess, which does not depend on how the
 calling program was started (e.g. a stdio MCP server or a `-c` script).
@@ -91,7 +91,7 @@ class _Forked:
 
 
 def _can_fork() -> bool:
-    """Forking copies only the calling thread: safe only while this process runs no other.
+    """Forking copies only the calling thread: safe only while this process runs just that one.
 
     Linux lists a process's threads (Python's & those of native libraries, e.g. OpenBLAS
     once numpy is imported) in /proc/self/task.
@@ -219,7 +219,7 @@ class WorkerPool:
         env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
         for name, value in ONE_THREAD.items():
             env.setdefault(name, value)
-        for name, value in MALLOC_TUNING.items():
+        for name, (value, _) in MALLOC_TUNING.items():
             env.setdefault(f"MALLOC_{name}", str(value))
         proc = subprocess.Popen(
             [sys.executable, "-m", "servers.profiling.worker", self.root],
