@@ -68,13 +68,48 @@ _TABLE = """
     degc degf celsius fahrenheit: temperature
 """
 
-EXPANSIONS: dict[str, str] = {}
-for _line in _TABLE.strip().splitlines():
-    _short, _long = _line.split(":")
-    for _word in _short.split():
-        EXPANSIONS[_word] = _long.strip()
+# Unit symbols that end a column name (`landed_t`, `fuel_l`, `turn_min`, `depth_m`): too
+# short or too ambiguous to read anywhere else in a name, but a unit at its end.
+_UNIT_TABLE = """
+    t: tonnes tons
+    kg: kilograms
+    g: grams
+    m: metres meters
+    km: kilometres kilometers
+    cm: centimetres centimeters
+    mm: millimetres millimeters
+    l: litres liters
+    ml: millilitres milliliters
+    h hr hrs: hours
+    min mins: minutes
+    s sec secs: seconds
+    d: days
+    eur: euros
+    usd: dollars
+    gbp: pounds
+    ha: hectares
+    kn kt kts: knots
+    pct: percent
+"""
+
+
+def _table(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.strip().splitlines():
+        short, long = line.split(":")
+        for word in short.split():
+            out[word] = long.strip()
+    return out
+
+
+EXPANSIONS = _table(_TABLE)
+UNIT_SUFFIXES = _table(_UNIT_TABLE)
 
 
 def expand(words: list[str]) -> list[str]:
-    """What the abbreviations among `words` (lower-cased identifier parts) stand for."""
-    return [EXPANSIONS[w] for w in words if w in EXPANSIONS]
+    """What the abbreviations among `words` (lower-cased identifier parts) stand for, and
+    the unit that ends a name of several words."""
+    out = [EXPANSIONS[w] for w in words if w in EXPANSIONS]
+    if len(words) > 1 and words[-1] in UNIT_SUFFIXES:
+        out.append(UNIT_SUFFIXES[words[-1]])
+    return out

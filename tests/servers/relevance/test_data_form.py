@@ -31,3 +31,19 @@ def test_requests_meet_abbreviated_columns_and_the_form_of_the_data():
     eng = LexicalEngine([weather, sales, shapes, people])
     assert eng.score("rainfall and maximum temperature")[0].path == "w/daily_2024.dat"
     assert "g/districts.gpkg" in [m.path for m in eng.score("population with boundary polygons")[:2]]
+
+
+def test_a_unit_at_the_end_of_a_column_name_is_read_as_the_unit():
+    harbours = table_profile("h/harbour_returns.csv", {"month": ["2020-01"], "landed_t": ["151.2"], "fuel_l": ["900"],
+                                                       "turn_min": ["42.5"]})
+    shop = table_profile("s/shop.csv", {"item": ["tent", "rope"], "price": ["1", "2"]})
+    eng = LexicalEngine([harbours, shop])
+    for request in ("tonnes landed", "litres of fuel", "turn minutes"):
+        top = eng.score(request)[0]
+        assert top.path == "h/harbour_returns.csv" and len(top.matched_terms) == 2, request
+
+
+def test_a_unit_symbol_is_read_only_at_the_end_of_a_longer_name():
+    # a column called "t" or "l" alone is a label of any kind; "t_start" does not hold tonnes
+    bare = table_profile("a/bare.csv", {"t": ["1"], "t_start": ["2"], "l": ["3"]})
+    assert not LexicalEngine([bare]).score("tonnes and litres")
