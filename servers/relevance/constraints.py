@@ -282,6 +282,8 @@ def parse_constraints(text: str) -> Constraints:
             q = _complete(p, year)
             out.periods.append(Period(q.start, q.end, f"{text[p.at : p.stop]} {year}"))
     for m in _SEASON_WORD.finditer(text):
+        if not _is_season(text, m):
+            continue
         key = m.group(1).lower()
         key = _ORDINAL_QUARTER.get(key.split()[0], key)
         months |= set(_SEASONS.get(key) or _QUARTERS[key])
@@ -292,6 +294,23 @@ def parse_constraints(text: str) -> Constraints:
     out.time_spans += [(p.at, p.stop) for p in points]
     out.numbers = _numbers(text, points)
     return out
+
+
+# "fall" and "spring" are verbs and nouns too ("states that fall into", "a hot spring"):
+# either is a season only after one of these words or before a year
+_SEASON_BEFORE = re.compile(
+    r"(?i)\b(?:in|the|this|last|next|each|every|during|of|over|through|early|late|mid|since|until|by)[\s-]*$"
+)
+_YEAR_AFTER = re.compile(rf"^\s*(?:of\s+)?{_YEAR}\b")
+
+
+def _is_season(text: str, m: re.Match[str]) -> bool:
+    word = m.group(0).lower()
+    if not word.startswith(("fall", "spring")):
+        return True
+    if word.endswith("s"):  # "falls", "springs": never the season
+        return False
+    return bool(_SEASON_BEFORE.search(text[: m.start()]) or _YEAR_AFTER.match(text[m.end() :]))
 
 
 _LIST_GAP = re.compile(r"(?i)^(?:\s*(?:,|and|or|&|/)\s*)+$")

@@ -68,6 +68,19 @@ def vocabulary_of(profiles: list[FileProfile]) -> LakeVocabulary:
     return LakeVocabulary(n_files=len(profiles), doc_freq=dict(df), specificity=spec)
 
 
+def request_terms(request: str) -> dict[str, str]:
+    """The request's terms (each with the word it came from) that can be matched against
+    files: not its sentences about the answer, and not the month and season words of its
+    times, which are matched against time coverage instead (a "March" in a footnote is no
+    evidence). Years stay: they tell apart tables of one subject."""
+    constraints = parse_constraints(request)
+    timed = query_terms(" ".join(request[a:b] for a, b in constraints.time_spans))
+    untimed = query_terms(constraints.without_time(request))
+    return {
+        t: w for t, w in query_terms(data_part(request)).items() if t not in timed or t in untimed or w.isdigit()
+    }
+
+
 class LexicalEngine:
     """Scores files by weighted term coverage over profile fields (no model needed)."""
 
@@ -122,7 +135,7 @@ class LexicalEngine:
         return math.log((n + 1) / (df + 0.5)) if df else 0.0
 
     def term_weights(self, request: str) -> dict[str, float]:
-        seen = query_terms(data_part(request))
+        seen = request_terms(request)
         idf = {t: self.idf(t) for t in seen}
         known = [w for w in idf.values() if w > 0]
         absent = _ABSENT_TERM_FACTOR * (sum(known) / len(known) if known else 1.0)
@@ -130,7 +143,7 @@ class LexicalEngine:
 
     def request_weights(self, request: str) -> dict[str, float]:
         """term_weights keyed by the request's own words, as FileMatch.matched_terms are."""
-        said = query_terms(data_part(request))
+        said = request_terms(request)
         return {said.get(t, t): w for t, w in self.term_weights(request).items()}
 
     def _specificity(self, term: str, word: str) -> float:

@@ -62,6 +62,14 @@ def test_may_the_verb_is_not_a_month():
     assert parse_constraints("totals for May").months == {5}
 
 
+def test_fall_and_spring_the_verbs_and_nouns_are_no_seasons():
+    for text in ("Which states fall into the most areas?", "a station that falls into the fire area",
+                 "water of the hot spring", "the springs of the valley"):
+        assert parse_constraints(text).months == set(), text
+    for text in ("readings in the fall of 2019", "fall 2019 readings", "during spring", "mid-spring rain"):
+        assert parse_constraints(text).months, text
+
+
 def test_numbers_exclude_years_and_dates():
     c = parse_constraints("readings of sensor 80412 and sensor 1,204 in 2019 on 2019-05-03")
     assert c.numbers == ["80412", "1204"]

@@ -142,3 +142,17 @@ def test_files_outside_the_requested_period_rank_lower():
     new = table_profile("a/visits_new.csv", {"date": ["2019-01-01", "2023-12-31"], "visits": ["1", "2"]})
     scores = {m.path: m.score for m in LexicalEngine([old, new]).score("visits in 2021")}
     assert scores["a/visits_new.csv"] > scores["a/visits_old.csv"]
+
+
+def test_month_words_of_a_requests_times_are_no_evidence_but_years_are():
+    from servers.relevance.engine import request_terms
+    from tests.servers.relevance.conftest import table_profile
+
+    lifts = table_profile("ops/crane_lifts.csv", {"date": ["2024-03-01", "2024-03-02"], "lifts": ["40", "52"]})
+    # a footnote's month says when the table was revised, not what it holds
+    revised = table_profile("fin/charges.csv", {"item": ["berth", "crane"], "charge": ["5", "9"]},
+                            notes=["Revised March 2024"])
+    assert set(request_terms("How many lifts did crane 7 make in March 2024?")) == {"lift", "crane", "make", "2024"}
+    matches = {m.path: m for m in LexicalEngine([lifts, revised]).score("How many lifts did crane 7 make in March 2024?")}
+    assert "March" not in matches["fin/charges.csv"].matched_terms
+    assert matches["ops/crane_lifts.csv"].score > 2 * matches["fin/charges.csv"].score
