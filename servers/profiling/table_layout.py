@@ -272,6 +272,13 @@ class _Analyzer:
             if i == end or agreement(self.info(i), self.info(i + 1)) >= 0.8:
                 d = i
                 break
+        if d is not None and self.info(d).n_value == 0:
+            # labels over labels (a header, then its units) agree in kind too: the data
+            # starts at the row of values under them, when one follows at once
+            for i in (d + 1, d + 2):
+                if i < end and self.dense(i) and self.info(i).n_value and agreement(self.info(i), self.info(i + 1)) >= 0.8:
+                    d = i
+                    break
         if not dense_rows:
             return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False)
         if d is None:
@@ -305,7 +312,8 @@ class _Analyzer:
             text_dom = i1.n_text > i1.n_value
             r0 = r1 - 1
             has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
-            if text_dom and complete:
+            r0_labels = has_r0 and self.info(r0).n_value == 0 and self.info(r0).n >= 0.6 * idata.n
+            if text_dom and complete and not (r0_labels and i1.first_empty):
                 header_rows = [r1]
             elif has_r0:
                 header_rows = [r0, r1]

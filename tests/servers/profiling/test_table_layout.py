@@ -61,6 +61,24 @@ def test_units_row_above_the_header_is_a_note() -> None:
     assert b.header_rows == [2] and b.title_rows == [0, 1]
 
 
+def test_units_row_under_the_header_joins_the_names() -> None:
+    # labels over labels agree in kind: the data starts at the first row of values
+    g = Grid(
+        [
+            ["Port throughput statistics", None, None, None],
+            ["Calendar year 2019", None, None, None],
+            [None, None, None, None],
+            ["month", "dry_bulk", "containers", "cruise_pax"],
+            [None, "tonnes", "TEU", "passengers"],
+            ["Jan 2019", 298522, 48811, 0],
+            ["Feb 2019", 409481, 49131, 0],
+        ]
+    )
+    (b,) = find_blocks(g)
+    assert b.header_rows == [3, 4] and b.data_start == 5
+    assert b.names == ["month", "dry_bulk tonnes", "containers TEU", "cruise_pax passengers"]
+
+
 def test_spanning_header_over_sub_labels() -> None:
     g = Grid(
         [
