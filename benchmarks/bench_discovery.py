@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 LAKES = REPO / "lakes"
 GENERAL_TARGET = 0.80
 DEV_TARGET = 0.62

@@ -31,6 +31,7 @@ from fastmcp.client.sampling import SamplingHandler
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from mcp import MCPError
 
+from host.forked_servers import ForkedStdioTransport, ForkServer, forked_module, shared_environment
 from host.servers_config import HttpServerEntry, ServerEntry, ServersConfig, StdioServerEntry
 from host.trace import Trace
 from schemas.board import ErrorKind, ServerState, ServerStatus
@@ -208,6 +209,10 @@ class ClientPool:
         sampling_handler: answers servers' sampling requests (lends them the host's
             model): one handler for every server, or a mapping name -> handler (servers
             not in it get none and so do not see the sampling capability).
+        fork_servers: start `python -m MODULE` stdio servers run by this Python as forks
+            of one process that imported their modules (`host/forked_servers.py`), which
+            makes a lake's many helpers cheap to start. Default: on, unless the
+            environment sets LAKEBOARD_FORK_SERVERS=0.
     """
 
     def __init__(
@@ -222,6 +227,7 @@ class ClientPool:
         log_dir: str | Path | None = None,
         mode: str = "legacy",
         sampling_handler: SamplingHandler | Mapping[str, SamplingHandler] | None = None,
+        fork_servers: bool | None = None,
     ) -> None:
         entries = servers.servers if isinstance(servers, ServersConfig) else dict(servers)
         self._members = {name: _Member(name, entry) for name, entry in entries.items()}
@@ -235,6 +241,17 @@ class ClientPool:
         self._start_slots = asyncio.Semaphore(max(1, start_concurrency))
         self._background: set[asyncio.Task[Any]] = set()
         self._closed = False
+        if fork_servers is None:
+            fork_servers = os.environ.get("LAKEBOARD_FORK_SERVERS", "1").strip() != "0"
+        self._fork_server = self._make_fork_server(entries.values()) if fork_servers else None
+
+    def _make_fork_server(self, entries: Any) -> ForkServer | None:
+        forked = [e for e in entries if isinstance(e, StdioServerEntry) and forked_module(e) is not None]
+        if not forked:
+            return None
+        log_file = self.log_dir / "fork-server.log" if self.log_dir is not None else None
+        env = server_environment(shared_environment(e.env for e in forked))
+        return ForkServer((forked_module(e) for e in forked), env, log_file)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -270,6 +287,8 @@ class ClientPool:
         await asyncio.gather(*(self._drop_client(m) for m in members), return_exceptions=True)
         for m in members:
             m.state = "closed"
+        if self._fork_server is not None:
+            await self._fork_server.close()
 
     async def restart(self, name: str) -> ServerStatus:
         """Reconnect one server now (restarting its process for stdio) and wait for it."""
@@ -467,6 +486,12 @@ class ClientPool:
 
     def _transport(self, member: _Member) -> ClientTransport:
         entry = member.entry
+        log_file = self.log_dir / f"{member.name}.log" if self.log_dir is not None else None
+        if isinstance(entry, StdioServerEntry) and self._fork_server is not None:
+            module = forked_module(entry)
+            if module is not None:
+                return ForkedStdioTransport(self._fork_server, module, list(entry.args[2:]),
+                                            server_environment(entry.env), entry.cwd, log_file)
         if isinstance(entry, StdioServerEntry):
             return StdioTransport(
                 command=entry.command,
@@ -474,7 +499,7 @@ class ClientPool:
                 env=server_environment(entry.env),
                 cwd=entry.cwd,
                 keep_alive=False,
-                log_file=self.log_dir / f"{member.name}.log" if self.log_dir is not None else None,
+                log_file=log_file,
             )
         assert isinstance(entry, HttpServerEntry)
         if entry.transport == "sse":

@@ -12,6 +12,13 @@ from schemas.clusters import ClusterConfig
 from servers.http_security import add_http_arguments, http_settings, serve_http
 from servers.process import quick_imports
 
+# At the top, not in main(): a fork server imports this module once for all its servers.
+with quick_imports():
+    from servers.file_agent.agent import FileAgent
+    from servers.file_agent.analysis_store import AnalysisStore
+    from servers.file_agent.server import build_server
+    from servers.stdio_transport import serve_stdio
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m servers.file_agent", description=__doc__)
@@ -26,12 +33,6 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config = ClusterConfig.model_validate_json(args.config.read_text())
-        with quick_imports():
-            from servers.file_agent.agent import FileAgent
-            from servers.file_agent.analysis_store import AnalysisStore
-            from servers.file_agent.server import build_server
-            from servers.stdio_transport import serve_stdio
-
         agent = FileAgent(config, args.cluster)
     except (OSError, ValueError, KeyError) as exc:
         print(f"file agent: cannot start: {exc}", file=sys.stderr)

@@ -12,6 +12,11 @@ from servers.kernel.limits import limits_problem
 from servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
 from servers.process import quick_imports
 
+# At the top, not in main(): a fork server imports this module once for all its servers.
+with quick_imports():
+    from servers.kernel.server import create_server
+    from servers.stdio_transport import serve_stdio
+
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -42,10 +47,6 @@ def main(argv: list[str] | None = None) -> int:
                   "without them (every result will say so).", file=sys.stderr)
             return 2
         log.warning("UNSAFE (--unsafe-no-limits): %s", problem)
-    with quick_imports():
-        from servers.kernel.server import create_server
-        from servers.stdio_transport import serve_stdio
-
     server = create_server(config)
     log.info("lake %s (read-only), workdir %s", config.lake, config.workdir)
     if options.transport == "stdio":

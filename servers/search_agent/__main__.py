@@ -10,11 +10,14 @@ from common.process_exit import exit_now
 from servers.http_security import http_settings, serve_http
 from servers.process import quick_imports
 
+# At the top, not in main(): a fork server imports this module once for all its servers.
+with quick_imports():
+    from servers.search_agent.server import build_server
+    from servers.search_agent.settings import settings_from_argv
+    from servers.stdio_transport import serve_stdio
+
 
 def main(argv: Sequence[str] | None = None) -> None:
-    with quick_imports():
-        from servers.search_agent.settings import settings_from_argv
-
     settings, args = settings_from_argv(argv)
     # stdout is the MCP channel over stdio: logs go to stderr.
     logging.basicConfig(stream=sys.stderr, level=args.log_level,
@@ -26,10 +29,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     problem = settings.problem()
     if problem:
         log.warning("%s The server starts, but declines every request until this is fixed.", problem)
-
-    with quick_imports():
-        from servers.search_agent.server import build_server
-        from servers.stdio_transport import serve_stdio
 
     server = build_server(settings)
     if args.transport == "stdio":

@@ -41,7 +41,9 @@ def kernels_of(gateway: subprocess.Popen) -> list[psutil.Process]:
     kernels = []
     for process in psutil.Process(gateway.pid).children(recursive=True):
         try:
-            if "servers.kernel" in process.cmdline():
+            # A forked server's title is its whole command line as one string.
+            command = " ".join(process.cmdline()).split()
+            if "servers.kernel" in command and "servers.fork_server" not in command:
                 kernels.append(process)
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             pass

@@ -1,0 +1,284 @@
+"""Stdio servers forked from one process that imported them, instead of each started cold.
+
+A lake's helpers are `python -m MODULE` servers run by this host's own Python, and each
+would spend most of its start-up importing fastmcp, mcp and pydantic. The pool starts one
+fork server (`python -m servers.fork_server`) that imports those modules once; every such
+server is then a fork of it. Each is still its own process, speaking MCP over its own
+stdin and stdout (one socket here), with its own stderr log, environment (the allow-listed
+one a stdio server gets) and process group, so it dies, restarts and is stopped alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterable, Mapping
+from pathlib import Path
+from typing import Unpack
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from fastmcp.client.transports import ClientTransport
+from fastmcp.client.transports.base import SessionKwargs, TransportOptions
+from mcp.client.session import ClientSession
+from mcp.shared.message import SessionMessage
+from mcp_types import jsonrpc_message_adapter
+
+from host.servers_config import StdioServerEntry
+
+logger = logging.getLogger(__name__)
+
+_REPLY_BYTES = 1 << 16
+_LINE_LIMIT = 1 << 30  # a server's reply is one line; the SDK's stdio client sets no limit either
+_EXIT_GRACE_S = 2.0  # after stdin closes, as the SDK's stdio client waits before SIGTERM
+_TERM_GRACE_S = 2.0  # after SIGTERM, before SIGKILL
+_GROUP_POLL_S = 0.05
+
+
+class ForkServerError(RuntimeError):
+    """The fork server could not start a server."""
+
+
+def forked_module(entry: StdioServerEntry) -> str | None:
+    """The module an entry runs as `python -m MODULE ...` with this host's own Python, else None.
+
+    Only this Python: its fork server has this Python's modules. The path is compared as
+    written (no symlinks followed): a virtualenv's python links to a base interpreter
+    whose packages differ.
+    """
+    if len(entry.args) < 2 or entry.args[0] != "-m" or not entry.args[1]:
+        return None
+    found = shutil.which(entry.command)
+    if found is None or os.path.abspath(found) != os.path.abspath(sys.executable):
+        return None
+    return entry.args[1]
+
+
+def shared_environment(envs: Iterable[Mapping[str, str]]) -> dict[str, str]:
+    """The settings every entry's `env` gives alike: what the fork server imports under."""
+    envs = list(envs)
+    if not envs:
+        return {}
+    return {k: v for k, v in envs[0].items() if all(e.get(k) == v for e in envs[1:])}
+
+
+class ForkServer:
+    """One `servers.fork_server` process, started on first use and stopped by `close()`."""
+
+    def __init__(self, modules: Iterable[str], env: Mapping[str, str], log_file: Path | None = None) -> None:
+        self.modules = sorted(set(modules))
+        self.env = dict(env)
+        self.log_file = log_file
+        self._process: asyncio.subprocess.Process | None = None
+        self._control: socket.socket | None = None
+        self._lock = asyncio.Lock()
+
+    async def spawn(self, module: str, args: list[str], env: Mapping[str, str], cwd: str | None,
+                    stdio: socket.socket, stderr_fd: int) -> tuple[int, int]:
+        """Start `python -m module args` on these descriptors: its pid and a pidfd of it."""
+        request = json.dumps({"module": module, "args": args, "env": dict(env), "cwd": cwd}).encode()
+        async with self._lock:
+            control = await self._running()
+            try:
+                await _send(control, request, [stdio.fileno(), stderr_fd])
+                data, fds = await _receive(control)
+            except OSError as exc:
+                await self._forget()
+                raise ForkServerError(f"the fork server stopped answering ({exc}); it restarts on the next start") from exc
+        if not data:
+            await self._forget()
+            raise ForkServerError("the fork server exited; see fork-server.log in the log folder")
+        reply = json.loads(data)
+        if "error" in reply:
+            for fd in fds:
+                os.close(fd)
+            raise ForkServerError(reply["error"])
+        return reply["pid"], fds[0]
+
+    async def close(self) -> None:
+        """Stop the fork server. The servers it started stop when their stdin closes."""
+        await self._forget()
+
+    async def _running(self) -> socket.socket:
+        if self._process is not None and self._process.returncode is None and self._control is not None:
+            return self._control
+        await self._forget()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        log = open(self.log_file, "ab") if self.log_file is not None else None  # noqa: SIM115 - closed below
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "servers.fork_server", "--control-fd", str(theirs.fileno()), *self.modules,
+                pass_fds=[theirs.fileno()], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=log if log is not None else None, start_new_session=True)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+            if log is not None:
+                log.close()
+        ours.setblocking(False)
+        self._control = ours
+        return ours
+
+    async def _forget(self) -> None:
+        control, process = self._control, self._process
+        self._control = self._process = None
+        if control is not None:
+            control.close()  # the fork server leaves when its control socket closes
+        if process is not None and process.returncode is None:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await asyncio.wait_for(process.wait(), _EXIT_GRACE_S)
+                except TimeoutError:
+                    process.kill()
+                    await process.wait()
+
+
+async def _send(control: socket.socket, data: bytes, fds: list[int]) -> None:
+    while True:
+        try:
+            socket.send_fds(control, [data], fds)
+            return
+        except BlockingIOError:
+            await anyio.wait_writable(control)
+
+
+async def _receive(control: socket.socket) -> tuple[bytes, list[int]]:
+    while True:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(control, _REPLY_BYTES, 1)
+            return data, fds
+        except BlockingIOError:
+            await anyio.wait_readable(control)
+
+
+class ForkedStdioTransport(ClientTransport):
+    """An MCP client transport to one server started by a `ForkServer`."""
+
+    def __init__(self, fork_server: ForkServer, module: str, args: list[str], env: Mapping[str, str],
+                 cwd: str | None = None, log_file: Path | None = None) -> None:
+        self.fork_server = fork_server
+        self.module, self.args, self.env, self.cwd, self.log_file = module, list(args), dict(env), cwd, log_file
+
+    @contextlib.asynccontextmanager
+    async def connect_session(
+        self, *, transport_options: TransportOptions | None = None, **session_kwargs: Unpack[SessionKwargs]
+    ) -> AsyncIterator[ClientSession]:
+        options = transport_options or TransportOptions()
+        ours, theirs = socket.socketpair()
+        try:
+            log = open(self.log_file, "ab") if self.log_file is not None else None  # noqa: SIM115 - closed below
+            try:
+                pid, pidfd = await self.fork_server.spawn(
+                    self.module, self.args, self.env, self.cwd, theirs, log.fileno() if log is not None else 2)
+            finally:
+                theirs.close()
+                if log is not None:
+                    log.close()
+        except BaseException:
+            ours.close()
+            raise
+        try:
+            async with _message_streams(ours) as (read_stream, write_stream):
+                async with options.session_class(read_stream, write_stream, **session_kwargs) as session:
+                    yield session
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _stop(pid, pidfd)
+
+    def __repr__(self) -> str:
+        return f"<ForkedStdioTransport(module={self.module!r})>"
+
+
+@contextlib.asynccontextmanager
+async def _message_streams(sock: socket.socket) -> AsyncIterator[
+        tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
+    """JSON-RPC messages, one per line, over a connected socket; EOF for the server on exit."""
+    reader, writer = await asyncio.open_connection(sock=sock, limit=_LINE_LIMIT)
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read_lines() -> None:
+        async with read_send:
+            while True:
+                try:
+                    line = await reader.readline()
+                except (OSError, ValueError):
+                    return
+                if not line:
+                    return
+                try:
+                    message: SessionMessage | Exception = SessionMessage(
+                        jsonrpc_message_adapter.validate_json(line, by_name=False))
+                except ValueError as exc:
+                    logger.warning("a forked server wrote a line that is not a JSON-RPC message: %s", exc)
+                    message = exc
+                try:
+                    await read_send.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+
+    async def write_lines() -> None:
+        try:
+            async with write_receive:
+                async for item in write_receive:
+                    writer.write(item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+                    await writer.drain()
+        except OSError:
+            # The server has gone: end the read side too, so no request waits for its timeout.
+            await read_send.aclose()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read_lines)
+        tasks.start_soon(write_lines)
+        try:
+            yield read_receive, write_send
+        finally:
+            writer.close()
+            tasks.cancel_scope.cancel()
+
+
+async def _stop(pid: int, pidfd: int) -> None:
+    """Let the server leave on the end of its stdin; else stop its process group, as the SDK does."""
+    try:
+        if await _exited(pidfd, _EXIT_GRACE_S):
+            return
+        for sig, grace in ((signal.SIGTERM, _TERM_GRACE_S), (signal.SIGKILL, _TERM_GRACE_S)):
+            try:
+                os.killpg(pid, sig)  # the server leads its own group (it called setsid)
+            except ProcessLookupError:
+                return
+            if await _group_gone(pid, grace):
+                return
+        logger.warning("forked server %d is still alive after SIGKILL; abandoning it", pid)
+    finally:
+        os.close(pidfd)
+
+
+async def _exited(pidfd: int, timeout_s: float) -> bool:
+    with anyio.move_on_after(timeout_s):
+        await anyio.wait_readable(pidfd)  # a pidfd reads as ready once its process has exited
+        return True
+    return False
+
+
+async def _group_gone(pgid: int, timeout_s: float) -> bool:
+    with anyio.move_on_after(timeout_s):
+        while True:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                pass
+            await anyio.sleep(_GROUP_POLL_S)
+    return False

@@ -1,0 +1,252 @@
+"""`python -m servers.fork_server --control-fd N MODULE ...`: start Python servers by forking.
+
+A host starts every helper of a lake over stdio, and each one spends most of its start-up
+importing fastmcp, mcp and pydantic. This process imports the given modules once; each
+server is then a fork of it that runs its module as `python -m MODULE ARGS` would, so the
+import work is done once per host, and the imported code and data stay shared, copy on
+write, between all the servers. Every server is still a process of its own, with its own
+stdin, stdout, stderr, environment and working directory.
+
+Requests come on the control socket (an AF_UNIX SOCK_SEQPACKET socket): one JSON message
+`{"module", "args", "env", "cwd"}` carrying two descriptors, the server's stdin and stdout
+(one socket) and its stderr. The reply is `{"pid": n}` carrying a pidfd of the new server,
+or `{"error": "..."}`. When the control socket closes, this process waits for its servers
+(each leaves when its own stdin closes) and then leaves; reaping them itself is what adds
+their CPU time to the host's accounts of its children.
+"""
+
+from __future__ import annotations
+
+import argparse
+import array
+import gc
+import importlib.util
+import json
+import os
+import runpy
+import shlex
+import signal
+import socket
+import sys
+import traceback
+
+import setproctitle
+
+_MAX_REQUEST_BYTES = 1 << 20
+_FDS_PER_REQUEST = 2
+
+
+def _preload(modules: list[str]) -> None:
+    """Import what the servers will need. A module that fails is left to its server to report."""
+    gc.disable()
+    for name in modules:
+        try:
+            module = __import__(name, fromlist=["_"])
+            if hasattr(module, "__path__"):  # a package runs as its __main__
+                __import__(f"{name}.__main__")
+        except BaseException as exc:  # noqa: BLE001 - the server itself will say why, in its own log
+            print(f"fork server: could not preload {name}: {exc!r}", file=sys.stderr, flush=True)
+    _rehearse()
+    # Frozen objects are never scanned by the collector, so the servers' collections do not
+    # write to (and so copy) the pages they share with this process.
+    gc.freeze()
+
+
+def _rehearse() -> None:
+    """Serve one call in memory, so what fastmcp imports and builds on first use is here once.
+
+    Without it every server would import and build it again for its first request.
+    """
+    try:
+        import asyncio
+
+        from fastmcp import Client, FastMCP
+
+        server = FastMCP("rehearsal")
+
+        @server.tool
+        def echo(text: str) -> str:
+            return text
+
+        async def call() -> None:
+            async with Client(server) as client:
+                await client.list_tools()
+                await client.call_tool("echo", {"text": "ready"})
+
+        asyncio.run(call())
+    except Exception as exc:  # noqa: BLE001 - only a head start: the servers still start without it
+        print(f"fork server: the rehearsal call failed: {exc!r}", file=sys.stderr, flush=True)
+
+
+def _receive(control: socket.socket) -> tuple[dict, list[int]] | None:
+    """The next request and its descriptors; None when the host has gone."""
+    try:
+        data, fds, _flags, _addr = socket.recv_fds(control, _MAX_REQUEST_BYTES, _FDS_PER_REQUEST)
+    except ConnectionError:
+        return None
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        return None
+    try:
+        request = json.loads(data)
+    except ValueError:
+        request = None
+    if not isinstance(request, dict) or len(fds) != _FDS_PER_REQUEST:
+        for fd in fds:
+            os.close(fd)
+        return {}, []
+    return request, fds
+
+
+def _run_server(control: socket.socket, request: dict, stdio_fd: int, stderr_fd: int) -> None:
+    """In the forked child: become `python -m MODULE ARGS` on the given descriptors. Never returns."""
+    code = 1
+    try:
+        control.close()
+        # What `ps` shows: the command line it would have been started with. Before the
+        # environment changes: the title takes the space of the original argv and environ.
+        setproctitle.setproctitle(shlex.join([sys.executable, "-m", request["module"], *request["args"]]))
+        os.setsid()  # like a server the SDK starts: the terminal's Ctrl-C goes to the host only
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.dup2(stdio_fd, 0)
+        os.dup2(stdio_fd, 1)
+        os.dup2(stderr_fd, 2)
+        os.close(stdio_fd)
+        os.close(stderr_fd)
+        if request.get("cwd"):
+            os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.argv = [request["module"], *request["args"]]
+        gc.enable()
+        if _forget_preloaded_main(request["module"]):
+            runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+            code = 0
+        else:
+            print(f"{sys.executable}: No module named {request['module']}", file=sys.stderr)
+    except SystemExit as exc:  # as the interpreter reads it: None is 0, a message is printed and is 1
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            print(exc.code, file=sys.stderr)
+    except BaseException:  # noqa: BLE001 - reported as `python -m` would, then the process ends
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def _forget_preloaded_main(module: str) -> bool:
+    """Drop the preloaded copy of the code about to run as __main__; False if there is no such module.
+
+    runpy runs it afresh either way (a preloaded copy's `__name__` is not "__main__"), and
+    warns when it finds one; its imports stay loaded.
+    """
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError:
+        return False
+    if spec is None:
+        return False
+    sys.modules.pop(f"{module}.__main__" if spec.submodule_search_locations is not None else module, None)
+    return True
+
+
+def _fork(control: socket.socket, request: dict, fds: list[int]) -> dict:
+    """Start one server; the reply for the host, and the pidfd to send with it (or None)."""
+    problem = _check(request)
+    if problem:
+        return {"error": problem}
+    # Not reaped before its pidfd is open: a reaped pid may already name another process.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    try:
+        pid = os.fork()
+        if pid == 0:
+            _run_server(control, request, *fds)
+        return {"pid": pid, "pidfd": os.pidfd_open(pid)}
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+
+
+def _check(request: dict) -> str | None:
+    module, args, env, cwd = (request.get(k) for k in ("module", "args", "env", "cwd"))
+    if not isinstance(module, str) or not module:
+        return "a request to the fork server needs a module name"
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return "a request to the fork server needs its arguments as a list of strings"
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        return "a request to the fork server needs its environment as a mapping of strings"
+    if cwd is not None and not isinstance(cwd, str):
+        return "a request to the fork server needs its working directory as a string or null"
+    return None
+
+
+def _reap(_signum: int = 0, _frame: object = None) -> None:
+    """Collect every server that has exited (the host waits on their pidfds, not here)."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _wait_for_servers() -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def serve(control: socket.socket) -> None:
+    """Answer requests until the host closes the control socket, then wait for the servers."""
+    signal.signal(signal.SIGCHLD, _reap)
+    while True:
+        received = _receive(control)
+        if received is None:
+            _wait_for_servers()
+            return
+        request, fds = received
+        if not fds:
+            reply = {"error": "a request to the fork server must be one JSON object with two descriptors"}
+        else:
+            try:
+                reply = _fork(control, request, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+        pidfd = reply.pop("pidfd", None)
+        try:
+            socket.send_fds(control, [json.dumps(reply).encode()], [pidfd] if pidfd is not None else [])
+        except OSError:
+            return
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m servers.fork_server", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--control-fd", type=int, required=True, help="the host's end of the control socket")
+    ap.add_argument("modules", nargs="*", help="modules to import before serving")
+    args = ap.parse_args(argv)
+    control = socket.socket(fileno=args.control_fd)
+    _preload(args.modules)
+    serve(control)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    os._exit(main())

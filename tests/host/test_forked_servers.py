@@ -1,0 +1,149 @@
+"""Stdio servers forked from one fork server, through the ClientPool, over real MCP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from host.forked_servers import forked_module, shared_environment
+from host.pool import ClientPool, ServerUnavailable
+from host.servers_config import parse_entry
+from tests.support.servers import REPO, entries, toy_entry
+
+pytestmark = pytest.mark.timeout(90)
+
+REQUEST = {"request": "monthly sales", "reason": "test"}
+
+
+async def whoami(pool: ClientPool, name: str) -> dict:
+    return (await pool.call(name, "whoami", timeout_s=20)).json()
+
+
+def gone(pid: int) -> bool:
+    return not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+@pytest.mark.parametrize("fork", [True, False])
+async def test_servers_of_this_python_are_forked_from_one_fork_server_and_stop_with_the_pool(fork: bool) -> None:
+    servers = entries(a=toy_entry("a"), b=toy_entry("b", env={"LAKEBOARD_TOY_ONLY_B": "b"}))
+    pool = ClientPool(servers, fork_servers=fork)
+    await pool.start()
+    a, b = await whoami(pool, "a"), await whoami(pool, "b")
+    parents = {psutil.Process(a["pid"]).ppid(), psutil.Process(b["pid"]).ppid()}
+    if fork:
+        (parent,) = parents
+        assert parent != os.getpid() and "servers.fork_server" in psutil.Process(parent).cmdline()
+    else:
+        assert parents == {os.getpid()}
+    # Forked or not, each has its own entry's environment and no other's.
+    assert a["env"] == {} and b["env"] == {"LAKEBOARD_TOY_ONLY_B": "b"}
+    assert (await pool.call("a", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "a"
+    await pool.close()
+    assert gone(a["pid"]) and gone(b["pid"])
+    if fork:
+        assert gone(parent)
+
+
+async def test_a_forked_server_killed_is_restarted_and_the_others_live_on() -> None:
+    async with ClientPool(entries(a=toy_entry("a"), b=toy_entry("b"))) as pool:
+        a, b = await whoami(pool, "a"), await whoami(pool, "b")
+        os.kill(a["pid"], signal.SIGKILL)
+        await asyncio.sleep(0.3)  # the end of its socket tells the pool; the next call waits for the restart
+        result = await pool.call("a", "can_help", REQUEST, timeout_s=30)
+        assert result.structured["agent_name"] == "a"
+        assert (await whoami(pool, "a"))["pid"] != a["pid"]
+        assert (await whoami(pool, "b"))["pid"] == b["pid"]
+
+
+async def test_a_module_that_cannot_be_imported_is_recorded_with_its_log(tmp_path: Path) -> None:
+    servers = entries(ok=toy_entry("ok"), broken={"command": sys.executable, "args": ["-m", "no_such_module_here"]})
+    async with ClientPool(servers, connect_timeout_s=20, log_dir=tmp_path) as pool:
+        assert pool.status("ok")["ok"].state == "ready"
+        assert pool.status("broken")["broken"].state == "dead"
+        with pytest.raises(ServerUnavailable, match="'broken'"):
+            await pool.call("broken", "can_help", REQUEST, timeout_s=5)
+    assert "No module named no_such_module_here" in (tmp_path / "broken.log").read_text()
+
+
+async def test_a_dead_fork_server_is_started_again_for_the_next_server() -> None:
+    async with ClientPool(entries(a=toy_entry("a"))) as pool:
+        first = await whoami(pool, "a")
+        fork_server = psutil.Process(psutil.Process(first["pid"]).ppid())
+        fork_server.kill()
+        os.kill(first["pid"], signal.SIGKILL)
+        await asyncio.sleep(0.3)
+        result = await pool.call("a", "can_help", REQUEST, timeout_s=30)
+        assert result.structured["agent_name"] == "a"
+        again = await whoami(pool, "a")
+        assert psutil.Process(again["pid"]).ppid() not in (fork_server.pid, os.getpid())
+
+
+def test_when_the_host_is_killed_its_servers_and_fork_server_leave(tmp_path: Path) -> None:
+    script = tmp_path / "host.py"
+    script.write_text(textwrap.dedent(f"""
+        import asyncio, json, sys
+        sys.path.insert(0, {str(REPO)!r})
+        from host.pool import ClientPool
+        from tests.support.servers import entries, toy_entry
+
+        async def main():
+            pool = ClientPool(entries(a=toy_entry("a"), b=toy_entry("b")))
+            await pool.start()
+            pids = [(await pool.call(n, "whoami", timeout_s=20)).json()["pid"] for n in ("a", "b")]
+            print(json.dumps(pids), flush=True)
+            await asyncio.sleep(600)
+
+        asyncio.run(main())
+    """))
+    host = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = json.loads(host.stdout.readline())
+        fork_server = psutil.Process(pids[0]).ppid()
+        host.kill()
+        host.wait()
+        deadline = time.monotonic() + 15
+        while not all(gone(p) for p in [*pids, fork_server]):
+            assert time.monotonic() < deadline, "a server or the fork server outlived its host"
+            time.sleep(0.1)
+    finally:
+        host.kill()
+        host.stdout.close()
+
+
+def test_only_python_dash_m_entries_of_this_python_are_forked(tmp_path: Path) -> None:
+    def entry(command: str, *args: str):
+        return parse_entry("x", {"command": command, "args": list(args)})
+
+    assert forked_module(entry(sys.executable, "-m", "servers.file_agent", "--cluster", "a")) == "servers.file_agent"
+    assert forked_module(entry(sys.executable, "script.py")) is None
+    assert forked_module(entry(sys.executable, "-X", "importtime", "-m", "servers.file_agent")) is None
+    assert forked_module(entry(sys.executable, "-m")) is None
+    assert forked_module(entry("node", "-m", "server")) is None
+    # Another Python, even one that links to this one (a virtualenv's), has other packages.
+    other = tmp_path / "python"
+    other.symlink_to(sys.executable)
+    assert forked_module(entry(str(other), "-m", "servers.file_agent")) is None
+
+
+def test_the_fork_server_imports_under_what_every_entry_sets_alike() -> None:
+    assert shared_environment([{"A": "1", "B": "2"}, {"A": "1", "B": "3"}, {"A": "1"}]) == {"A": "1"}
+    assert shared_environment([]) == {}
+
+
+async def test_many_servers_start_at_once_through_one_fork_server() -> None:
+    names = [f"s{i}" for i in range(12)]
+    async with ClientPool(entries(**{n: toy_entry(n) for n in names})) as pool:
+        answers = await asyncio.gather(*(pool.call(n, "can_help", REQUEST, timeout_s=30) for n in names))
+        assert [a.structured["agent_name"] for a in answers] == names
+        pids = {(await whoami(pool, n))["pid"] for n in names}
+        assert len(pids) == len(names) and len({psutil.Process(p).ppid() for p in pids}) == 1
