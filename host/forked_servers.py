@@ -43,6 +43,11 @@ _TERM_GRACE_S = 2.0  # after SIGTERM, before SIGKILL
 _GROUP_POLL_S = 0.05
 
 
+def forking_available() -> bool:
+    """Whether this system can run a fork server: it waits on its servers through pidfds (Linux)."""
+    return hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")
+
+
 class ForkServerError(RuntimeError):
     """The fork server could not start a server."""
 

@@ -31,7 +31,13 @@ from fastmcp.client.sampling import SamplingHandler
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from mcp import MCPError
 
-from host.forked_servers import ForkedStdioTransport, ForkServer, forked_module, shared_environment
+from host.forked_servers import (
+    ForkedStdioTransport,
+    ForkServer,
+    forked_module,
+    forking_available,
+    shared_environment,
+)
 from host.servers_config import HttpServerEntry, ServerEntry, ServersConfig, StdioServerEntry
 from host.trace import Trace
 from schemas.board import ErrorKind, ServerState, ServerStatus
@@ -211,8 +217,8 @@ class ClientPool:
             not in it get none and so do not see the sampling capability).
         fork_servers: start `python -m MODULE` stdio servers run by this Python as forks
             of one process that imported their modules (`host/forked_servers.py`), which
-            makes a lake's many helpers cheap to start. Default: on, unless the
-            environment sets LAKEBOARD_FORK_SERVERS=0.
+            makes a lake's many helpers cheap to start. Default: on where the system
+            allows it (Linux), unless the environment sets LAKEBOARD_FORK_SERVERS=0.
     """
 
     def __init__(
@@ -243,7 +249,8 @@ class ClientPool:
         self._closed = False
         if fork_servers is None:
             fork_servers = os.environ.get("LAKEBOARD_FORK_SERVERS", "1").strip() != "0"
-        self._fork_server = self._make_fork_server(entries.values()) if fork_servers else None
+        can_fork = fork_servers and forking_available()
+        self._fork_server = self._make_fork_server(entries.values()) if can_fork else None
 
     def _make_fork_server(self, entries: Any) -> ForkServer | None:
         forked = [e for e in entries if isinstance(e, StdioServerEntry) and forked_module(e) is not None]

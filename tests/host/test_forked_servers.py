@@ -147,3 +147,10 @@ async def test_many_servers_start_at_once_through_one_fork_server() -> None:
         assert [a.structured["agent_name"] for a in answers] == names
         pids = {(await whoami(pool, n))["pid"] for n in names}
         assert len(pids) == len(names) and len({psutil.Process(p).ppid() for p in pids}) == 1
+
+
+async def test_without_pidfds_servers_start_on_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(os, "pidfd_open")  # as on macOS: no way to wait on a server that is not our child
+    async with ClientPool(entries(a=toy_entry("a"))) as pool:
+        me = await whoami(pool, "a")
+        assert psutil.Process(me["pid"]).ppid() == os.getpid()
