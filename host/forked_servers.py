@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import shutil
@@ -33,6 +32,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
 from host.servers_config import StdioServerEntry
+from schemas.fork_server import ForkReply, ForkRequest
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ class ForkServer:
     async def spawn(self, module: str, args: list[str], env: Mapping[str, str], cwd: str | None,
                     stdio: socket.socket, stderr_fd: int) -> tuple[int, int]:
         """Start `python -m module args` on these descriptors: its pid and a pidfd of it."""
-        request = json.dumps({"module": module, "args": args, "env": dict(env), "cwd": cwd}).encode()
+        request = ForkRequest(module=module, args=args, env=dict(env), cwd=cwd).model_dump_json().encode()
         async with self._lock:
             control = await self._running()
             try:
@@ -101,12 +101,12 @@ class ForkServer:
         if not data:
             await self._forget()
             raise ForkServerError("the fork server exited; see fork-server.log in the log folder")
-        reply = json.loads(data)
-        if "error" in reply:
+        reply = ForkReply.model_validate_json(data)
+        if reply.pid is None or not fds:
             for fd in fds:
                 os.close(fd)
-            raise ForkServerError(reply["error"])
-        return reply["pid"], fds[0]
+            raise ForkServerError(reply.error or "the fork server started no server and gave no reason")
+        return reply.pid, fds[0]
 
     async def close(self) -> None:
         """Stop the fork server. The servers it started stop when their stdin closes."""

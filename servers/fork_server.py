@@ -7,10 +7,10 @@ import work is done once per host, and the imported code and data stay shared, c
 write, between all the servers. Every server is still a process of its own, with its own
 stdin, stdout, stderr, environment and working directory.
 
-Requests come on the control socket (an AF_UNIX SOCK_SEQPACKET socket): one JSON message
-`{"module", "args", "env", "cwd"}` carrying two descriptors, the server's stdin and stdout
-(one socket) and its stderr. The reply is `{"pid": n}` carrying a pidfd of the new server,
-or `{"error": "..."}`. When the control socket closes, this process waits for its servers
+Requests come on the control socket (an AF_UNIX SOCK_SEQPACKET socket): one
+`schemas.fork_server.ForkRequest` carrying two descriptors, the server's stdin and stdout
+(one socket) and its stderr. The `ForkReply` has the new server's pid and carries a pidfd
+of it, or says why there is none. When the control socket closes, this process waits for its servers
 (each leaves when its own stdin closes) and then leaves; reaping them itself is what adds
 their CPU time to the host's accounts of its children.
 """
@@ -18,10 +18,9 @@ their CPU time to the host's accounts of its children.
 from __future__ import annotations
 
 import argparse
-import array
 import gc
+import importlib
 import importlib.util
-import json
 import os
 import runpy
 import shlex
@@ -31,6 +30,9 @@ import sys
 import traceback
 
 import setproctitle
+from pydantic import ValidationError
+
+from schemas.fork_server import ForkReply, ForkRequest
 
 _MAX_REQUEST_BYTES = 1 << 20
 _FDS_PER_REQUEST = 2
@@ -41,10 +43,10 @@ def _preload(modules: list[str]) -> None:
     gc.disable()
     for name in modules:
         try:
-            module = __import__(name, fromlist=["_"])
+            module = importlib.import_module(name)
             if hasattr(module, "__path__"):  # a package runs as its __main__
-                __import__(f"{name}.__main__")
-        except BaseException as exc:  # noqa: BLE001 - the server itself will say why, in its own log
+                importlib.import_module(f"{name}.__main__")
+        except (Exception, SystemExit) as exc:  # the server itself will say why, in its own log
             print(f"fork server: could not preload {name}: {exc!r}", file=sys.stderr, flush=True)
     _rehearse()
     # Frozen objects are never scanned by the collector, so the servers' collections do not
@@ -78,8 +80,8 @@ def _rehearse() -> None:
         print(f"fork server: the rehearsal call failed: {exc!r}", file=sys.stderr, flush=True)
 
 
-def _receive(control: socket.socket) -> tuple[dict, list[int]] | None:
-    """The next request and its descriptors; None when the host has gone."""
+def _receive(control: socket.socket) -> tuple[bytes, list[int]] | None:
+    """The next message and its descriptors; None when the host has gone."""
     try:
         data, fds, _flags, _addr = socket.recv_fds(control, _MAX_REQUEST_BYTES, _FDS_PER_REQUEST)
     except ConnectionError:
@@ -88,25 +90,28 @@ def _receive(control: socket.socket) -> tuple[dict, list[int]] | None:
         for fd in fds:
             os.close(fd)
         return None
+    return data, fds
+
+
+def _problem(data: bytes, fds: list[int]) -> ForkRequest | str:
+    """The request, or a sentence on what is wrong with it."""
+    if len(fds) != _FDS_PER_REQUEST:
+        return f"a request to the fork server carries {_FDS_PER_REQUEST} descriptors (stdio and stderr), not {len(fds)}"
     try:
-        request = json.loads(data)
-    except ValueError:
-        request = None
-    if not isinstance(request, dict) or len(fds) != _FDS_PER_REQUEST:
-        for fd in fds:
-            os.close(fd)
-        return {}, []
-    return request, fds
+        return ForkRequest.model_validate_json(data)
+    except ValidationError as exc:
+        where = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'request'}: {e['msg']}" for e in exc.errors())
+        return f"a request to the fork server is not valid: {where}"
 
 
-def _run_server(control: socket.socket, request: dict, stdio_fd: int, stderr_fd: int) -> None:
+def _run_server(control: socket.socket, request: ForkRequest, stdio_fd: int, stderr_fd: int) -> None:
     """In the forked child: become `python -m MODULE ARGS` on the given descriptors. Never returns."""
     code = 1
     try:
         control.close()
         # What `ps` shows: the command line it would have been started with. Before the
         # environment changes: the title takes the space of the original argv and environ.
-        setproctitle.setproctitle(shlex.join([sys.executable, "-m", request["module"], *request["args"]]))
+        setproctitle.setproctitle(shlex.join([sys.executable, "-m", request.module, *request.args]))
         os.setsid()  # like a server the SDK starts: the terminal's Ctrl-C goes to the host only
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
@@ -116,17 +121,17 @@ def _run_server(control: socket.socket, request: dict, stdio_fd: int, stderr_fd:
         os.dup2(stderr_fd, 2)
         os.close(stdio_fd)
         os.close(stderr_fd)
-        if request.get("cwd"):
-            os.chdir(request["cwd"])
+        if request.cwd:
+            os.chdir(request.cwd)
         os.environ.clear()
-        os.environ.update(request["env"])
-        sys.argv = [request["module"], *request["args"]]
+        os.environ.update(request.env)
+        sys.argv = [request.module, *request.args]
         gc.enable()
-        if _forget_preloaded_main(request["module"]):
-            runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        if _forget_preloaded_main(request.module):
+            runpy.run_module(request.module, run_name="__main__", alter_sys=True)
             code = 0
         else:
-            print(f"{sys.executable}: No module named {request['module']}", file=sys.stderr)
+            print(f"{sys.executable}: No module named {request.module}", file=sys.stderr)
     except SystemExit as exc:  # as the interpreter reads it: None is 0, a message is printed and is 1
         if exc.code is None or isinstance(exc.code, int):
             code = exc.code or 0
@@ -159,33 +164,17 @@ def _forget_preloaded_main(module: str) -> bool:
     return True
 
 
-def _fork(control: socket.socket, request: dict, fds: list[int]) -> dict:
-    """Start one server; the reply for the host, and the pidfd to send with it (or None)."""
-    problem = _check(request)
-    if problem:
-        return {"error": problem}
+def _fork(control: socket.socket, request: ForkRequest, fds: list[int]) -> tuple[int, int]:
+    """Start one server: its pid and a pidfd of it."""
     # Not reaped before its pidfd is open: a reaped pid may already name another process.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     try:
         pid = os.fork()
         if pid == 0:
             _run_server(control, request, *fds)
-        return {"pid": pid, "pidfd": os.pidfd_open(pid)}
+        return pid, os.pidfd_open(pid)
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-
-
-def _check(request: dict) -> str | None:
-    module, args, env, cwd = (request.get(k) for k in ("module", "args", "env", "cwd"))
-    if not isinstance(module, str) or not module:
-        return "a request to the fork server needs a module name"
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        return "a request to the fork server needs its arguments as a list of strings"
-    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        return "a request to the fork server needs its environment as a mapping of strings"
-    if cwd is not None and not isinstance(cwd, str):
-        return "a request to the fork server needs its working directory as a string or null"
-    return None
 
 
 def _reap(_signum: int = 0, _frame: object = None) -> None:
@@ -216,18 +205,19 @@ def serve(control: socket.socket) -> None:
         if received is None:
             _wait_for_servers()
             return
-        request, fds = received
-        if not fds:
-            reply = {"error": "a request to the fork server must be one JSON object with two descriptors"}
-        else:
-            try:
-                reply = _fork(control, request, fds)
-            finally:
-                for fd in fds:
-                    os.close(fd)
-        pidfd = reply.pop("pidfd", None)
+        data, fds = received
+        request, pidfd = _problem(data, fds), None
         try:
-            socket.send_fds(control, [json.dumps(reply).encode()], [pidfd] if pidfd is not None else [])
+            if isinstance(request, str):
+                reply = ForkReply(error=request)
+            else:
+                pid, pidfd = _fork(control, request, fds)
+                reply = ForkReply(pid=pid)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        try:
+            socket.send_fds(control, [reply.model_dump_json(exclude_none=True).encode()], [pidfd] if pidfd is not None else [])
         except OSError:
             return
         finally:

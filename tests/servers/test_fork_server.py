@@ -105,12 +105,15 @@ def test_an_uncaught_error_goes_to_the_servers_stderr_and_ends_only_that_server(
 
 
 @pytest.mark.parametrize("request_data, n_fds, problem", [
-    (b"{not json", 2, "one JSON object with two descriptors"),
-    ({"module": MODULE, "args": [], "env": {}, "cwd": None}, 0, "one JSON object with two descriptors"),
-    ({"module": "", "args": [], "env": {}, "cwd": None}, 2, "needs a module name"),
-    ({"module": MODULE, "args": "--flag", "env": {}, "cwd": None}, 2, "arguments as a list of strings"),
-    ({"module": MODULE, "args": [], "env": {"A": 1}, "cwd": None}, 2, "environment as a mapping of strings"),
-    ({"module": MODULE, "args": [], "env": {}, "cwd": 3}, 2, "working directory as a string or null"),
+    (b"{not json", 2, "is not valid: request: Invalid JSON"),
+    ({"module": MODULE, "args": [], "env": {}, "cwd": None}, 0, "carries 2 descriptors (stdio and stderr), not 0"),
+    ({"module": MODULE}, 1, "carries 2 descriptors (stdio and stderr), not 1"),
+    ({"module": "", "args": [], "env": {}, "cwd": None}, 2, "module: String should have at least 1 character"),
+    ({"args": []}, 2, "module: Field required"),
+    ({"module": MODULE, "args": "--flag", "env": {}, "cwd": None}, 2, "args: Input should be a valid array"),
+    ({"module": MODULE, "args": [], "env": {"A": 1}, "cwd": None}, 2, "env.A: Input should be a valid string"),
+    ({"module": MODULE, "args": [], "env": {}, "cwd": 3}, 2, "cwd: Input should be a valid string"),
+    ({"module": MODULE, "shell": "rm -rf /"}, 2, "shell: Extra inputs are not permitted"),
 ])
 def test_a_bad_request_gets_a_sentence_and_the_fork_server_serves_on(
         tmp_path: Path, request_data: object, n_fds: int, problem: str) -> None:
