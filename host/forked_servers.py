@@ -75,11 +75,17 @@ def shared_environment(envs: Iterable[Mapping[str, str]]) -> dict[str, str]:
     return {k: v for k, v in envs[0].items() if all(e.get(k) == v for e in envs[1:])}
 
 
+# Imported by the fork server before it forks: Lakeboard's own servers, which start no
+# thread on import (a fork keeps only the forking thread, and the locks the others held).
+# Any other module is imported by its own fork, as `python -m` would.
+_PRELOADED_PACKAGE = "servers"
+
+
 class ForkServer:
     """One `servers.fork_server` process, started on first use and stopped by `close()`."""
 
     def __init__(self, modules: Iterable[str], env: Mapping[str, str], log_file: Path | None = None) -> None:
-        self.modules = sorted(set(modules))
+        self.modules = sorted({m for m in modules if m.split(".")[0] == _PRELOADED_PACKAGE})
         self.env = dict(env)
         self.log_file = log_file
         self._process: asyncio.subprocess.Process | None = None

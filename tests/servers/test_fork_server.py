@@ -140,3 +140,12 @@ def test_it_leaves_when_the_host_goes_after_its_servers_have_ended(tmp_path: Pat
         assert process.wait(timeout=10) == 0
         assert exited(fds[0], 0)
         os.close(fds[0])
+
+
+def test_after_importing_the_servers_it_forks_with_one_thread(tmp_path: Path) -> None:
+    # A fork keeps only the forking thread: another one's locks would stay held in every server.
+    with fork_server("servers.file_agent", "servers.search_agent", "servers.kernel") as (control, process):
+        stdio, _stderr, _reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)  # answered: imports done
+        assert os.listdir(f"/proc/{process.pid}/task") == [str(process.pid)]
+        stdio.close()
+        os.close(fds[0])
