@@ -40,6 +40,7 @@ _REPLY_BYTES = 1 << 16
 _LINE_LIMIT = 1 << 30  # a server's reply is one line; the SDK's stdio client sets no limit either
 _EXIT_GRACE_S = 2.0  # after stdin closes, as the SDK's stdio client waits before SIGTERM
 _TERM_GRACE_S = 2.0  # after SIGTERM, before SIGKILL
+_ANSWER_TIMEOUT_S = 60.0  # for the fork server's reply, its imports included
 _GROUP_POLL_S = 0.05
 
 
@@ -98,12 +99,19 @@ class ForkServer:
         request = ForkRequest(module=module, args=args, env=dict(env), cwd=cwd).model_dump_json().encode()
         async with self._lock:
             control = await self._running()
-            try:
-                await _send(control, request, [stdio.fileno(), stderr_fd])
-                data, fds = await _receive(control)
-            except OSError as exc:
+            # Shielded: a request whose reply went unread would hand its pid to the next one.
+            with anyio.move_on_after(_ANSWER_TIMEOUT_S, shield=True) as waiting:
+                try:
+                    await _send(control, request, [stdio.fileno(), stderr_fd])
+                    data, fds = await _receive(control)
+                except OSError as exc:
+                    await self._forget()
+                    raise ForkServerError(
+                        f"the fork server stopped answering ({exc}); it restarts on the next start") from exc
+            if waiting.cancelled_caught:
                 await self._forget()
-                raise ForkServerError(f"the fork server stopped answering ({exc}); it restarts on the next start") from exc
+                raise ForkServerError(f"the fork server did not answer within {_ANSWER_TIMEOUT_S:g} s; "
+                                      "it restarts on the next start")
         if not data:
             await self._forget()
             raise ForkServerError("the fork server exited; see fork-server.log in the log folder")
@@ -203,6 +211,7 @@ class ForkedStdioTransport(ClientTransport):
                 async with options.session_class(read_stream, write_stream, **session_kwargs) as session:
                     yield session
         finally:
+            ours.close()  # the end of its stdin, also when the streams never took the socket
             with anyio.CancelScope(shield=True):
                 await _stop(pid, pidfd)
 

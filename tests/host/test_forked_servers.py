@@ -6,17 +6,19 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
 
+import anyio
 import psutil
 import pytest
 
-from host.forked_servers import forked_module, shared_environment
-from host.pool import ClientPool, ServerUnavailable
+from host.forked_servers import ForkServer, forked_module, shared_environment
+from host.pool import ClientPool, ServerUnavailable, server_environment
 from host.servers_config import parse_entry
 from tests.support.servers import REPO, entries, toy_entry
 
@@ -154,3 +156,22 @@ async def test_without_pidfds_servers_start_on_their_own(monkeypatch: pytest.Mon
     async with ClientPool(entries(a=toy_entry("a"))) as pool:
         me = await whoami(pool, "a")
         assert psutil.Process(me["pid"]).ppid() == os.getpid()
+
+
+async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) -> None:
+    # The first start is cancelled while the fork server is still importing: its reply must
+    # still be read with it, or the next start would be handed the first one's server.
+    fork_server = ForkServer(["servers.file_agent"], server_environment({}))
+    try:
+        first, theirs = socket.socketpair()
+        with first, theirs, anyio.move_on_after(0.05):
+            await fork_server.spawn("tests.support.run_context", [], {}, str(REPO), theirs, 2)
+        second, theirs = socket.socketpair()
+        with theirs:
+            pid, pidfd = await fork_server.spawn("tests.support.run_context", ["second"], {}, str(REPO), theirs, 2)
+        with second, second.makefile("r") as channel:
+            context = json.loads(channel.readline())
+        os.close(pidfd)
+        assert context["argv"] == ["second"] and context["pid"] == pid
+    finally:
+        await fork_server.close()
