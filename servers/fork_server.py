@@ -211,8 +211,11 @@ def serve(control: socket.socket) -> None:
             if isinstance(request, str):
                 reply = ForkReply(error=request)
             else:
-                pid, pidfd = _fork(control, request, fds)
-                reply = ForkReply(pid=pid)
+                try:
+                    pid, pidfd = _fork(control, request, fds)
+                    reply = ForkReply(pid=pid)
+                except OSError as exc:  # no process left to fork, or it ended before its pidfd opened
+                    reply = ForkReply(error=f"could not start {request.module}: {exc}")
         finally:
             for fd in fds:
                 os.close(fd)
