@@ -19,7 +19,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,13 +252,13 @@ class ClientPool:
         can_fork = fork_servers and forking_available()
         self._fork_server = self._make_fork_server(entries.values()) if can_fork else None
 
-    def _make_fork_server(self, entries: Any) -> ForkServer | None:
-        forked = [e for e in entries if isinstance(e, StdioServerEntry) and forked_module(e) is not None]
+    def _make_fork_server(self, entries: Iterable[ServerEntry]) -> ForkServer | None:
+        forked = [(e, m) for e in entries if isinstance(e, StdioServerEntry) and (m := forked_module(e)) is not None]
         if not forked:
             return None
         log_file = self.log_dir / "fork-server.log" if self.log_dir is not None else None
-        env = server_environment(shared_environment(e.env for e in forked))
-        return ForkServer((forked_module(e) for e in forked), env, log_file)
+        env = server_environment(shared_environment(e.env for e, _ in forked))
+        return ForkServer((m for _, m in forked), env, log_file)
 
     # -- lifecycle -------------------------------------------------------------------
 

@@ -177,7 +177,7 @@ def _fork(control: socket.socket, request: ForkRequest, fds: list[int]) -> tuple
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
 
 
-def _reap(_signum: int = 0, _frame: object = None) -> None:
+def _reap(_signum: int, _frame: object) -> None:
     """Collect every server that has exited (the host waits on their pidfds, not here)."""
     while True:
         try:

@@ -8,8 +8,8 @@ and say what it holds, so a client with many file agents can tell them apart.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Annotated
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, TypeVar
 
 import mcp_types
 from fastmcp import Context, FastMCP
@@ -29,6 +29,8 @@ from servers.file_agent.model_engine import ModelEngine
 
 Request = Annotated[str, Field(min_length=1, description="what is needed, in plain words")]
 Reason = Annotated[str, Field(description="why it is needed: context that helps decide")]
+
+Answer = TypeVar("Answer", HelpDecision, FileAgentResponse)
 
 _READ_ONLY = mcp_types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -72,10 +74,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def can_help(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        answer = await engine.decide(_posted(request, reason), ctx)
-        if isinstance(answer, mcp_types.InputRequiredResult):
-            return answer
-        return ToolResult(markdown.decision(answer, agent.name), answer.model_dump(mode="json"))
+        return _result(await engine.decide(_posted(request, reason), ctx), markdown.decision, agent.name)
 
     @mcp.tool(
         description=("Answer a request: the relevant files, code that loads them, an explanation, a sample and "
@@ -84,10 +83,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def respond(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        answer = await engine.respond(_posted(request, reason), ctx)
-        if isinstance(answer, mcp_types.InputRequiredResult):
-            return answer
-        return ToolResult(markdown.response(answer, agent.name), answer.model_dump(mode="json"))
+        return _result(await engine.respond(_posted(request, reason), ctx), markdown.response, agent.name)
 
     @mcp.tool(description=f"Every file of this agent with its format, status and a one-line summary. {knows}",
               annotations=_READ_ONLY)
@@ -120,6 +116,14 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         return explanation(prof) + "\n\n" + sample_of(prof)
 
     return mcp
+
+
+def _result(answer: Answer | mcp_types.InputRequiredResult, render: Callable[[Answer, str], str],
+            name: str) -> ToolResult | mcp_types.InputRequiredResult:
+    """An answer as Markdown text beside its typed content; a request for input as it is."""
+    if isinstance(answer, mcp_types.InputRequiredResult):
+        return answer
+    return ToolResult(render(answer, name), answer.model_dump(mode="json"))
 
 
 def _posted(request: str, reason: str) -> BlackboardRequest:
