@@ -12,10 +12,11 @@ from typing import Any
 def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """Write to a temporary file beside `path`, then rename it into place.
 
+    The file is owner-only (0600, as mkstemp makes it), and so is a folder made for it (0700).
     `durable` syncs the data to disk before the rename, so a power cut leaves the old or
     the new file; caches that are rebuilt anyway skip it (one sync per entry is slow).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -24,6 +25,11 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None:  # a failed write names no file: say which one (a full disk, say)
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -6,15 +6,16 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import NoReturn
 
+from common.private_files import keep_new_files_private
+from common.code_text import printable
 from common.process_exit import exit_now
 from host.baselines import MODES
-from host.lakes import LakeError, indexer_command, resolve_lake
+from host.lakes import LakeError, indexer_command, indexer_environment, resolve_lake
 
 
 def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
@@ -22,7 +23,7 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
     # flags go along; its key goes in the environment, never on a command line.
     model_flags = [f for flag, value in (("--model", args.model), ("--base-url", args.base_url),
                                          ("--llm-config", args.llm_config)) if value for f in (flag, str(value))]
-    env = {**os.environ, "LAKEBOARD_LLM_API_KEY": args.api_key} if args.api_key else None
+    env = indexer_environment({"LAKEBOARD_LLM_API_KEY": args.api_key} if args.api_key else None)
     command = indexer_command(args.lake, args.out, name=args.name, extra=[*model_flags, *extra])
     return subprocess.run(command, env=env).returncode
 
@@ -47,10 +48,13 @@ async def _discover(args: argparse.Namespace) -> int:
 
 
 def _print_discovery(result) -> None:
-    print(f"Request: {result.request}")
-    print(f"Broadcast took {result.broadcast_s:.2f}s; volunteers: {', '.join(result.volunteers) or 'none'}")
+    # Names, reasons and code come from the lake: `printable` shows their control characters
+    # escaped, so an escape sequence in a file name never reaches the terminal.
+    print(f"Request: {printable(result.request, 2000)}")
+    volunteers = ", ".join(printable(v, 120) for v in result.volunteers)
+    print(f"Broadcast took {result.broadcast_s:.2f}s; volunteers: {volunteers or 'none'}")
     for helper, err in result.errors.items():
-        print(f"  ! {helper}: {err}")
+        print(f"  ! {printable(helper, 120)}: {printable(err, 1000)}")
     if not result.files:
         print("\nNo file of this lake covers the request well enough.")
         return
@@ -69,14 +73,15 @@ def _print_discovery(result) -> None:
             shown.add(m.group)
             if family_sizes[m.group] > 1:
                 more = f" + {family_sizes[m.group] - 1} more files of the same layout"
-        print(f"  {m.score:.2f}  {m.path}{role}{more}   (matches: {', '.join(m.matched_terms[:6])})")
+        terms = ", ".join(printable(t, 80) for t in m.matched_terms[:6])
+        print(f"  {m.score:.2f}  {printable(m.path, 500)}{role}{more}   (matches: {terms})")
     chosen = set(result.files)
     for resp in result.responses:
         if set(resp.get("files", [])) & chosen and resp.get("code"):
-            print(f"\n--- from {resp['agent_name']}: {resp.get('reason', '')}")
-            print(resp["code"])
+            print(f"\n--- from {printable(resp['agent_name'], 120)}: {printable(resp.get('reason', ''), 1000)}")
+            print(printable(resp["code"], 100_000, lines=True))
             for step in resp.get("necessary_steps", [])[:8]:
-                print(f"  * {step}")
+                print(f"  * {printable(step, 1000)}")
 
 
 def _cmd_discover(args: argparse.Namespace, _extra: list[str]) -> int:
@@ -159,13 +164,13 @@ def _print_run(result) -> None:
         print("Loaded (the program ran in the kernel):")
         for name, info in datasets.items():
             shape = f"{info.get('rows')} rows x {len(info.get('columns', []))} columns" if "rows" in info else info.get("type", "")
-            print(f"  {name}: {shape}")
+            print(f"  {printable(name, 500)}: {printable(shape, 200)}")
     else:
-        print(f"No answer ({result.status}): {result.error or 'see the trace'}")
+        print(f"No answer ({result.status}): {printable(result.error or 'see the trace', 2000)}")
     if result.data_sources:
-        print("Data sources: " + ", ".join(result.data_sources))
+        print("Data sources: " + ", ".join(printable(s, 500) for s in result.data_sources))
     for note in result.notes:
-        print(f"  note: {note}")
+        print(f"  note: {printable(note, 2000)}")
     print(f"Actions: {len(result.steps)}; {result.elapsed_s:.1f}s")
 
 
@@ -221,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="profile a lake, partition it, write configs/NAME/{clusters,servers}.json",
-                       description="Other flags (--strategy, --clusters, --docs, --workers, --quiet) go to the indexer.")
+                       description="Other flags (--strategy, --clusters, --docs, --workers, --time-budget, --quiet) "
+                                   "go to the indexer.")
     p.add_argument("lake", type=Path)
     p.add_argument("--name")
     p.add_argument("--out", type=Path, default=Path("configs"))
@@ -309,10 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     if extra and not getattr(args, "passthrough", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    keep_new_files_private()  # configs, traces, runs, logs: owner-only, in every process it starts too
     try:
         return args.func(args, extra)
     except LakeError as exc:  # a lake or config that cannot be used: a sentence, not a traceback
-        print(f"lakeboard {args.command}: {exc}", file=sys.stderr)
+        print(f"lakeboard {args.command}: {printable(exc, 4000)}", file=sys.stderr)
         return 2
 
 

@@ -14,11 +14,9 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Unpack
@@ -31,6 +29,14 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
+from common.child_processes import (
+    SAFE_FOLDER,
+    SAFE_PATH_FLAG,
+    ModuleRun,
+    is_this_python,
+    module_run,
+    python_module_command,
+)
 from host.servers_config import StdioServerEntry
 from schemas.fork_server import ForkReply, ForkRequest
 
@@ -53,19 +59,24 @@ class ForkServerError(RuntimeError):
     """The fork server could not start a server."""
 
 
-def forked_module(entry: StdioServerEntry) -> str | None:
-    """The module an entry runs as `python -m MODULE ...` with this host's own Python, else None.
+def forked_run(entry: StdioServerEntry) -> ModuleRun | None:
+    """The `python [-P] -m MODULE ARGS` an entry runs with this host's own Python, else None.
 
     Only this Python: its fork server has this Python's modules. The path is compared as
     written (no symlinks followed): a virtualenv's python links to a base interpreter
-    whose packages differ.
+    whose packages differ. Only `-P` among the flags: the fork server runs under it, and
+    any other flag would change what the server is.
     """
-    if len(entry.args) < 2 or entry.args[0] != "-m" or not entry.args[1]:
+    run = module_run(entry.command, entry.args)
+    if run is None or any(flag != SAFE_PATH_FLAG for flag in run.flags) or not is_this_python(entry.command):
         return None
-    found = shutil.which(entry.command)
-    if found is None or os.path.abspath(found) != os.path.abspath(sys.executable):
-        return None
-    return entry.args[1]
+    return run
+
+
+def forked_module(entry: StdioServerEntry) -> str | None:
+    """The module of `forked_run(entry)`, or None."""
+    run = forked_run(entry)
+    return run.module if run is not None else None
 
 
 def shared_environment(envs: Iterable[Mapping[str, str]]) -> dict[str, str]:
@@ -133,10 +144,12 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         log = open(self.log_file, "ab") if self.log_file is not None else None  # noqa: SIM115 - closed below
         try:
+            # -P and a safe folder: every server is forked from this process, so nothing of the
+            # host's current folder (a lake, maybe) may reach its sys.path.
             self._process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "servers.fork_server", "--control-fd", str(theirs.fileno()), *self.modules,
-                pass_fds=[theirs.fileno()], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=log if log is not None else None, start_new_session=True)
+                *python_module_command("servers.fork_server", "--control-fd", str(theirs.fileno()), *self.modules),
+                pass_fds=[theirs.fileno()], env=self.env, cwd=SAFE_FOLDER, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=log if log is not None else None, start_new_session=True)
         except BaseException:
             ours.close()
             raise

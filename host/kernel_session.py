@@ -50,6 +50,21 @@ class KernelClient:
             f"`python -m servers.kernel` entry (servers: {names}); run `lakeboard index` again to write one."
         )
 
+    @classmethod
+    async def connect(
+        cls, pool: ClientPool, name: str, *, trace: Trace | None = None, timeout_s: float = 120.0,
+        connect_timeout_s: float | None = None,
+    ) -> KernelClient:
+        """The pool member `name`, once it has started and lists an `execute` tool. Raises KernelUnavailable."""
+        try:
+            await pool.ready_client(name, connect_timeout_s)
+        except PoolError:
+            raise KernelUnavailable("No kernel server is running, so code cannot be run. "
+                                    + why_not_started(pool, name)) from None
+        if "execute" not in pool.tools(name):
+            raise KernelUnavailable(f"The server {name!r} has no `execute` tool, so it is not a kernel server.")
+        return cls(pool, name, trace=trace, timeout_s=timeout_s)
+
     async def execute(self, code: str, timeout_s: float | None = None, *, purpose: str = "run_code") -> ExecutionResult:
         """Run one cell. Raises KernelUnavailable when the server cannot be reached."""
         cell_timeout = timeout_s or self.timeout_s

@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.child_processes import inheritable_environment, python_module_command
 from common.file_names import is_utf8
 from host.servers_config import ServerEntry, ServersConfig, ServersConfigError, load_servers
 
@@ -47,11 +48,14 @@ class Lake:
         return path
 
     def all_servers(self) -> ServersConfig:
-        """Every entry of the servers files, the gateway's too; a warning where they and clusters.json disagree."""
+        """Every entry of the servers files, the gateway's too; a warning for each servers.d file skipped and
+        where they and clusters.json disagree."""
         try:
             config = load_servers(self.config_dir)
         except ServersConfigError as exc:
             raise LakeError(str(exc)) from None
+        for why in config.skipped.values():
+            log.warning("%s; the file is skipped", why)
         for problem in partition_mismatches(self.config_dir, config):
             log.warning("%s", problem)
         return config
@@ -205,8 +209,10 @@ def _lake_of(config_dir: Path) -> Path | None:
 
 def indexer_command(lake: Path, out: Path, *, name: str | None = None, quiet: bool = False,
                     extra: list[str] = ()) -> list[str]:
-    """The command that indexes `lake` into `out` (the indexer runs as its own process)."""
-    cmd = [sys.executable, "-m", "servers.indexing", str(lake), "--out", str(out), *extra]
+    """The command that indexes `lake` into `out` (the indexer runs as its own process, never importing
+    from the current folder: a user may index the folder they are in, and the lake's code must not run)."""
+    cmd = python_module_command("servers.indexing", str(Path(lake).absolute()), "--out", str(Path(out).absolute()),
+                                *extra)
     if name:
         cmd += ["--name", name]
     if quiet:
@@ -214,7 +220,13 @@ def indexer_command(lake: Path, out: Path, *, name: str | None = None, quiet: bo
     return cmd
 
 
+def indexer_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The indexer's environment: the host's but its tokens (its workers read the lake's files), and `extra`."""
+    return {**inheritable_environment(os.environ), **(extra or {})}
+
+
 def run_indexer(lake: Path, out: Path, *, name: str | None = None, quiet: bool = False) -> None:
-    proc = subprocess.run(indexer_command(lake, out, name=name, quiet=quiet), stdout=sys.stderr if quiet else None)
+    proc = subprocess.run(indexer_command(lake, out, name=name, quiet=quiet), env=indexer_environment(),
+                          stdout=sys.stderr if quiet else None)
     if proc.returncode != 0:
         raise LakeError(f"indexing {str(lake)!r} failed (exit {proc.returncode}); see the messages above")

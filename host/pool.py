@@ -31,10 +31,18 @@ from fastmcp.client.sampling import SamplingHandler
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from mcp import MCPError
 
+from common.child_processes import (
+    SAFE_FOLDER,
+    inheritable_environment,
+    module_run,
+    safe_python_args,
+    safe_python_environment,
+)
 from host.forked_servers import (
     ForkedStdioTransport,
     ForkServer,
     forked_module,
+    forked_run,
     forking_available,
     shared_environment,
 )
@@ -48,8 +56,8 @@ _MAX_BACKOFF_S = 30.0
 _CLOSE_TIMEOUT_S = 5.0
 
 # What a stdio server inherits from the host: what running Python and reading files needs,
-# and Lakeboard's own settings. Anything else (API keys, tokens) reaches a server only when
-# its servers.json entry names it in `env`.
+# and Lakeboard's own settings but its tokens. Anything else (API keys, tokens) reaches a
+# server only when its servers.json entry names it in `env`.
 _INHERITED_NAMES = frozenset({
     "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER",  # mcp's own defaults
     "LANG", "LANGUAGE", "TZ", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
@@ -59,14 +67,27 @@ _INHERITED_PREFIXES = ("LC_", "LAKEBOARD_")
 
 
 def server_environment(entry_env: Mapping[str, str], host_env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A stdio server's environment: the allow-listed part of the host's, then its entry's `env`."""
+    """A stdio server's environment: the allow-listed part of the host's (never its tokens), then its entry's `env`."""
     host_env = os.environ if host_env is None else host_env
     inherited = {
         name: value
         for name, value in host_env.items()
         if name in _INHERITED_NAMES or name.startswith(_INHERITED_PREFIXES)
     }
-    return {**inherited, **entry_env}
+    return {**inheritable_environment(inherited), **entry_env}
+
+
+def stdio_launch(entry: StdioServerEntry) -> tuple[list[str], dict[str, str], str | None]:
+    """The arguments, environment and working folder a stdio entry is started with.
+
+    A Python module never imports from the current folder (`-P` is added to entries written
+    without it) and starts in a safe folder unless its entry names one: the host may have
+    been started from inside a lake.
+    """
+    env = safe_python_environment(entry.command, entry.args, server_environment(entry.env))
+    if module_run(entry.command, entry.args) is None:
+        return list(entry.args), env, entry.cwd
+    return safe_python_args(entry.command, entry.args), env, entry.cwd or SAFE_FOLDER
 
 
 class PoolError(Exception):
@@ -494,20 +515,13 @@ class ClientPool:
     def _transport(self, member: _Member) -> ClientTransport:
         entry = member.entry
         log_file = self.log_dir / f"{member.name}.log" if self.log_dir is not None else None
-        if isinstance(entry, StdioServerEntry) and self._fork_server is not None:
-            module = forked_module(entry)
-            if module is not None:
-                return ForkedStdioTransport(self._fork_server, module, list(entry.args[2:]),
-                                            server_environment(entry.env), entry.cwd, log_file)
         if isinstance(entry, StdioServerEntry):
-            return StdioTransport(
-                command=entry.command,
-                args=list(entry.args),
-                env=server_environment(entry.env),
-                cwd=entry.cwd,
-                keep_alive=False,
-                log_file=log_file,
-            )
+            args, env, cwd = stdio_launch(entry)
+            run = forked_run(entry) if self._fork_server is not None else None
+            if run is not None:
+                return ForkedStdioTransport(self._fork_server, run.module, list(run.args), env, cwd, log_file)
+            return StdioTransport(command=entry.command, args=args, env=env, cwd=cwd, keep_alive=False,
+                                  log_file=log_file)
         assert isinstance(entry, HttpServerEntry)
         if entry.transport == "sse":
             return SSETransport(entry.url, headers=dict(entry.headers))

@@ -11,6 +11,12 @@ An entry either starts a process that speaks MCP over stdio (`command`, `args`, 
 `cwd`) or points at a running server over streamable HTTP (`url`, and `headers` the host
 sends with every request, such as `"Authorization": "Bearer TOKEN"` for a server started
 with `--auth-token`).
+
+servers.json is the lake's own file: when it cannot be used, loading fails. A `servers.d/`
+file that cannot be used (unreadable, not a regular file, too large, not JSON, a bad entry, a
+name defined twice) is left out whole, and `ServersConfig.skipped` says why. Every file is read
+as a regular file, opened without blocking and read up to `MAX_FILE_BYTES`: a named pipe or a
+huge file in `servers.d/` must not stall whoever loads the servers.
 """
 
 from __future__ import annotations
@@ -21,8 +27,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from common.bounded_reads import FileRefused, read_regular_file
+
 SERVERS_FILE = "servers.json"
 SERVERS_DIR = "servers.d"
+MAX_FILE_BYTES = 4 * 1024 * 1024  # a servers file is a few KB; a client's config file, some more
 
 
 class ServersConfigError(ValueError):
@@ -97,6 +106,8 @@ class ServersConfig(BaseModel):
 
     servers: dict[str, ServerEntry] = Field(default_factory=dict)
     sources: dict[str, str] = Field(default_factory=dict, description="server name -> file it came from")
+    skipped: dict[str, str] = Field(default_factory=dict,
+                                    description="servers.d file left out -> why, as a sentence a user can act on")
 
     def to_mcp_config(self) -> dict[str, Any]:
         """The merged config as one `{"mcpServers": ...}` dict (e.g. to paste into another client)."""
@@ -108,6 +119,12 @@ class ServersConfig(BaseModel):
         }
 
     def add(self, name: str, entry: ServerEntry, source: str = "<code>") -> None:
+        self.check_name(name, source)
+        self.servers[name] = entry
+        self.sources[name] = source
+
+    def check_name(self, name: str, source: str) -> None:
+        """Raise ServersConfigError when `name`, from `source`, cannot be added."""
         if not name.strip():
             raise ServersConfigError(f"{source}: server names must not be empty")
         if name in self.servers:
@@ -115,21 +132,26 @@ class ServersConfig(BaseModel):
                 f"server {name!r} is defined twice: in {self.sources[name]} and in {source}; "
                 "rename or remove one of them"
             )
-        self.servers[name] = entry
-        self.sources[name] = source
 
 
 def read_json(path: Path, error: type[Exception], advice: str = "") -> Any:
     """The JSON in `path` ({} for an empty file); one sentence, as `error`, when it cannot be
-    read or parsed (`advice` ends the sentence on a parse error)."""
+    read or parsed (`advice` ends the sentence on a parse error). Only a regular file of at most
+    MAX_FILE_BYTES is read: a named pipe, a device or a huge file is refused at once."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, MAX_FILE_BYTES).decode("utf-8")
+    except FileRefused as exc:
+        raise error(f"cannot read {path}: it is {exc}") from None
     except OSError as exc:
         raise error(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path} is not UTF-8 text (byte {exc.start}){advice}") from None
     try:
         return json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise error(f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}){advice}") from None
+    except RecursionError:
+        raise error(f"{path} is not valid JSON (nested too deeply){advice}") from None
 
 
 def _read_entries(path: Path) -> dict[str, Any]:
@@ -157,8 +179,9 @@ def load_servers(location: str | Path) -> ServersConfig:
     """Load a lake's servers from a config folder or a servers.json file.
 
     Given a folder, reads `servers.json` (if present) and every `servers.d/*.json` in
-    name order. Given a file, reads it and the `servers.d/` folder beside it. A name
-    defined twice is an error that names both files.
+    name order. Given a file, reads it and the `servers.d/` folder beside it. A problem with
+    servers.json is an error; a servers.d file with a problem (a name it defines twice
+    included) is left out whole, with the reason in `skipped`.
     """
     location = Path(location)
     if location.is_dir():
@@ -168,16 +191,29 @@ def load_servers(location: str | Path) -> ServersConfig:
     else:
         raise ServersConfigError(f"{location} does not exist; run `lakeboard index` first or check the path")
 
-    files = [main_file] if main_file.is_file() else []
     extra_dir = folder / SERVERS_DIR
-    if extra_dir.is_dir():
-        files += sorted(p for p in extra_dir.glob("*.json") if p.is_file())
-    if not files:
+    # Every entry named *.json, pipes and folders too: they are skipped with a reason, not in silence.
+    extras = sorted(extra_dir.glob("*.json")) if extra_dir.is_dir() else []
+    if not main_file.is_file() and not extras:
         raise ServersConfigError(f"{folder} has neither {SERVERS_FILE} nor {SERVERS_DIR}/*.json")
 
     config = ServersConfig()
-    for path in files:
-        for name, raw in _read_entries(path).items():
-            entry = parse_entry(name, raw, source=str(path))
-            config.add(name, _resolve_cwd(entry, path.parent), source=str(path))
+    if main_file.is_file():
+        _add_file(config, main_file)
+    for path in extras:
+        try:
+            _add_file(config, path)
+        except ServersConfigError as exc:
+            config.skipped[str(path)] = str(exc)
     return config
+
+
+def _add_file(config: ServersConfig, path: Path) -> None:
+    """Add every server of `path`, or none of them (ServersConfigError)."""
+    source = str(path)
+    entries = {name: _resolve_cwd(parse_entry(name, raw, source), path.parent)
+               for name, raw in _read_entries(path).items()}
+    for name in entries:
+        config.check_name(name, source)
+    for name, entry in entries.items():
+        config.add(name, entry, source)

@@ -110,7 +110,10 @@ class SandboxPolicy(BaseModel):
     max_procs: int = Field(description="processes and threads the sandbox may hold")
     process_limit: LimitMechanism = Field(description="how max_procs is enforced over the whole process tree")
     workdir_mb: int = Field(description="disk space the workdir may take")
-    workdir_limit: LimitMechanism = Field(description="how workdir_mb is enforced")
+    workdir_files: int | None = Field(None, description="files, folders and links the workdir may hold")
+    workdir_limit: LimitMechanism = Field(
+        description="how workdir_mb and workdir_files are enforced, also between cells: past them the kernel restarts"
+    )
     file_size_mb: int
     tmp_mb: int = Field(description="size of the in-memory /tmp")
     timeout_s: float = Field(description="default wall-clock timeout of one cell")

@@ -32,10 +32,28 @@ import traceback
 import setproctitle
 from pydantic import ValidationError
 
+from common.private_files import keep_new_files_private
 from schemas.fork_server import ForkReply, ForkRequest
 
 _MAX_REQUEST_BYTES = 1 << 20
 _FDS_PER_REQUEST = 2
+
+
+def _safe_path() -> None:
+    """No module of any server forked from here may come from a current folder, the host's or its own.
+
+    The host starts this process with `-P`; without it (run by hand), `python -m` put the
+    folder it was started in first. Relative entries would follow each server's `cwd`.
+    """
+    if not sys.flags.safe_path and sys.path:
+        del sys.path[0]
+    sys.path[:] = [p for p in sys.path if p and os.path.isabs(p)]
+
+
+def _add_python_path(value: str | None) -> None:
+    """Put a server's own PYTHONPATH folders first on its path, as a fresh `python -m` would (absolute ones only)."""
+    folders = [p for p in (value or "").split(os.pathsep) if os.path.isabs(p) and p not in sys.path]
+    sys.path[:0] = folders
 
 
 def _preload(modules: list[str]) -> None:
@@ -125,6 +143,7 @@ def _run_server(control: socket.socket, request: ForkRequest, stdio_fd: int, std
             os.chdir(request.cwd)
         os.environ.clear()
         os.environ.update(request.env)
+        _add_python_path(request.env.get("PYTHONPATH"))
         sys.argv = [request.module, *request.args]
         gc.enable()
         if _forget_preloaded_main(request.module):
@@ -234,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--control-fd", type=int, required=True, help="the host's end of the control socket")
     ap.add_argument("modules", nargs="*", help="modules to import before serving")
     args = ap.parse_args(argv)
+    _safe_path()
+    keep_new_files_private()  # every server forked from here inherits it
     control = socket.socket(fileno=args.control_fd)
     _preload(args.modules)
     serve(control)

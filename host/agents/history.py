@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from common.prompt_data import open_fence
 from host.llm import ChatMessage
 
 KEEP_RECENT = 2  # the latest action and its observation
@@ -21,12 +22,30 @@ _CUT = "\n... [{n} characters left out to fit the model's context] ...\n"
 
 
 def clip(text: str, limit: int) -> str:
-    """`text` within about `limit` characters: its head and its tail, with a note of the cut."""
+    """`text` within about `limit` characters: its head and its tail, with a note of the cut.
+
+    A cut inside a fenced block (a helper's code or sample: lake text) closes that block before
+    the note and reopens the block the tail starts in, so no line of data lands outside its fence.
+    """
     if len(text) <= limit + len(_CUT) + 10:
         return text
     head = limit * 2 // 3
     tail = limit - head
-    return text[:head] + _CUT.format(n=len(text) - head - tail) + text[len(text) - tail:]
+    tail_at = len(text) - tail
+    # The tail starts at a line (the next one, when it is near), so a part of a line can never
+    # read as a fence; a tail that starts inside a long line is marked with "…" instead.
+    line_start = text.find("\n", tail_at - 1) + 1
+    inside_line = not 0 < line_start - tail_at <= tail // 2 and line_start != tail_at
+    if not inside_line:
+        tail_at = line_start
+    start, end = text[:head], ("…" if inside_line else "") + text[tail_at:]
+    open_at_cut = open_fence(start)
+    if open_at_cut is not None:
+        start += "\n" + open_at_cut
+    open_at_tail = open_fence(text[:tail_at])
+    if open_at_tail is not None:
+        end = open_at_tail + "\n" + end
+    return start + _CUT.format(n=tail_at - head) + end
 
 
 def compact(messages: list[ChatMessage]) -> bool:

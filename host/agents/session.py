@@ -29,6 +29,7 @@ from host.agents.offline_agent import answer_offline
 from host.baselines.modes import AgentMode
 from host.blackboard import Blackboard
 from host.kernel_session import KernelClient
+from host.kernel_workdirs import KERNEL_WORKDIRS, KernelWorkdirs, own_workdirs
 from host.lakes import Lake, lake_files
 from host.llm import ChatProvider, LLMSettings
 from host.pool import ClientPool
@@ -110,9 +111,13 @@ class AskSession:
         self._partitions: list | None = None  # the baselines' view of the lake, gathered once
         self._entries: list | None = None
         self._retriever = None
+        self._own_folders: list[Path] = []
 
     async def __aenter__(self) -> AskSession:
         config = self._servers if self._servers is not None else self.lake.servers()
+        # Its kernel works in a folder of its own: concurrent asks never share files.
+        self._workdirs = KernelWorkdirs(self.lake.config_dir / KERNEL_WORKDIRS)
+        config, self._own_folders = own_workdirs(config, self._workdirs)
         if not self.lend_model:
             config = offline_helpers(config)
         sampling = None
@@ -129,6 +134,7 @@ class AskSession:
             self.kernel = KernelClient.find(self.pool, trace=self.trace, timeout_s=self.cell_timeout_s)
         except BaseException:
             await self.pool.close()
+            self._remove_own_folders()
             if self.provider is not None:
                 await self.provider.aclose()
             raise
@@ -142,6 +148,12 @@ class AskSession:
             await self.provider.aclose()
         if self.pool is not None:
             await self.pool.close()
+        self._remove_own_folders()
+
+    def _remove_own_folders(self) -> None:
+        for folder in self._own_folders:
+            self._workdirs.remove(folder)
+        self._own_folders = []
 
     @property
     def lake_paths(self) -> list[str]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from common.code_text import comment_text
+from common.prompt_data import data_block
 from host.agents.prompts import BLACKBOARD_TEXT, ModeText
 from schemas.profiles import FileEntry
 
@@ -65,19 +67,19 @@ FILES_CHARS = 60_000  # all-files: the listing stops here, saying how many files
 
 
 def helpers_context(helpers: Sequence[tuple[str, str]]) -> str:
-    """The master-slave listing: each helper's name and what it knows."""
-    lines = [f"- {name}: {' '.join(about.split())}" for name, about in helpers]
-    return "The helpers you can ask by name:\n" + "\n".join(lines)
+    """The master-slave listing: each helper's name and what it knows (from the lake: data, fenced)."""
+    lines = [f"- {comment_text(name, 120)}: {comment_text(about, 600)}" for name, about in helpers]
+    return "The helpers you can ask by name:\n" + data_block("\n".join(lines))
 
 
 def files_context(entries: Sequence[FileEntry], heading: str, limit: int = FILES_CHARS) -> str:
-    """Files with their profiles' summaries, at most `limit` characters."""
+    """Files with their profiles' summaries, at most `limit` characters (lake text: data, fenced)."""
     lines, used = [], 0
     for i, e in enumerate(entries):
-        line = f"- {e.path} ({e.format}): {' '.join(e.summary.split())}"
+        line = f"- {comment_text(e.path, 500)} ({comment_text(e.format, 40)}): {comment_text(e.summary, 1000)}"
         if used + len(line) > limit:
             lines.append(f"- ... and {len(entries) - i} more files, left out for length")
             break
         lines.append(line)
         used += len(line)
-    return heading + "\n" + "\n".join(lines)
+    return heading + "\n" + data_block("\n".join(lines))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from common.atomic_files import write_json_atomic
+from common.child_processes import module_run, with_safe_path
 from host.gateway.command import KERNEL_TOKEN_ENV
 from host.lakes import GATEWAY_MODULE, Lake, runs_module
 from host.servers_config import read_json
@@ -32,6 +33,11 @@ def claude_block(lake: Lake, *, kernel_url: str | None = None, kernel_token: str
         )
     name, entry = found[0]
     raw = entry.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    run = module_run(raw["command"], raw.get("args", []))
+    if run is not None:
+        # Servers files written before `-P`: the client may start the gateway from any folder,
+        # and its Python has Lakeboard installed, so it is 3.11 or later and knows the flag.
+        raw["args"] = with_safe_path(run)
     if kernel_url:
         raw["args"] = [*raw.get("args", []), "--kernel-url", kernel_url]
     if kernel_token:

@@ -1,8 +1,10 @@
 """`lakeboard serve LAKE_OR_CONFIG` (also `python -m host.gateway`): the gateway's command line.
 
-Over stdio (the default) an MCP client starts it as a subprocess; over streamable HTTP it
-checks its callers as every Lakeboard HTTP server does (servers/http_security.py), and needs
-a token to listen beyond loopback, since run_code runs code.
+Over stdio (the default) an MCP client starts it as a subprocess, and it speaks the helpers'
+transport (common/stdio_transport.py). Over streamable HTTP it checks its callers as every
+Lakeboard HTTP server does (common/http_security.py): given no token it makes one, written to
+CONFIG/http-tokens/gateway-PORT.token, and to listen beyond loopback it needs one given, since
+run_code runs code.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import os
 import sys
 from pathlib import Path
 
+from common.http_security import add_http_arguments, bearer_headers, http_settings
+from common.private_files import keep_new_files_private
 from host.servers_config import HttpServerEntry
-from servers.http_security import add_http_arguments, bearer_headers, http_settings
 
 KERNEL_TOKEN_ENV = "LAKEBOARD_KERNEL_TOKEN"
 DEFAULT_PORT = 8760
@@ -31,6 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "process listings)")
     parser.add_argument("--timeout", type=float, default=60.0, help="per-helper timeout in seconds (default 60)")
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="per-cell timeout in seconds (default 120)")
+    parser.add_argument("--max-kernels", type=int, default=None,
+                        help="kernels run at once, one per client session; beyond it run_code is refused "
+                        "(env LAKEBOARD_MAX_KERNELS; default 4)")
+    parser.add_argument("--kernel-idle-timeout", type=float, default=None, metavar="SECONDS",
+                        help="stop a session's kernel unused this long (env LAKEBOARD_KERNEL_IDLE_TIMEOUT; default 1800)")
     parser.add_argument("--configs", type=Path, default=Path("configs"),
                         help="where lake configs are written when a lake folder is given (default ./configs)")
     add_http_arguments(parser, port=DEFAULT_PORT)
@@ -38,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Returns the exit code."""
+    from host.gateway.kernels import KernelLimits
     from host.lakes import LakeError, resolve_lake
 
     settings = http_settings(args)
@@ -50,6 +59,7 @@ def serve(args: argparse.Namespace) -> int:
         # quiet: over stdio, stdout is the MCP channel; the indexer's messages go to stderr.
         lake = resolve_lake(args.lake, configs=args.configs, quiet=True)
         kernel = _remote_kernel(args)
+        kernel_limits = KernelLimits.from_settings(args.max_kernels, args.kernel_idle_timeout)
     except (LakeError, ValueError) as exc:
         print(f"lakeboard serve: {exc}", file=sys.stderr)
         return 2
@@ -60,14 +70,16 @@ def serve(args: argparse.Namespace) -> int:
 
     with Trace(lake.output(lake.config_dir / "traces" / "gateway.jsonl")) as trace:
         gateway = Gateway(lake, kernel=kernel, helper_timeout_s=args.timeout, cell_timeout_s=args.cell_timeout,
-                          trace=trace)
+                          trace=trace, kernel_limits=kernel_limits)
         server = build_server(gateway)
         if args.transport == "http":
-            from servers.http_security import serve_http
+            from common.http_security import serve_http, token_file
 
-            serve_http(server, settings)
+            serve_http(server, settings, token_path=token_file("gateway", settings.port, lake.config_dir))
         else:
-            server.run(transport="stdio", show_banner=False)
+            from common.stdio_transport import serve_stdio
+
+            serve_stdio(server)  # the helpers' transport: a size cap, and an answer to every malformed line
     return 0
 
 
@@ -88,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     parser.add_argument("--log-level", default="WARNING")
     args = parser.parse_args(argv)
+    keep_new_files_private()  # traces, logs, and what the servers it starts write
     # stdout is the MCP channel over stdio: logs go to stderr only.
     logging.basicConfig(level=args.log_level, stream=sys.stderr)
     return serve(args)

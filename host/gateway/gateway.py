@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import quote
 
 from mcp import MCPError
@@ -20,7 +22,8 @@ from common.file_lists import file_lines, markdown_inline as _inline
 from host.agents.observations import render_posting
 from host.blackboard import Blackboard
 from host.discovery import discovery_of
-from host.gateway.kernels import KernelSessions
+from host.gateway.kernels import KernelLimits, KernelSessions
+from host.kernel_workdirs import KERNEL_WORKDIRS
 from host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions
 from host.gateway.mounting import Mounts
 from host.lakes import Lake, file_agent_partition
@@ -49,6 +52,7 @@ class Gateway:
     """A lake's helpers on one blackboard, kernels by client session, and what the lake holds.
 
     kernel: a kernel server to use instead of the config's own (e.g. one on a Linux machine, by URL).
+    kernel_limits: how many kernels run at once, and how long one may sit unused.
     """
 
     def __init__(
@@ -60,15 +64,17 @@ class Gateway:
         cell_timeout_s: float = 120.0,
         connect_timeout_s: float = 60.0,
         trace: Trace | None = None,
+        kernel_limits: KernelLimits | None = None,
     ) -> None:
         self.lake = lake
         self.helper_timeout_s = helper_timeout_s
         self.trace = trace
-        log_dir = lake.config_dir / "logs"
+        log_dir = _writable(lake.config_dir / "logs")
         self.pool = ClientPool({}, trace=trace, log_dir=log_dir, connect_timeout_s=connect_timeout_s)
         self.mounts = Mounts(lake.config_dir, self.pool, kernel=kernel)
         self.kernels = KernelSessions(lambda: self.mounts.kernel, lake=lake.root, log_dir=log_dir, trace=trace,
-                                      cell_timeout_s=cell_timeout_s, connect_timeout_s=connect_timeout_s)
+                                      cell_timeout_s=cell_timeout_s, connect_timeout_s=connect_timeout_s,
+                                      limits=kernel_limits, workdirs=lake.config_dir / KERNEL_WORKDIRS)
         self._warming: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -105,7 +111,7 @@ class Gateway:
 
     # -- what the lake holds ---------------------------------------------------------------
     async def partitions(self) -> Partitions:
-        await self.mounts.refresh()
+        notes = await self.mounts.refresh()
         config = self._clusters()
         clusters_path = self.lake.config_dir / "clusters.json"
         served = {}
@@ -123,6 +129,7 @@ class Gateway:
             folder=str(self.lake.root) if self.lake.root else None,
             partitions=partitions,
             other_helpers=others,
+            notes=notes,
         )
 
     async def overview(self) -> str:
@@ -175,6 +182,23 @@ class Gateway:
             return None  # a servers.json alone is a valid config: no partitions to describe
 
 
+def _writable(folder: Path) -> Path | None:
+    """`folder`, when the helpers' logs can be written there; else None, and their stderr joins the gateway's.
+
+    Logs are best effort: a full or read-only config folder must not keep the helpers from starting.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        reason = f"{exc.strerror}: {exc.filename}" if exc.strerror and exc.filename else exc.strerror or exc
+        log.warning("The helpers' logs cannot be written to %s (%s); their messages go to the gateway's "
+                    "stderr instead.", folder, reason)
+        return None
+    return folder
+
+
 def describe(p: Partitions) -> str:
     """The lake's partitions in Markdown, for a person."""
     lines = [f"# Lake {_inline(p.lake)}", ""]
@@ -188,6 +212,7 @@ def describe(p: Partitions) -> str:
         lines.append(f"- **{_inline(x.name)}**, {x.files} files{server}: {_inline(x.description)}")
     if p.other_helpers:
         lines += ["", "Other helpers: " + ", ".join(f"`{_inline(h)}`" for h in p.other_helpers)]
+    lines += [f"\nNote: {_inline(n, 600)}" for n in p.notes]
     return "\n".join(lines) + "\n"
 
 

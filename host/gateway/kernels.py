@@ -1,25 +1,67 @@
-"""One kernel per client session: a client's `run_code` never sees another client's variables.
+"""One kernel per client session: a client's `run_code` never sees another client's variables or files.
 
-Each session gets its own kernel server, started on its first `run_code` (a process for a
-stdio entry; its own MCP session for a kernel that runs elsewhere by URL, which that server
-may share between its callers) and stopped when the session ends or the gateway stops.
+Each session gets its own kernel server, started on its first `run_code` (a process working
+in a folder of its own for a stdio entry; its own MCP session for a kernel server that runs
+elsewhere by URL, which keeps a kernel and a folder per session on its side) and stopped
+when the session ends, when it has gone unused for the idle timeout, or when the gateway
+stops. At most `max_kernels` run at once: a session beyond that is refused with a sentence.
+Every kernel the gateway starts here is a member of one pool, so they are all forks of one
+fork server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, Field, ValidationError
+
+from common.live_sessions import LiveSessions
 from host.kernel_session import KernelClient, KernelUnavailable
+from host.kernel_workdirs import KernelWorkdirs, private_workdir, starts_kernel_server
 from host.pool import ClientPool
 from host.servers_config import ServerEntry, StdioServerEntry
 from host.trace import Trace
 from schemas.execution import ExecutionResult
 
 log = logging.getLogger(__name__)
+
+MAX_KERNELS_ENV = "LAKEBOARD_MAX_KERNELS"
+IDLE_TIMEOUT_ENV = "LAKEBOARD_KERNEL_IDLE_TIMEOUT"
+
+
+class KernelLimits(BaseModel):
+    """How many kernels the gateway runs at once, and how long one may sit unused."""
+
+    max_kernels: int = Field(4, ge=1, description="kernels alive at once, one per client session")
+    idle_timeout_s: float = Field(1800.0, gt=0, description="a session's kernel unused this long is stopped")
+
+    @classmethod
+    def from_settings(cls, max_kernels: int | None = None, idle_timeout_s: float | None = None,
+                      env: dict[str, str] | None = None) -> KernelLimits:
+        """Flags first, then LAKEBOARD_MAX_KERNELS and LAKEBOARD_KERNEL_IDLE_TIMEOUT (seconds), then defaults.
+        Raises ValueError with a sentence naming the bad setting."""
+        env = dict(os.environ) if env is None else env
+        values: dict[str, object] = {}
+        for field, given, name in (("max_kernels", max_kernels, MAX_KERNELS_ENV),
+                                   ("idle_timeout_s", idle_timeout_s, IDLE_TIMEOUT_ENV)):
+            if given is not None:
+                values[field] = given
+            elif env.get(name, "").strip():
+                values[field] = env[name].strip()
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            flag = {"max_kernels": f"--max-kernels ({MAX_KERNELS_ENV})",
+                    "idle_timeout_s": f"--kernel-idle-timeout ({IDLE_TIMEOUT_ENV})"}[str(error["loc"][0])]
+            raise ValueError(f"{flag} is not valid: {error['msg'][:1].lower()}{error['msg'][1:]} "
+                             f"(got {error.get('input')!r})") from None
+
 
 NO_KERNEL = (
     "This lake's servers have no kernel, so code cannot run here: run `lakeboard index` again to write one, "
@@ -39,9 +81,10 @@ TOKEN_HINT = (
 
 @dataclass
 class _Kernel:
-    pool: ClientPool
+    name: str  # its name in the pool
     client: KernelClient
     warning: str | None  # said with every result: the kernel mounts the lake elsewhere
+    folder: Path | None  # its own workdir, removed when it stops
 
 
 class KernelSessions:
@@ -50,6 +93,7 @@ class KernelSessions:
     kernel: returns the kernel's server entry as the config says now (None: there is none).
     lake: where the helpers' loading code finds the lake; a kernel that mounts it elsewhere
         (one on another machine) still runs code, and every result says so.
+    workdirs: where the kernels started here get their own folders.
     """
 
     def __init__(
@@ -61,6 +105,8 @@ class KernelSessions:
         trace: Trace | None = None,
         cell_timeout_s: float = 120.0,
         connect_timeout_s: float = 60.0,
+        limits: KernelLimits | None = None,
+        workdirs: Path | None = None,
     ) -> None:
         self._entry = kernel
         self.lake = lake
@@ -68,58 +114,84 @@ class KernelSessions:
         self.trace = trace
         self.cell_timeout_s = cell_timeout_s
         self.connect_timeout_s = connect_timeout_s
-        self._kernels: dict[str, asyncio.Task[_Kernel]] = {}
+        self.limits = limits or KernelLimits()
+        self._workdirs_base = workdirs
+        self._workdirs: KernelWorkdirs | None = None
+        self._pool: ClientPool | None = None  # every session's kernel, so one fork server starts them all
+        self._live: LiveSessions[_Kernel] = LiveSessions(
+            self._start, self._stop, limit=self.limits.max_kernels, idle_s=self.limits.idle_timeout_s,
+            noun="kernel", raise_limit=f"start the gateway with a higher --max-kernels (or {MAX_KERNELS_ENV})",
+        )
 
     async def run(self, session: str, code: str, timeout_s: float | None = None) -> ExecutionResult:
-        """Run one cell in the session's kernel, starting it first if needed. Raises KernelUnavailable."""
-        kernel = await self._kernel(session)
-        result = await kernel.client.execute(code, timeout_s)
-        if kernel.warning is None:
-            return result
-        return result.model_copy(update={"warning": "; ".join(filter(None, [result.warning, kernel.warning]))})
+        """Run one cell in the session's kernel, starting it first if needed.
+        Raises KernelUnavailable, or SessionRefused when the gateway runs its limit of kernels."""
+        async with self._live.use(session) as (kernel, note):
+            result = await kernel.client.execute(code, timeout_s)
+        if note is not None:
+            result = result.model_copy(update={"restarted": True})
+        warning = " ".join(filter(None, [note, result.warning, kernel.warning]))
+        return result.model_copy(update={"warning": warning or None})
 
     async def end(self, session: str) -> None:
         """Stop a session's kernel (nothing happens for a session that never ran code)."""
-        task = self._kernels.pop(session, None)
-        if task is None:
-            return
-        try:
-            kernel = await task
-        except (KernelUnavailable, asyncio.CancelledError):
-            return
-        await kernel.pool.close()
+        await self._live.end(session)
 
     async def close(self) -> None:
-        await asyncio.gather(*(self.end(s) for s in list(self._kernels)), return_exceptions=True)
+        await self._live.close()
+        if self._pool is not None:
+            await self._pool.close()
 
-    async def _kernel(self, session: str) -> _Kernel:
-        task = self._kernels.get(session)
-        if task is None:
-            task = self._kernels[session] = asyncio.ensure_future(self._start())
-        try:
-            return await asyncio.shield(task)
-        except Exception:
-            if task.done() and self._kernels.get(session) is task:
-                del self._kernels[session]  # it did not start: the next run_code tries again
-            raise
-
-    async def _start(self) -> _Kernel:
+    async def _start(self, session: str, slot: int) -> _Kernel:
         entry = self._entry()
         if entry is None:
             raise KernelUnavailable(NO_KERNEL)
-        pool = ClientPool({"kernel": entry}, trace=self.trace, log_dir=self.log_dir,
-                          connect_timeout_s=self.connect_timeout_s)
+        name = "kernel" if slot == 0 else f"kernel-{slot + 1}"  # its log: kernel.log, kernel-2.log ...
+        folder = None
+        if starts_kernel_server(entry):
+            assert isinstance(entry, StdioServerEntry)
+            folder = self._folders().make(name)
+            entry = private_workdir(entry, folder)
+        pool = self._pool_with(name, entry)
+        await pool.mount(name, entry)
         try:
-            await pool.start()
-            client = KernelClient.find(pool, trace=self.trace, timeout_s=self.cell_timeout_s)
-            return _Kernel(pool, client, await self._lake_warning(client))
+            client = await KernelClient.connect(pool, name, trace=self.trace, timeout_s=self.cell_timeout_s,
+                                                connect_timeout_s=self.connect_timeout_s)
+            return _Kernel(name, client, await self._lake_warning(client), folder)
         except KernelUnavailable as exc:
-            await pool.close()
+            await self._forget(name, folder)
             hint = REMOTE_HINT if isinstance(entry, StdioServerEntry) else TOKEN_HINT.format(url=entry.url)
             raise KernelUnavailable(f"{exc} {hint}") from None
         except BaseException:
-            await pool.close()
+            await self._forget(name, folder)
             raise
+
+    async def _stop(self, session: str, slot: int, kernel: _Kernel) -> None:
+        await self._forget(kernel.name, kernel.folder)
+
+    async def _forget(self, name: str, folder: Path | None) -> None:
+        if self._pool is not None and name in self._pool.names:
+            await self._pool.unmount(name)  # a stdio kernel server has exited when this returns
+        if folder is not None:
+            await asyncio.to_thread(self._folders().remove, folder)
+
+    def _pool_with(self, name: str, entry: ServerEntry) -> ClientPool:
+        if self._pool is None:
+            log_dir = self.log_dir
+            if log_dir is not None:
+                try:
+                    log_dir.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    log.warning("cannot make the log folder %s (%s): the kernels' logs go to stderr", log_dir, exc)
+                    log_dir = None
+            self._pool = ClientPool({name: entry}, trace=self.trace, log_dir=log_dir,
+                                    connect_timeout_s=self.connect_timeout_s)
+        return self._pool
+
+    def _folders(self) -> KernelWorkdirs:
+        if self._workdirs is None:
+            self._workdirs = KernelWorkdirs(self._workdirs_base)
+        return self._workdirs
 
     async def _lake_warning(self, kernel: KernelClient) -> str | None:
         if self.lake is None:

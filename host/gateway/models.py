@@ -54,3 +54,4 @@ class Partitions(BaseModel):
     folder: str | None = Field(None, description="the lake folder")
     partitions: list[Partition] = Field(default_factory=list)
     other_helpers: list[str] = Field(default_factory=list, description="mounted helpers that serve no partition")
+    notes: list[str] = Field(default_factory=list, description="problems with the servers files, one sentence each")

@@ -4,6 +4,9 @@ A file added to `servers.d/` while the gateway runs is mounted at the next reque
 connects on its first call), a file removed is dropped, and a changed entry is restarted:
 a new partition is a new server, and nothing else changes. The kernel is not a helper: it
 is kept apart for `run_code`, unless the gateway was pointed at a remote kernel by URL.
+
+A servers.d file that cannot be used is skipped with a note, at start as at any later request;
+the helpers it gave before stay mounted (it may be half-written), and the others are served.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ class Mounts:
         self.remote_kernel = kernel
         self.kernel: ServerEntry | None = kernel
         self.helpers: dict[str, ServerEntry] = {}  # as of the last refresh
+        self._sources: dict[str, str] = {}  # helper -> the file it came from
         self._refreshing = asyncio.Lock()
 
     async def refresh(self) -> list[str]:
         """Mount what the servers files list, drop what they no longer list; returns problems, one sentence each.
 
-        A servers file that cannot be read leaves the helpers as they were.
+        A servers.json that cannot be read leaves the helpers as they were; a servers.d file, the
+        helpers it gave.
         """
         async with self._refreshing:
             try:
@@ -41,12 +46,21 @@ class Mounts:
                 name: entry for name, entry in config.servers.items()
                 if not runs_module(entry, GATEWAY_MODULE) and not runs_module(entry, KERNEL_MODULE)
             }
+            sources = {name: config.sources[name] for name in helpers}
+            for name, entry in self.helpers.items():
+                if self._sources.get(name) in config.skipped and name not in helpers:
+                    helpers[name], sources[name] = entry, self._sources[name]
+            skipped = [
+                f"{why}; the file is skipped" + (", and the helpers it gave before are kept"
+                                                 if path in sources.values() else "")
+                for path, why in config.skipped.items()
+            ]
             for name in self.pool.names:
                 if name not in helpers:
                     await self.pool.unmount(name)
             for name, entry in helpers.items():
                 await self.pool.mount(name, entry)
-            self.helpers = helpers
+            self.helpers, self._sources = helpers, sources
             if self.remote_kernel is None:
                 self.kernel = next((e for e in config.servers.values() if runs_module(e, KERNEL_MODULE)), None)
-            return partition_mismatches(self.config_dir, config)
+            return skipped + partition_mismatches(self.config_dir, config)

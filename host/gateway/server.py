@@ -16,9 +16,10 @@ from fastmcp.exceptions import ResourceError, ToolError
 from fastmcp.server.lifespan import lifespan
 from fastmcp.tools.base import ToolResult
 from mcp_types import ImageContent, TextContent, ToolAnnotations
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
+from common.client_sessions import NO_SESSION, client_session, when_session_ends
+from common.live_sessions import SessionRefused
 from host.gateway import prompts
 from host.gateway.gateway import Gateway, NotAvailable, describe
 from host.gateway.models import HelpBoard, Partitions
@@ -27,7 +28,6 @@ from schemas.execution import ExecutionResult
 
 log = logging.getLogger(__name__)
 
-STATELESS = "stateless"  # the session of calls that have none (2026-era connections)
 IMAGE_TYPES = ("image/png", "image/jpeg")  # what MCP image content carries
 
 
@@ -82,8 +82,8 @@ def build_server(gateway: Gateway) -> FastMCP:
         """Run Python in this session's sandboxed kernel: the lake is read-only at its real path, there is no
         network, and variables persist between calls. Returns stdout, the last expression's value and any error."""
         try:
-            result = await gateway.run_code(await _session_of(ctx, gateway), code, timeout_s)
-        except KernelUnavailable as exc:
+            result = await gateway.run_code(_session_of(ctx, gateway), code, timeout_s)
+        except (KernelUnavailable, SessionRefused) as exc:
             raise ToolError(str(exc)) from None
         return ToolResult(_content(result), result.model_dump(mode="json"))
 
@@ -131,19 +131,16 @@ def build_server(gateway: Gateway) -> FastMCP:
     return mcp
 
 
-async def _session_of(ctx: Context, gateway: Gateway) -> str:
+def _session_of(ctx: Context, gateway: Gateway) -> str:
     """The client session a call belongs to; its kernel stops when the session's connection closes.
 
-    A handshake-era connection (stdio, a streamable HTTP session) is a session. A 2026-era call
-    is stateless: it has no session, and such calls share one kernel.
+    Over stdio the gateway has one client. Over HTTP a handshake-era session is one; a 2026-era
+    call has no session, and cannot be told apart from another client's: it gets no kernel.
     """
-    connection = getattr(ctx.session, "_connection", None)  # mcp keeps it private; fastmcp reads it too
-    if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        return STATELESS
-    session = ctx.session_id
-    if not connection.state.get("lakeboard_kernel"):
-        connection.state["lakeboard_kernel"] = session
-        connection.exit_stack.push_async_callback(gateway.end_session, session)
+    session = client_session(ctx)
+    if session is None:
+        raise ToolError(NO_SESSION.format(what="kernel and its files"))
+    when_session_ends(ctx, session, gateway.end_session)
     return session
 
 

@@ -7,9 +7,10 @@ import logging
 import sys
 from pathlib import Path
 
+from common.private_files import keep_new_files_private
 from common.process_exit import exit_now
 from schemas.clusters import ClusterConfig
-from servers.http_security import add_http_arguments, http_settings, serve_http
+from common.http_security import add_http_arguments, http_settings, serve_http, token_file
 from servers.process import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
@@ -17,10 +18,11 @@ with quick_imports():
     from servers.file_agent.agent import FileAgent
     from servers.file_agent.analysis_store import AnalysisStore
     from servers.file_agent.server import build_server
-    from servers.stdio_transport import serve_stdio
+    from common.stdio_transport import serve_stdio
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_new_files_private()  # what it writes (analyses, notebooks, workdir files) is its owner's alone
     ap = argparse.ArgumentParser(prog="python -m servers.file_agent", description=__doc__)
     ap.add_argument("--config", required=True, type=Path, help="clusters.json written by `lakeboard index`")
     ap.add_argument("--cluster", required=True, help="name of the cluster this agent serves")
@@ -39,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     server = build_server(agent, AnalysisStore(args.config.parent))
     if args.transport == "http":
-        serve_http(server, http_settings(args))
+        settings = http_settings(args)
+        serve_http(server, settings, token_path=token_file("file_agent", settings.port, args.config.parent))
     else:
         serve_stdio(server)
     return 0

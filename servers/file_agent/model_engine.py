@@ -166,18 +166,18 @@ class ModelEngine:
         async with self._analysing:
             if self.analysis is not None:
                 return self.analysis
-            base = self._system(None)
+            system, known = self._system(), self._context(None)
             try:
-                chosen = await self._ask_json(model, "select", base, prompts.SELECT.format(limit=self.look_at),
+                chosen = await self._ask_json(model, "select", system,
+                                              prompts.step(known, prompts.SELECT.format(limit=self.look_at)),
                                               self._parse_selection)
             except MalformedReply as exc:
                 log.info("%s: default selection (%s)", self.agent.name, exc)
                 chosen = self._default_selection()
             if model.name and self.load(model.name):  # the model named itself: its analysis is stored
                 return self.analysis
-            text = await model.complete(
-                "analyse", base, prompts.ANALYSE.format(profiles=self._profiles(chosen)), max_tokens=self.max_tokens
-            )
+            prompt = prompts.step(known, prompts.ANALYSE.format(profiles=prompts.profiles_block(self._profiles(chosen))))
+            text = await model.complete("analyse", system, prompt, max_tokens=self.max_tokens)
             if not text.strip():
                 raise MalformedReply("the model wrote an empty analysis")
             self.analysis, self.looked_at, self.analysis_model = text.strip(), chosen, model.name
@@ -189,8 +189,9 @@ class ModelEngine:
     # -- step 3 ------------------------------------------------------------------------
     async def decide_with(self, model: Model, request: BlackboardRequest) -> HelpDecision:
         analysis = await self.analyse(model)
-        prompt = prompts.DECIDE.format(request=request.request, reason=prompts.reason_line(request.reason))
-        data = await self._ask_json(model, "decide", self._system(analysis), prompt, _parse_decision)
+        prompt = prompts.step(self._context(analysis), prompts.DECIDE.format(
+            request=request.request, reason=prompts.reason_line(request.reason)))
+        data = await self._ask_json(model, "decide", self._system(), prompt, _parse_decision)
         confidence = data["confidence"]
         if confidence is None:
             confidence = self._offline_score(request)
@@ -205,12 +206,12 @@ class ModelEngine:
         analysis = await self.analyse(model)
         matches = self.agent.engine.score(request.request)
         candidates = list(dict.fromkeys([m.path for m in matches[:6]] + self.looked_at))
-        prompt = prompts.RESPOND.format(
+        prompt = prompts.step(self._context(analysis), prompts.RESPOND.format(
             request=request.request,
             reason=prompts.reason_line(request.reason),
-            profiles=self._profiles(candidates),
-        )
-        data = await self._ask_json(model, "respond", self._system(analysis), prompt, self._parse_response)
+            profiles=prompts.profiles_block(self._profiles(candidates)),
+        ))
+        data = await self._ask_json(model, "respond", self._system(), prompt, self._parse_response)
         name = self.agent.name
         if not data["can_help"]:
             return FileAgentResponse(agent_name=name, can_help=False, reason=data["reason"] or "none of my files helps",
@@ -248,14 +249,19 @@ class ModelEngine:
             return parse(reply)
         except ValueError as exc:
             problem = str(exc)
-        retry = prompts.REASK.format(prompt=prompt, problem=problem, reply=reply[:2000] or "(empty)")
+        retry = prompts.REASK.format(prompt=prompt, problem=problem, reply=prompts.reply_block(reply[:2000] or "(empty)"))
         reply = await model.complete(f"{key}-again", system, retry, max_tokens=self.max_tokens)
         try:
             return parse(reply)
         except ValueError as exc:
             raise MalformedReply(f"the model's {key} reply was unusable twice ({exc})") from None
 
-    def _system(self, analysis: str | None) -> str:
+    def _system(self) -> str:
+        """The system prompt: the agent's role, and no lake text (that goes in `_context`)."""
+        return prompts.system(self.agent.name, self.agent.config.name, len(self.agent.profiles))
+
+    def _context(self, analysis: str | None) -> str:
+        """The partition's description, inventory and analysis: lake text, for the user's turn."""
         agent = self.agent
         inventory = []
         for p in list(agent.profiles.values())[: self.inventory_lines]:
@@ -263,8 +269,7 @@ class ModelEngine:
             inventory.append(f"- {p.path} ({p.format}, {p.size_bytes:,} bytes){state}: {_clip(p.summary or p.reason or '', 160)}")
         if len(agent.profiles) > self.inventory_lines:
             inventory.append(f"- ... and {len(agent.profiles) - self.inventory_lines} more files")
-        return prompts.system(agent.name, agent.config.name, agent.spec.description, "\n".join(inventory),
-                              len(agent.profiles), analysis)
+        return prompts.context(agent.spec.description, "\n".join(inventory), analysis)
 
     def _profiles(self, paths: list[str]) -> str:
         blocks, used = [], 0

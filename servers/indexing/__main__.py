@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 import time
 from pathlib import Path
 
+from common.child_processes import SAFE_FOLDER
+from common.code_text import printable
+from common.private_files import keep_new_files_private
+from servers.profiling.cache import CacheWriteError
 from servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
 
 
@@ -19,13 +25,45 @@ def _progress_printer():
         if done != total and now - last[0] < (0.1 if tty else 2.0):
             return
         last[0] = now
-        msg = f"profiling {done}/{total} files  {path[-60:]}"
+        msg = f"profiling {done}/{total} files  {printable(path[-60:])}"
         if tty:
             print("\r" + msg.ljust(100), end="" if done != total else "\n", file=sys.stderr, flush=True)
         else:
             print(msg, file=sys.stderr, flush=True)
 
     return show
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
+def _leave_current_folder(args: argparse.Namespace) -> None:
+    """Work from a safe folder: the current one may be the lake, and readers (and the libraries
+    they load) look for configuration files in it. Paths given relative to it are made absolute first."""
+    for name in ("lake", "out", "docs", "llm_config"):
+        value = getattr(args, name)
+        if value is not None:
+            setattr(args, name, Path(os.path.abspath(value.expanduser())))
+    os.chdir(SAFE_FOLDER)
+
+
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _sentence(exc: Exception, out: Path) -> str:
+    """The error as a sentence; a full disk says which file and what to do (not just "[Errno 28]")."""
+    if isinstance(exc, CacheWriteError) or not (isinstance(exc, OSError) and exc.errno in _DISK_FULL):
+        return str(exc)
+    where = exc.filename or out
+    return (f"the disk is full: cannot write {where} ({exc.strerror}); free some space there, or index into "
+            "a folder on another disk with --out DIR")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,8 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--llm-config", type=Path, help="LLM config file (TOML)")
     ap.add_argument("--no-analysis", action="store_true",
                     help="with a model, skip the file agents' analysis of their partitions (they analyse when they start)")
+    ap.add_argument("--time-budget", type=_seconds, metavar="SECONDS",
+                    help="stop profiling after this long from the start (default: no limit); the files left are "
+                         "listed as skipped with the reason, their profiles are made by the next index")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    keep_new_files_private()  # profiles hold samples of every file: owner-only, as all it writes
+    _leave_current_folder(args)
 
     from common.llm_settings import LLMConfigError, LLMSettings
     from servers.indexing import index_lake
@@ -57,23 +100,23 @@ def main(argv: list[str] | None = None) -> int:
         res = index_lake(
             args.lake, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
             docs=args.docs, search_backend=args.search_backend, workers=args.workers, progress=None if args.quiet else _progress_printer(),
-            model=model,
+            model=model, time_budget_s=args.time_budget,
         )
     except (PartitionError, NotADirectoryError, ValueError, OSError, LLMConfigError) as exc:
-        print(f"lakeboard index: {exc}", file=sys.stderr)
+        print(f"lakeboard index: {printable(_sentence(exc, args.out), 4000)}", file=sys.stderr)
         return 2
     print(f"indexed {res.n_files} files into {res.n_clusters} clusters in {res.seconds:.1f}s")
     if res.errors:
         print(f"{len(res.errors)} files are not usable as data (served with the reason):")
         for path, why in list(res.errors.items())[:20]:
-            print(f"  {path}: {why}")
+            print(f"  {printable(path, 500)}: {printable(why, 1000)}")
         if len(res.errors) > 20:
             print(f"  ... and {len(res.errors) - 20} more (see clusters.json)")
     if res.search_backend is None:
         print("no search agent: the lake has no documents folder (add one with --docs DIR, "
               "or --search-backend searxng|google|brave for web search)")
-    print(f"wrote {res.config_dir / 'clusters.json'}")
-    print(f"wrote {res.config_dir / 'servers.json'}  (mcpServers format: paste an entry into any MCP client)")
+    print(f"wrote {printable(res.config_dir / 'clusters.json', 4000)}")
+    print(f"wrote {printable(res.config_dir / 'servers.json', 4000)}  (mcpServers format: paste an entry into any MCP client)")
     if model is not None and not args.no_analysis:
         return _analyse(res.config_dir, model, quiet=args.quiet)
     return 0
@@ -92,14 +135,14 @@ def _analyse(config_dir: Path, model, *, quiet: bool) -> int:
 
     def show(done: int, total: int, name: str) -> None:
         if not quiet:
-            print(f"analysing partitions with {model.model}: {done}/{total} ({name})", file=sys.stderr, flush=True)
+            print(f"analysing partitions with {model.model}: {done}/{total} ({printable(name)})", file=sys.stderr, flush=True)
 
     result = analyse_partitions(config_dir, config, model, progress=show)
     reused = f", {len(result.reused)} kept from before" if result.reused else ""
     print(f"analysed {len(result.analysed)} partitions with {model.model}{reused}; "
           f"stored in {config_dir / 'analyses'}")
     for name, why in result.failed.items():
-        print(f"  {name}: not analysed ({why}); its file agent answers offline until it analyses on its own")
+        print(f"  {printable(name)}: not analysed ({printable(why, 1000)}); its file agent answers offline until it analyses on its own")
     return 0
 
 

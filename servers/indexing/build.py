@@ -58,6 +58,7 @@ def index_lake(
     workers: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     model: LLMSettings | None = None,
+    time_budget_s: float | None = None,
 ) -> IndexResult:
     from servers.profiling import profile_lake
     from servers.families import describe_families
@@ -80,8 +81,11 @@ def index_lake(
     _refuse_other_lake(config_dir, lake)
     docs = docs or find_docs_folder(lake)
     backend = search_backend_for(docs, search_backend)  # a bad choice fails before the long part
+    # Owner-only (profiles hold samples of every file), also a folder an older Lakeboard made.
+    config_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    config_dir.chmod(0o700)
     profile_dir = config_dir / "profiles"
-    profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress)
+    profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress, time_budget_s=time_budget_s)
     if not profiles:
         raise ValueError(f"the lake {str(lake)!r} holds no files")
     errors = {p.path: f"{p.status}: {p.reason}" for p in profiles if p.status != "ok"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -28,6 +29,7 @@ from common.atomic_files import write_text_atomic
 
 CURRENT = "current"
 SETS = "sets"
+_TEMPORARY_LINK = ".{name}.{pid}.link"  # made beside a link, then renamed over it
 
 
 def publish(config_dir: Path, files: dict[str, str]) -> Path:
@@ -35,6 +37,7 @@ def publish(config_dir: Path, files: dict[str, str]) -> Path:
     sets = config_dir / SETS
     sets.mkdir(parents=True, exist_ok=True)
     with _only_writer(sets / ".lock"):
+        _drop_stale_links(config_dir, [CURRENT, *files])
         if not (config_dir / CURRENT).is_symlink():
             _adopt_loose_files(config_dir, list(files))
         new = _write_set(sets, files)
@@ -76,7 +79,7 @@ def _point(link: Path, target: str) -> None:
     """Make `link` a symbolic link to `target`, replacing what was there in one rename."""
     if link.is_symlink() and os.readlink(link) == target:
         return
-    tmp = link.with_name(f".{link.name}.{os.getpid()}.link")
+    tmp = link.with_name(_TEMPORARY_LINK.format(name=link.name, pid=os.getpid()))
     tmp.unlink(missing_ok=True)
     os.symlink(target, tmp)
     try:
@@ -84,6 +87,18 @@ def _point(link: Path, target: str) -> None:
     except OSError:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _drop_stale_links(config_dir: Path, names: list[str]) -> None:
+    """Remove the temporary links (of these links' names) of an index killed between making one and renaming it.
+
+    Called under the writer's lock: no other index is between those two steps now, so every
+    one left is stale, whether its process is dead or its pid has been given to another.
+    """
+    pattern = re.compile(rf"\.(?:{'|'.join(map(re.escape, names))})\.[0-9]+\.link")
+    for entry in config_dir.iterdir():
+        if pattern.fullmatch(entry.name) and entry.is_symlink():
+            entry.unlink(missing_ok=True)
 
 
 def _sync_folder(folder: Path) -> None:

@@ -6,11 +6,11 @@ client's configuration starts the same server from anywhere.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from common.child_processes import python_module_command
 from schemas.clusters import ClusterConfig
-from servers.http_security import bearer_headers
+from common.http_security import bearer_headers
 from servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
 
 DOC_FOLDERS = ("docs", "doc", "documentation", "documents")
@@ -18,7 +18,9 @@ GATEWAY_MODULE = "host.gateway"  # the host's blackboard as one MCP server; the 
 
 
 def _entry(module: str, *args: str) -> dict:
-    return {"command": sys.executable, "args": ["-m", module, *args], "env": {"HF_HUB_OFFLINE": "1"}}
+    # -P: a client may start it from any folder, a lake's too, and nothing there may be imported.
+    command, *python_args = python_module_command(module, *args)
+    return {"command": command, "args": python_args, "env": {"HF_HUB_OFFLINE": "1"}}
 
 
 def http_entry(url: str, auth_token: str | None = None) -> dict:

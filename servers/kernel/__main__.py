@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import sys
 
+from common.private_files import keep_new_files_private
 from common.process_exit import exit_now
-from servers.http_security import serve_http
+from common.http_security import serve_http, token_file
 from servers.kernel.config import parse_args
 from servers.kernel.limits import limits_problem
 from servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
@@ -15,10 +16,11 @@ from servers.process import quick_imports
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():
     from servers.kernel.server import create_server
-    from servers.stdio_transport import serve_stdio
+    from common.stdio_transport import serve_stdio
 
 
 def main(argv: list[str] | None = None) -> int:
+    keep_new_files_private()  # what it writes (analyses, notebooks, workdir files) is its owner's alone
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     config, options = parse_args(argv)
     log = logging.getLogger("servers.kernel")
@@ -47,12 +49,12 @@ def main(argv: list[str] | None = None) -> int:
                   "without them (every result will say so).", file=sys.stderr)
             return 2
         log.warning("UNSAFE (--unsafe-no-limits): %s", problem)
-    server = create_server(config)
+    server = create_server(config, options.transport)
     log.info("lake %s (read-only), workdir %s", config.lake, config.workdir)
     if options.transport == "stdio":
         serve_stdio(server)
     else:
-        serve_http(server, options.http)
+        serve_http(server, options.http, token_path=token_file("kernel", options.http.port))
     return 0
 
 

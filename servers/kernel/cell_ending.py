@@ -69,6 +69,12 @@ def cell_error(
     if limits and ending.died is None and not ending.restart_requested:  # a limit ended the cell
         return _limit_error(limits[0], ending.finished, traceback), [f"Also, {_clause(b)}." for b in limits[1:]]
     if not ending.finished:
+        if ending.died is not None and any(b.limit == "workdir" and b.sandbox_stopped for b in breaches):
+            # Named for its cause: the next cell runs in a fresh kernel, and in a trimmed workdir.
+            return ExecutionError(
+                name=BREACH_ERRORS["workdir"],
+                value=f"The kernel was restarted because {ending.died}; all variables are lost.",
+            ), [f"Also, {_clause(b)}." for b in limits]
         return _restart_error(ending, timeout), [f"Also, {_clause(b)}." for b in limits]
     if ending.interrupted_for == "timeout":
         return ExecutionError(

@@ -10,12 +10,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from servers.http_security import HttpSettings, add_http_arguments, http_settings
+from common.http_security import HttpSettings, add_http_arguments, http_settings
 
 
 class KernelConfig(BaseModel):
     lake: Path = Field(description="lake folder, mounted read-only at the same absolute path")
-    workdir: Path = Field(description="the kernel's writable scratch directory and cwd")
+    workdir: Path = Field(description="the kernel's writable scratch directory and cwd (over HTTP: its sessions' parent)")
     memory_mb: int = Field(
         2048, ge=256, description="memory the sandbox's processes may hold together (and each one's address space)"
     )
@@ -24,6 +24,7 @@ class KernelConfig(BaseModel):
     )
     max_procs: int = Field(256, ge=16, description="processes and threads the sandbox may hold")
     workdir_mb: int = Field(1024, ge=1, description="disk space the workdir may take")
+    workdir_files: int = Field(10_000, ge=10, description="files, folders and links the workdir may hold")
     file_size_mb: int = Field(4096, ge=1, description="largest file the kernel may write")
     tmp_mb: int = Field(512, ge=16, description="size of the sandbox's in-memory /tmp")
     timeout_s: float = Field(120.0, gt=0, description="default wall-clock timeout of one cell")
@@ -34,6 +35,10 @@ class KernelConfig(BaseModel):
     cgroups: bool = Field(True, description="bound the sandbox with a cgroup where one can be created")
     cgroup_parent: Path | None = Field(None, description="create the sandbox's cgroup under this one")
     unsafe_no_limits: bool = Field(False, description="start even if some limit cannot be enforced")
+    max_kernels: int = Field(4, ge=1, description="over HTTP: kernels (one per client session) alive at once")
+    idle_timeout_s: float = Field(
+        1800.0, gt=0, description="over HTTP: a session's kernel unused this long is stopped (its variables are lost)"
+    )
 
     @field_validator("lake", "workdir")
     @classmethod
@@ -64,7 +69,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
     parser.add_argument("--lake", required=True, type=Path, help="lake folder (read-only inside the kernel)")
     parser.add_argument(
         "--workdir", type=Path, default=None,
-        help="writable scratch directory, the kernel's cwd (default: a new temporary directory)",
+        help="writable scratch directory, the kernel's cwd (default: a new temporary directory); over HTTP "
+             "each client session works in a new folder inside it, removed when the session ends",
     )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     add_http_arguments(parser, port=8765)
@@ -76,12 +82,18 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
     parser.add_argument("--max-procs", type=int, default=defaults["max_procs"].default,
                         help="processes and threads the sandbox may hold")
     parser.add_argument("--workdir-mb", type=int, default=defaults["workdir_mb"].default,
-                        help="disk space the workdir may take; a cell that grows it past this is stopped")
+                        help="disk space the workdir may take; past it the kernel restarts and the newest files go")
+    parser.add_argument("--workdir-files", type=int, default=defaults["workdir_files"].default,
+                        help="files, folders and links the workdir may hold; past it the kernel restarts")
     parser.add_argument("--file-size-mb", type=int, default=defaults["file_size_mb"].default)
     parser.add_argument("--tmp-mb", type=int, default=defaults["tmp_mb"].default)
     parser.add_argument("--timeout-s", type=float, default=defaults["timeout_s"].default,
                         help="default wall-clock timeout of one cell")
     parser.add_argument("--max-output-chars", type=int, default=defaults["max_output_chars"].default)
+    parser.add_argument("--max-kernels", type=int, default=defaults["max_kernels"].default,
+                        help="over HTTP, where each client session gets its own kernel: how many may be alive at once")
+    parser.add_argument("--idle-timeout-s", type=float, default=defaults["idle_timeout_s"].default,
+                        help="over HTTP: stop a session's kernel after this many seconds without a call")
     parser.add_argument(
         "--unsafe-no-sandbox", action="store_true",
         help="run the kernel without bubblewrap (full access to this machine); every result says so",
@@ -109,7 +121,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
     try:
         config = KernelConfig(
             lake=args.lake, workdir=workdir, memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
-            max_procs=args.max_procs, workdir_mb=args.workdir_mb, file_size_mb=args.file_size_mb,
+            max_procs=args.max_procs, workdir_mb=args.workdir_mb, workdir_files=args.workdir_files,
+            file_size_mb=args.file_size_mb, max_kernels=args.max_kernels, idle_timeout_s=args.idle_timeout_s,
             tmp_mb=args.tmp_mb, timeout_s=args.timeout_s, max_output_chars=args.max_output_chars,
             unsafe_no_sandbox=args.unsafe_no_sandbox, cgroups=not args.no_cgroup, cgroup_parent=args.cgroup_parent,
             unsafe_no_limits=args.unsafe_no_limits,

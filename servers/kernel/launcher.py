@@ -142,6 +142,16 @@ def install_bounded_output(flood_chars: int) -> None:
     globals()["BoundedOutStream"] = BoundedOutStream
 
 
+def drop_writable_imports() -> None:
+    """Leave the cwd (the workdir, which the kernel's code writes) and this file's folder off
+    sys.path, so a `pandas.py` written there is never imported in place of pandas.
+    PYTHONSAFEPATH does the same where Python knows it (3.11+)."""
+    import os
+
+    unsafe = {os.path.realpath(os.getcwd()), os.path.realpath(os.path.dirname(os.path.abspath(__file__)))}
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) not in unsafe]
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if "--" in argv:
@@ -157,6 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-flood-chars", type=int, required=True)
     args = parser.parse_args(own)
     apply_limits(args.memory_mb, args.cpu_seconds, args.max_procs, args.file_size_mb)
+    drop_writable_imports()
 
     # Start-up weight the kernel never uses (~0.5 s of imports): debugpy (the kernel's
     # debugger; no debug client can reach the sandbox) and jedi (tab completion). Marking

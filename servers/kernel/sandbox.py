@@ -122,6 +122,10 @@ def kernel_environment(config: KernelConfig) -> dict[str, str]:
         "IPYTHONDIR": f"{home}/.ipython",
         "MPLCONFIGDIR": f"{home}/.matplotlib",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # Nothing the kernel's code writes may become importable: neither its cwd (the
+        # workdir) nor a user site-packages under its HOME (the workdir when unsandboxed).
+        "PYTHONSAFEPATH": "1",
+        "PYTHONNOUSERSITE": "1",
         # Each glibc malloc arena reserves 64 MB of address space: with one per thread, a
         # few threads would use up the RLIMIT_AS budget without allocating anything.
         "MALLOC_ARENA_MAX": "2",
@@ -146,6 +150,7 @@ def launcher_args(config: KernelConfig) -> list[str]:
 
 KERNEL_OPTIONS = [
     "--HistoryManager.enabled=False",  # no sqlite history file, no extra thread
+    "--IPKernelApp.ignore_cwd=True",  # IPython would put the cwd (the workdir) on sys.path
     "--InteractiveShell.colors=NoColor",
     "--IPKernelApp.quiet=True",
 ]

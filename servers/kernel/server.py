@@ -9,7 +9,7 @@ import logging
 from pathlib import PurePath
 from typing import Annotated
 
-from fastmcp import FastMCP
+from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.lifespan import lifespan
 from fastmcp.tools.base import ToolResult
@@ -25,7 +25,8 @@ from schemas.execution import (
 )
 from servers.kernel.config import KernelConfig
 from servers.kernel.outputs import IMAGE_TYPES
-from servers.kernel.session import KernelSession, KernelStartError
+from servers.kernel.session import KernelStartError
+from servers.kernel.session_kernels import PROCESS, SessionKernels
 from servers.kernel.workdir_files import WorkdirPathError
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ log = logging.getLogger(__name__)
 INSTRUCTIONS = """\
 A Python (IPython) kernel with notebook semantics: variables persist between `execute` calls.
 The lake is mounted read-only at its real absolute path; the working directory (cwd) is the
-only writable place. There is no network. Each cell has a wall-clock timeout; long outputs are
+only writable place, and never an import path. There is no network. Each cell has a wall-clock timeout; long outputs are
 truncated. Read kernel://sandbox for the exact limits."""
 
 
@@ -68,16 +69,18 @@ def to_tool_result(result: ExecutionResult) -> ToolResult:
     return ToolResult(content=content, structured_content=result.model_dump(mode="json"))
 
 
-def create_server(config: KernelConfig) -> FastMCP:
-    session = KernelSession(config)
+def create_server(config: KernelConfig, transport: str = "stdio") -> FastMCP:
+    """The server; over HTTP each client session gets its own kernel and workdir."""
+    kernels = SessionKernels(config, per_session=transport != "stdio")
 
     @lifespan
     async def kernel_lifespan(server: FastMCP) -> object:
-        session.start_in_background()
+        if transport == "stdio":
+            kernels.open(PROCESS)  # the one client's kernel starts during the MCP handshake
         try:
-            yield {"kernel": session}
+            yield {"kernels": kernels}
         finally:
-            await session.shutdown()
+            await kernels.close()
 
     mcp = FastMCP("lakeboard-kernel", instructions=INSTRUCTIONS, lifespan=kernel_lifespan)
 
@@ -87,6 +90,7 @@ def create_server(config: KernelConfig) -> FastMCP:
     )
     async def execute(
         code: Annotated[str, Field(description="Python source of one cell (IPython syntax)")],
+        ctx: Context,
         timeout_s: Annotated[
             float | None,
             Field(gt=0, le=24 * 3600, description=f"wall-clock limit for this cell (default {config.timeout_s:g} s)"),
@@ -94,56 +98,69 @@ def create_server(config: KernelConfig) -> FastMCP:
     ) -> ToolResult:
         """Run a cell in the kernel; variables persist across calls. Returns stdout, stderr, the
         last expression's repr, rich displays (images as image content), and any error."""
-        return to_tool_result(await _guard(session.execute(code, timeout_s)))
+        async with kernels.use(ctx) as (session, note):
+            result = await _guard(session.execute(code, timeout_s))
+        if note is not None:
+            result.warning = " ".join(filter(None, [note, result.warning]))
+            result.restarted = True
+        return to_tool_result(result)
 
     @mcp.tool
-    async def interrupt() -> KernelActionResult:
+    async def interrupt(ctx: Context) -> KernelActionResult:
         """Interrupt the running cell (KeyboardInterrupt); variables are kept."""
-        return await _guard(session.interrupt())
+        async with kernels.use(ctx) as (session, _):
+            return await _guard(session.interrupt())
 
     @mcp.tool
-    async def restart() -> KernelActionResult:
+    async def restart(ctx: Context) -> KernelActionResult:
         """Restart the kernel: all variables are lost (the recorded notebook is kept)."""
-        return await _guard(session.restart())
+        async with kernels.use(ctx) as (session, _):
+            return await _guard(session.restart())
 
     @mcp.tool
-    async def variables() -> VariablesResult:
+    async def variables(ctx: Context) -> VariablesResult:
         """List the user's variables: name, type, shape or length, dtype and a short preview."""
-        try:
-            return await session.variables()
-        except (TimeoutError, RuntimeError) as exc:  # KernelStartError is a RuntimeError
-            raise ToolError(str(exc)) from exc
+        async with kernels.use(ctx) as (session, _):
+            try:
+                return await session.variables()
+            except (TimeoutError, RuntimeError) as exc:  # KernelStartError is a RuntimeError
+                raise ToolError(str(exc)) from exc
 
     @mcp.tool
     async def save_notebook(
         path: Annotated[str, Field(description="where to write the .ipynb, inside the workdir; relative paths are under it")],
+        ctx: Context,
     ) -> NotebookSaved:
         """Save every executed cell and its outputs so far as a Jupyter notebook (.ipynb)."""
         if PurePath(path).suffix != ".ipynb":
             raise ToolError(f"Give a file path ending in .ipynb (got {path!r}).")
-        try:
-            written = session.notebook.save(path, config.workdir, config.lake)
-        except WorkdirPathError as exc:
-            raise ToolError(str(exc)) from None
-        except OSError as exc:
-            raise ToolError(f"Cannot write the notebook {path!r}: {exc.strerror or exc}.") from None
-        return NotebookSaved(path=str(written), cells=session.notebook.cell_count,
-                             sandboxed=session.sandboxed, warning=session.warning)
+        async with kernels.use(ctx) as (session, _):
+            workdir = session.config.workdir
+            try:
+                written = session.notebook.save(path, workdir, config.lake)
+            except WorkdirPathError as exc:
+                raise ToolError(str(exc)) from None
+            except OSError as exc:
+                raise ToolError(f"Cannot write the notebook {path!r}: {exc.strerror or exc}.") from None
+            return NotebookSaved(path=str(written), cells=session.notebook.cell_count,
+                                 sandboxed=session.sandboxed, warning=session.warning)
 
     @mcp.resource("kernel://notebook.ipynb", mime_type="application/x-ipynb+json")
-    def notebook() -> str:
+    async def notebook(ctx: Context) -> str:
         """The session so far as a Jupyter notebook (nbformat 4)."""
-        return session.notebook.to_json()
+        async with kernels.use(ctx, resource=True) as (session, _):
+            return session.notebook.to_json()
 
     @mcp.resource("kernel://sandbox", mime_type="application/json")
-    async def sandbox() -> str:
+    async def sandbox(ctx: Context) -> str:
         """What the kernel may do: lake (read-only), workdir, network, limits."""
-        try:
-            await session.ready()  # how the process limit is enforced is known once started
-        except KernelStartError:
-            pass
-        policy: SandboxPolicy = session.policy()
-        return policy.model_dump_json(indent=1)
+        async with kernels.use(ctx, resource=True) as (session, _):
+            try:
+                await session.ready()  # how the process limit is enforced is known once started
+            except KernelStartError:
+                pass
+            policy: SandboxPolicy = session.policy()
+            return policy.model_dump_json(indent=1)
 
     return mcp
 

@@ -95,7 +95,8 @@ class KernelSession:
             sandboxed=self.sandboxed, mechanism="bubblewrap" if self.sandboxed else "none",
             lake=str(c.lake), workdir=str(c.workdir), network=not self.sandboxed,
             memory_mb=c.memory_mb, memory_limit=how.memory, cpu_seconds=c.cpu_seconds, cpu_limit=how.cpu,
-            max_procs=c.max_procs, process_limit=how.processes, workdir_mb=c.workdir_mb, workdir_limit=how.workdir,
+            max_procs=c.max_procs, process_limit=how.processes, workdir_mb=c.workdir_mb,
+            workdir_files=c.workdir_files, workdir_limit=how.workdir,
             file_size_mb=c.file_size_mb, tmp_mb=c.tmp_mb, timeout_s=c.timeout_s,
             max_output_chars=c.max_output_chars, warning=self.warning,
         )
@@ -123,6 +124,8 @@ class KernelSession:
     async def _first_start(self) -> float:
         async with self._life_lock:
             self._prepare()
+            if self._watchdog is not None:
+                await asyncio.to_thread(self._watchdog.measure_baseline)
             return await self._launch()
 
     def _prepare(self) -> None:
@@ -141,7 +144,7 @@ class KernelSession:
         connection_file = ipc / "kernel.json"
         layout = SandboxLayout(config=c, ipc_dir=ipc, connection_file=connection_file, etc_dir=state / "etc")
         layout.write_identity_files()
-        self._set_up_limits(writable=[c.workdir] if not self.sandboxed else [c.workdir, ipc])
+        self._set_up_limits(writable=[c.workdir] if not self.sandboxed else [c.workdir, ipc], keep=(connection_file,))
         spec_dir = state / "kernels" / KERNEL_NAME
         spec_dir.mkdir(parents=True)
         spec = {
@@ -168,7 +171,7 @@ class KernelSession:
             how.memory, how.processes, how.cpu, how.workdir, state,
         )
 
-    def _set_up_limits(self, writable: list[Path]) -> None:
+    def _set_up_limits(self, writable: list[Path], keep: tuple[Path, ...]) -> None:
         """A cgroup where one can be created, the watchdog for the rest."""
         c = self.config
         if c.cgroups:
@@ -179,7 +182,7 @@ class KernelSession:
         if self._unenforced is not None and not c.unsafe_no_limits:  # __main__ refused already
             raise KernelStartError(f"{self._unenforced} Pass --unsafe-no-limits to run without them.")
         if problem is None:
-            self._watchdog = Watchdog(c, self._enforcement, self._cgroup, self.sandboxed, writable)
+            self._watchdog = Watchdog(c, self._enforcement, self._cgroup, self.sandboxed, writable, keep)
             self._watchdog.start()
 
     def _launch_env(self) -> dict[str, str]:
@@ -193,6 +196,7 @@ class KernelSession:
         started = time.perf_counter()
         self._stop_client()
         if self._watchdog is not None:
+            await asyncio.to_thread(self._watchdog.settle)  # a check under way may be cleaning up the workdir
             self._watchdog.watch(None)
         if restart:
             # Unsandboxed, killing the kernel would leave its children behind.
@@ -360,14 +364,20 @@ class KernelSession:
         timeout = timeout_s if timeout_s is not None else self.config.timeout_s
         await self.ready()
         async with self._exec_lock:
+            if self._watchdog is not None:
+                await asyncio.to_thread(self._watchdog.check_now)
             notes = between_cells_notes(self._take_breaches())
             restarted = False
             if not await self._km.is_alive():
-                reason = self._death_reason()
+                stopped_for = await self._stop_reason()
+                reason = stopped_for or self._exit_reason()
                 await self._restart_locked(f"it had stopped: {reason}")
                 restarted = True
-                notes.append(f"The kernel had stopped ({reason}) and was restarted before this cell: "
-                             "earlier variables are lost.")
+                if stopped_for is not None:  # a limit passed between cells: said once, as the restart's cause
+                    notes.append(f"The kernel was restarted before this cell because {reason}; its variables are gone.")
+                else:
+                    notes.append(f"The kernel had stopped ({reason}) and was restarted before this cell: "
+                                 "earlier variables are lost.")
             self._cell_running = True
             self._restart_requested = False
             try:
@@ -384,7 +394,7 @@ class KernelSession:
         outputs = CellOutputs(self.config.max_output_chars)
         breaches: list[Breach] = []
         if self._watchdog is not None:
-            await asyncio.to_thread(self._watchdog.begin_cell)
+            self._watchdog.begin_cell()
         started = time.perf_counter()
         msg_id = kc.execute(code, silent=False, store_history=True, allow_stdin=False, stop_on_error=False)
         ending = await self._await_cell(kc, msg_id, outputs, timeout, breaches)
@@ -459,7 +469,7 @@ class KernelSession:
                 msg = await kc.iopub_channel.get_msg(timeout=max(0.0, min(deadline - now, LIVENESS_S)))
             except Empty:
                 if not await self._km.is_alive():
-                    return CellEnding(finished=False, interrupted_for=interrupted_for, died=self._death_reason())
+                    return CellEnding(finished=False, interrupted_for=interrupted_for, died=await self._death_reason())
                 continue
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue  # left over from an earlier, abandoned cell
@@ -476,10 +486,13 @@ class KernelSession:
     def _take_breaches(self) -> list[Breach]:
         return self._watchdog.take() if self._watchdog is not None else []
 
-    def _death_reason(self) -> str:
+    async def _death_reason(self) -> str:
         """Why the kernel's process is gone: a limit that stopped the sandbox, or its exit."""
-        stopped = self._watchdog.stop_reason() if self._watchdog is not None else None
-        return stopped or self._exit_reason()
+        return await self._stop_reason() or self._exit_reason()
+
+    async def _stop_reason(self) -> str | None:
+        """The limit that stopped the sandbox, if one did (the watchdog's check may be under way)."""
+        return await asyncio.to_thread(self._watchdog.stop_reason) if self._watchdog is not None else None
 
     def _interrupt_with_grace(self) -> float:
         """Interrupt the running cell; return when it must have stopped."""

@@ -8,9 +8,12 @@ tree from the server, in a thread, and acts on each limit the enforcement plan g
   stopped; if the kernel alone is still over, the whole sandbox is stopped;
 - CPU time (summed over the tree, finished children included): the whole sandbox is
   stopped, and the kernel restarts;
-- the size of the writable directories, while a cell runs: no cell may leave them larger
-  than the limit, or than they were when it started if that is more. The cell's other
-  processes are stopped.
+- the writable directories' disk space and number of entries, at all times (a thread or
+  a process a cell started may write long after the cell returned): past the limit, or
+  past what they held when the session started if that is more, the whole sandbox is
+  stopped (nothing less stops every writer), the newest entries are removed until they
+  are back under it, and the kernel restarts. A statvfs of their file system, costing
+  the same whatever they hold, tells between two walks whether they may have grown.
 It also reports the processes a cgroup's memory limit killed. Each event is a `Breach`;
 the session interrupts the cell and turns it into the cell's error.
 """
@@ -30,15 +33,16 @@ from servers.kernel.cgroup import SandboxCgroup
 from servers.kernel.config import KernelConfig
 from servers.kernel.limits import Enforcement
 from servers.kernel.processes import process_tree, stop_sandbox, stop_strays
-from servers.kernel.workdir_files import allocated_bytes
+from servers.kernel.workdir_usage import DiskUse, FileSystemUse, measure, trim
 
 log = logging.getLogger(__name__)
 
 MB = 1024 * 1024
 CELL_TICK_S = 0.1  # between measurements while a cell runs
 IDLE_TICK_S = 0.5  # between cells only the kernel's own threads can run
-DISK_TICK_S = 0.5
+DISK_TICK_S = 2.0  # between walks of the writable folders when nothing suggests they grew
 COST_SHARE = 20  # walking the workdir takes at most 1/COST_SHARE of the time: a big one is walked less often
+SUSPECT_SHARE = 2  # ... or 1/SUSPECT_SHARE when their file system grew past what they may hold
 
 LimitName = Literal["memory", "processes", "cpu", "workdir"]
 
@@ -113,13 +117,14 @@ def proportional_bytes(processes: list[psutil.Process]) -> int:
 class Watchdog:
     def __init__(
         self, config: KernelConfig, enforcement: Enforcement, cgroup: SandboxCgroup | None,
-        sandboxed: bool, writable: list[Path],
+        sandboxed: bool, writable: list[Path], keep: tuple[Path, ...] = (),
     ) -> None:
         self.config = config
         self.enforcement = enforcement
         self.cgroup = cgroup
         self.sandboxed = sandboxed
         self.writable = writable  # directories the kernel can write on the host's disk
+        self.keep = keep  # files in them the server needs (the connection file): never removed
         self._lock = threading.Lock()  # guards the fields the session reads
         self._checking = threading.Lock()  # held while measuring and acting
         self._wake = threading.Event()
@@ -130,8 +135,13 @@ class Watchdog:
         self._stop_reason: str | None = None  # why the watchdog stopped the current sandbox
         self._breaches: list[Breach] = []
         self._in_cell = False
-        self._disk_allowed = 0
-        self._disk_bytes: int | None = None
+        limit = DiskUse(config.workdir_mb * MB, config.workdir_files)
+        self._disk_limit = limit
+        self._disk_allowed: DiskUse | None = None  # set by measure_baseline()
+        self._disk_walked = DiskUse(0, 0)
+        self._fs_at_walk = FileSystemUse({})
+        self._walk_ended = 0.0
+        self._walk_s = 0.0
 
     # -- the session's side ---------------------------------------------------------------
     def start(self) -> None:
@@ -153,14 +163,26 @@ class Watchdog:
             self._kills_seen = self.cgroup.memory_kills() if self.cgroup is not None else 0
         self._wake.set()
 
-    def begin_cell(self) -> None:
-        """Blocking (it may walk the workdir): call from a worker thread."""
+    def measure_baseline(self) -> None:
+        """Blocking: what the writable folders hold before the first kernel starts. They may
+        keep that much if it is over the limit (the session's own files), never more."""
         with self._checking:
-            if self.enforcement.by_watchdog("workdir"):
-                if self._disk_bytes is None:
-                    self._disk_bytes = self._writable_bytes()
-                self._disk_allowed = max(self.config.workdir_mb * MB, self._disk_bytes)
-            self._in_cell = True
+            if not self.enforcement.by_watchdog("workdir"):
+                return
+            use = self._walk()
+            self._disk_allowed = DiskUse(max(self._disk_limit.bytes, use.bytes),
+                                         max(self._disk_limit.entries, use.entries))
+
+    def check_now(self) -> None:
+        """Blocking: look at the sandbox now, before a cell (a limit passed since the last
+        look, by a thread the last cell left, restarts the kernel before this cell runs)."""
+        with self._checking:
+            pid = self._pid
+            if pid is not None:
+                self._check(pid, disk=True)
+
+    def begin_cell(self) -> None:
+        self._in_cell = True
         self._wake.set()
 
     def end_cell(self) -> None:
@@ -170,7 +192,7 @@ class Watchdog:
             self._in_cell = False
             pid = self._pid
             if pid is not None:
-                self._check(pid, disk=self.enforcement.by_watchdog("workdir"), in_cell=False)
+                self._check(pid, disk=True)
 
     def take(self) -> list[Breach]:
         """The breaches since the last call."""
@@ -178,10 +200,17 @@ class Watchdog:
             taken, self._breaches = self._breaches, []
         return taken
 
+    def settle(self) -> None:
+        """Blocking: return once a check under way (which may be cleaning up after a sandbox
+        it stopped) is done."""
+        with self._checking:
+            pass
+
     def stop_reason(self) -> str | None:
-        """Why the current sandbox died, if a limit killed it (the watchdog, or a cgroup's
-        memory limit reached by the kernel itself)."""
-        with self._lock:
+        """Blocking: why the current sandbox died, if a limit killed it (the watchdog, or a
+        cgroup's memory limit reached by the kernel itself). Waits for a check under way,
+        which may be stopping it and cleaning up after it."""
+        with self._checking, self._lock:
             if self._stop_reason is not None:
                 return self._stop_reason
             kills_seen = self._kills_seen
@@ -191,7 +220,6 @@ class Watchdog:
 
     # -- the watchdog's thread ------------------------------------------------------------
     def _run(self) -> None:
-        next_disk = 0.0
         while not self._closing:
             tick = CELL_TICK_S if self._in_cell else IDLE_TICK_S
             self._wake.wait(tick)
@@ -200,18 +228,14 @@ class Watchdog:
             if self._closing or pid is None:
                 continue
             with self._checking:
-                disk = self._in_cell and self.enforcement.by_watchdog("workdir") and time.monotonic() >= next_disk
-                started = time.monotonic()
-                self._check(pid, disk=disk, in_cell=self._in_cell)
-                if disk:
-                    next_disk = time.monotonic() + max(DISK_TICK_S, COST_SHARE * (time.monotonic() - started))
+                self._check(pid, disk=True)
 
-    def _check(self, pid: int, disk: bool, in_cell: bool) -> None:
+    def _check(self, pid: int, disk: bool) -> None:
         """Measure and act; the caller holds `_checking`."""
         try:
             self._check_tree(pid)
             if disk:
-                self._check_disk(pid, stop=in_cell)
+                self._check_disk(pid)
         except Exception:  # noqa: BLE001 - the watchdog must outlive any one measurement
             log.exception("the watchdog could not measure the sandbox")
 
@@ -267,18 +291,53 @@ class Watchdog:
         stopped = f" ({killed} stopped by the system)" if killed else ""
         return f"the sandbox's processes together reached the memory limit of {self.config.memory_mb} MB{stopped}"
 
-    def _check_disk(self, pid: int, stop: bool) -> None:
-        size = self._writable_bytes()
-        self._disk_bytes = size
-        if size <= self._disk_allowed:
+    def _check_disk(self, pid: int) -> None:
+        """Walk the writable folders when it is time, or when their file system grew past
+        what they may hold; past it, stop the sandbox and remove the newest entries."""
+        allowed = self._disk_allowed
+        if allowed is None:
             return
-        self._disk_allowed = size  # reported once; the cell may not grow it further
-        stopped = stop_strays(pid, self.sandboxed) if stop else 0
-        reason = f"the workdir grew to {size / MB:.0f} MB, past its limit of {self.config.workdir_mb} MB"
-        self._record(pid, Breach("workdir", reason, stopped))
+        now = time.monotonic()
+        probe = FileSystemUse.of(self.writable)
+        estimate = self._disk_walked + probe.growth_since(self._fs_at_walk)
+        due = now >= self._walk_ended + max(DISK_TICK_S, COST_SHARE * self._walk_s)
+        suspect = not estimate.within(allowed) and now >= self._walk_ended + SUSPECT_SHARE * self._walk_s
+        if not (due or suspect):
+            return
+        use = self._walk(probe)
+        if use.within(allowed):
+            # What the user deletes cannot be written again past the limit.
+            self._disk_allowed = DiskUse(max(self._disk_limit.bytes, min(allowed.bytes, use.bytes)),
+                                         max(self._disk_limit.entries, min(allowed.entries, use.entries)))
+            return
+        reason = self._disk_reason(use, allowed)
+        self._stop_sandbox(pid, Breach("workdir", reason, sandbox_stopped=True))
+        removed = trim(self.writable, allowed, exclude=(self.config.lake,), keep=self.keep)
+        after = self._walk()
+        if removed:
+            with self._lock:
+                if self._pid == pid:
+                    self._stop_reason = (f"{reason}; the {removed} newest files and folders were removed "
+                                         "to bring it back under")
+        if not after.within(allowed):
+            log.warning("the workdir is still over its limit after removing %d entries: %s", removed, after)
 
-    def _writable_bytes(self) -> int:
-        return sum(allocated_bytes(folder, exclude=(self.config.lake,)) for folder in self.writable)
+    def _walk(self, probe: FileSystemUse | None = None) -> DiskUse:
+        started = time.monotonic()
+        probe = probe if probe is not None else FileSystemUse.of(self.writable)
+        use = measure(self.writable, exclude=(self.config.lake,))
+        self._disk_walked, self._fs_at_walk = use, probe
+        self._walk_ended = time.monotonic()
+        self._walk_s = self._walk_ended - started
+        return use
+
+    def _disk_reason(self, use: DiskUse, allowed: DiskUse) -> str:
+        over = []
+        if use.bytes > allowed.bytes:
+            over.append(f"{self.config.workdir_mb} MB (it reached {use.bytes / MB:.0f} MB)")
+        if use.entries > allowed.entries:
+            over.append(f"{self.config.workdir_files} files and folders (it held {use.entries})")
+        return f"its workdir passed its limit of {' and '.join(over)}"
 
     def _stop_sandbox(self, pid: int, breach: Breach) -> None:
         # Recorded first: the session may see the kernel die before this thread returns.

@@ -132,35 +132,3 @@ def _write_and_rename(dir_fd: int, name: str, text: str) -> None:
         raise
     os.fsync(dir_fd)
 
-
-def allocated_bytes(folder: Path, exclude: tuple[Path, ...] = ()) -> int:
-    """Disk space the files under `folder` take (allocated blocks, each inode once, no link
-    followed), leaving out the folders in `exclude` (the lake may be nested in the workdir)."""
-    seen: set[tuple[int, int]] = set()
-    for skipped in exclude:
-        try:
-            info = os.stat(skipped)
-            seen.add((info.st_dev, info.st_ino))
-        except OSError:
-            pass
-    total = 0
-    pending = [str(folder)]
-    while pending:
-        try:
-            entries = os.scandir(pending.pop())
-        except OSError:  # removed meanwhile, or unreadable
-            continue
-        with entries:
-            for entry in entries:
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                key = (info.st_dev, info.st_ino)
-                if key in seen:
-                    continue
-                seen.add(key)
-                total += info.st_blocks * 512
-                if stat.S_ISDIR(info.st_mode):
-                    pending.append(entry.path)
-    return total

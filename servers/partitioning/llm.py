@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 
+from common.code_text import comment_text
 from common.json_replies import extract_json_object
+from common.prompt_data import data_block
 from schemas.clusters import ClusterSpec
 from schemas.profiles import FileProfile
 from servers.model_client import ModelUnavailable, ServerModel
 from servers.partitioning.base import PartitionError, describe, slug, unique_names
 
 SYSTEM = "You organise the files of a data lake into clusters of related files. You answer with JSON only."
-PROMPT = """Here are the files of a data lake, one relative path per line:
-
+PROMPT = """Here are the files of a data lake, one relative path per line (a path with unusual characters is
+written as a JSON string):
 {files}
 
 Group these files into clusters of related files, so that each cluster can be handed to one
@@ -22,6 +25,12 @@ than {max_files} files.{count}
 Answer with a JSON object in this format: {{"clusters": [{{"name": "short-name", "files": ["path", ...],
 "description": "what these files contain", "reason": "why they belong together"}}]}}.
 Every file must appear in exactly one cluster."""
+
+
+def path_line(path: str) -> str:
+    """A lake path on one line of the prompt: as it is when plain, else as a JSON string (exact, one line)."""
+    plain = comment_text(path, len(path) + 1) == path and not path.startswith('"')
+    return path if plain else json.dumps(path)
 
 
 def files_named(named: object, paths: list[str]) -> list[str]:
@@ -58,7 +67,8 @@ class LLMStrategy:
             )
         paths = sorted(p.path for p in profiles)
         count = f" Make {self.n_clusters} clusters." if self.n_clusters else ""
-        prompt = PROMPT.format(files="\n".join(paths), max_files=self.max_files, count=count)
+        listing = data_block("\n".join(path_line(p) for p in paths))  # lake text: data, fenced
+        prompt = PROMPT.format(files=listing, max_files=self.max_files, count=count)
         try:
             reply = extract_json_object(self.model.complete(SYSTEM, prompt))
         except (ModelUnavailable, ValueError) as exc:

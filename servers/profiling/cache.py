@@ -11,6 +11,7 @@ and backup tools skip it.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
@@ -51,6 +52,13 @@ _BATCH_S = 1.0  # longest a batch's transaction stays open
 _IN_CHUNK = 500  # paths per `in (...)` query, well below SQLite's parameter limit
 
 
+class CacheWriteError(OSError):
+    """The profile cache cannot be written (a full disk, a read-only folder); the message says what to do."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
 class ProfileCache:
     """A folder holding cached profiles. Safe to share between threads and processes."""
 
@@ -80,7 +88,7 @@ class ProfileCache:
             self._con = _open(self.db)
         except sqlite3.DatabaseError as e:
             if getattr(e, "sqlite_errorcode", None) not in _DAMAGED:
-                raise  # locked, unreadable, disk full: not a reason to drop the cache
+                raise self._write_failed(e) from e  # locked, unreadable, disk full: not a reason to drop the cache
             aside = self.db.with_name(f"{DB_NAME}.damaged")
             log.warning("profile cache %s is damaged (%s); moved to %s, starting afresh", self.db, e, aside.name)
             os.replace(self.db, aside)
@@ -170,10 +178,13 @@ class ProfileCache:
         with self._lock:
             con = self._connection(create=True)
             assert con is not None
-            if self._batching and self._open_since is None:
-                con.execute("begin")
-                self._open_since = time.monotonic()
-            con.execute("insert or replace into profiles values (?, ?, ?, ?, ?, ?)", row)
+            try:
+                if self._batching and self._open_since is None:
+                    con.execute("begin")
+                    self._open_since = time.monotonic()
+                con.execute("insert or replace into profiles values (?, ?, ?, ?, ?, ?)", row)
+            except sqlite3.Error as e:
+                raise self._write_failed(e) from e
             if self._open_since is not None and time.monotonic() - self._open_since >= _BATCH_S:
                 self._commit()
 
@@ -188,15 +199,40 @@ class ProfileCache:
         self._batching = True
         try:
             yield
-        finally:
+        except BaseException:
             with self._lock:
                 self._batching = False
-                self._commit()
+                try:
+                    self._commit()
+                except OSError as e:  # the error on its way out says what went wrong first
+                    log.warning("%s", e)
+            raise
+        with self._lock:
+            self._batching = False
+            self._commit()
 
     def _commit(self) -> None:
-        if self._open_since is not None and self._con is not None:
-            self._con.execute("commit")
-        self._open_since = None
+        """Commit the batch's open transaction, if SQLite still has one (a failed write may have rolled it back)."""
+        con, self._open_since = self._con, None
+        if con is None or not con.in_transaction:
+            return
+        try:
+            con.execute("commit")
+        except sqlite3.Error as e:
+            try:
+                con.execute("rollback")  # a commit that failed leaves its transaction open
+            except sqlite3.Error:
+                pass
+            raise self._write_failed(e) from e
+
+    def _write_failed(self, e: sqlite3.Error) -> CacheWriteError:
+        """A write that failed, as one sentence a user can act on (not SQLite's own words alone)."""
+        # SQLite says "disk I/O error" for some writes that found the disk full (mapping its -shm file).
+        if getattr(e, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or _no_room(self.dir):
+            return CacheWriteError(errno.ENOSPC, f"the disk is full: cannot write the profile cache {self.db} "
+                                   f"({e}); free some space there, or index into a folder on another disk")
+        return CacheWriteError(errno.EIO, f"cannot write the profile cache {self.db} ({e}); check that its "
+                               "folder is writable and its disk has room, or delete the folder (it is rebuilt)")
 
     def prune(self, keep_relpaths: set[str]) -> int:
         """Drop entries for files not in `keep_relpaths`; returns how many were dropped."""
@@ -205,10 +241,22 @@ class ProfileCache:
             with self._lock:
                 con = self._connection(create=True)
                 assert con is not None
-                with con:  # one transaction: committed, or rolled back on an error
-                    con.execute("begin")
-                    con.executemany("delete from profiles where path = ?", gone)
+                try:
+                    with con:  # one transaction: committed, or rolled back on an error
+                        con.execute("begin")
+                        con.executemany("delete from profiles where path = ?", gone)
+                except sqlite3.Error as e:
+                    raise self._write_failed(e) from e
         return len(gone)
+
+
+def _no_room(folder: Path) -> bool:
+    """Whether the file system of `folder` has no block or no inode left for new data."""
+    try:
+        fs = os.statvfs(folder)
+    except OSError:
+        return False
+    return fs.f_bavail == 0 or (fs.f_files > 0 and fs.f_favail == 0)
 
 
 def _open(db: Path) -> sqlite3.Connection:

@@ -35,6 +35,9 @@ HEAD_ROWS = 20  # first rows kept in order: a profile's sample rows
 # Rows a reader types and profiles: the first ones and a spread of the rest. Profiling time
 # grows with it; 200 keep nearly every value of category-like columns on the evaluation lakes.
 STATS_ROWS = 200
+# Columns a table's profile describes (and its loader reads): a profile of a million columns
+# would be hundreds of megabytes that no agent can read. The rest are left out with a note.
+MAX_COLUMNS = 1000
 _MAX_VALUE_CHARS = 80
 _MAX_CELL_CHARS = 200
 

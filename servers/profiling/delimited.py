@@ -9,6 +9,8 @@ big files); row counts of big files are estimated from bytes.
 from __future__ import annotations
 
 import csv
+import dataclasses
+import gzip
 import io
 import re
 from bisect import bisect_left
@@ -20,6 +22,7 @@ from typing import Any
 from schemas.profiles import FileProfile, TableProfile
 from servers.profiling.column_stats import (
     HEAD_ROWS,
+    MAX_COLUMNS,
     PANDAS_NA,
     STATS_ROWS,
     parse_text_column,
@@ -33,6 +36,11 @@ from servers.profiling.text_lines import TextLines
 from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
+# Lines wider than the head a profile reads (a table of ~100,000 columns or more): the first
+# bytes of each line are kept, up to a bound on what is kept and on what is read.
+WIDE_LINE_BYTES = 64 << 10
+WIDE_KEEP_BYTES = 4 << 20
+WIDE_SCAN_BYTES = 64 << 20
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
 _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
@@ -215,6 +223,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.status, prof.kind = "empty", "table"
         prof.reason = "the file holds only whitespace"
         return
+    if not sample.complete and text.count("\n") < 3 and _profile_wide(path, prof, sample):
+        return  # the head holds fewer than three whole lines: lines wider than it
     lines = TextLines(text)
     if aligned_first and fixed_width.profile_lines(path, prof, sample, list(lines)):
         return
@@ -231,6 +241,77 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
             documents.profile_plain_text(path, prof, sample, fmt="text")
             return
     profile_delimited(path, prof, sample, lines, delim, text if text.endswith("\n") else text + "\n")
+
+
+def _profile_wide(path: Path, prof: FileProfile, sample: TextSample) -> bool:
+    """A delimited table whose lines are wider than the head: its first `MAX_COLUMNS` columns.
+
+    Each line's first `WIDE_LINE_BYTES` are read (the rest of the line is skipped, never kept),
+    cut after its last whole field; the profile and the loader keep the same first columns, and a
+    note says the rest were left out. False when the lines do not split like a table's.
+    """
+    if sample.encoding.startswith(("utf-16", "utf-32")):
+        return False  # a line end is not one byte: these files are rare enough
+    delim = max(_DELIMITERS, key=sample.text.count)
+    if sample.text.count(delim) < 2:
+        return False
+    heads, whole = _line_heads(path, sample)
+    lines = [_first_fields(head, delim, cut) for head, cut in heads]
+    if sum(line.count(delim) > 0 for line in lines[:3]) < 2:
+        return False  # not a header and a row: one long line of text, say
+    text = "\n".join(lines) + "\n"
+    narrow = dataclasses.replace(sample, text=text, complete=whole, tail=None)
+    profile_delimited(path, prof, narrow, TextLines(text), delim, text)
+    for tp in prof.tables:
+        tp.options.setdefault("usecols", list(range(len(tp.columns))))
+        tp.notes.append(
+            f"its lines are longer than profiling reads ({WIDE_LINE_BYTES:,} bytes of each): the profile and "
+            f"the loader keep its first {len(tp.columns):,} columns (widen usecols to read others)")
+        if not tp.n_rows_exact:
+            tp.n_rows = None  # an estimate from the kept bytes would be wrong
+    return True
+
+
+def _line_heads(path: Path, sample: TextSample) -> tuple[list[tuple[str, bool]], bool]:
+    """The file's first lines, each as (its first `WIDE_LINE_BYTES` decoded, whether it was cut),
+    and whether the whole file was read. Bounded by `WIDE_KEEP_BYTES` kept and `WIDE_SCAN_BYTES` read."""
+    heads: list[tuple[str, bool]] = []
+    kept = scanned = 0
+    encoding = sample.encoding  # "utf-8-sig" drops the BOM of the first line; later lines have none
+    with (gzip.open(path, "rb") if sample.compression == "gzip" else open(path, "rb")) as f:
+        while kept < WIDE_KEEP_BYTES and scanned < WIDE_SCAN_BYTES:
+            head = f.readline(WIDE_LINE_BYTES)
+            if not head:
+                return heads, True
+            scanned += len(head)
+            cut = len(head) >= WIDE_LINE_BYTES and not head.endswith(b"\n")
+            while cut and scanned < WIDE_SCAN_BYTES:  # skip the rest of the line, in bounded reads
+                rest = f.readline(1 << 20)
+                scanned += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            kept += len(head)
+            heads.append((head.rstrip(b"\r\n").decode(encoding, errors="replace"), cut))
+            encoding = sample.encoding.removesuffix("-sig")
+    return heads, False
+
+
+def _first_fields(line: str, delim: str, cut: bool) -> str:
+    """`line` with at most `MAX_COLUMNS` fields; a line `cut` short loses its last, partial field."""
+    if '"' in line:
+        try:
+            fields = next(csv.reader([line], delimiter=delim), [])
+        except csv.Error:
+            fields = line.split(delim)
+        if cut and fields:
+            fields.pop()
+        out = io.StringIO()
+        csv.writer(out, delimiter=delim, lineterminator="").writerow(fields[:MAX_COLUMNS])
+        return out.getvalue()
+    fields = line.split(delim, MAX_COLUMNS + 1)
+    if cut and len(fields) <= MAX_COLUMNS + 1:
+        fields.pop()
+    return delim.join(fields[:MAX_COLUMNS])
 
 
 def _looks_like_list(lines: TextLines) -> bool:
@@ -495,6 +576,11 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
             opts["on_bad_lines"] = "skip"
             tp.notes.append("some lines have more fields than the first; the loader skips them")
     positions = list(usecols) if usecols else list(range(len(names)))
+    if len(positions) > MAX_COLUMNS:
+        tp.notes.append(f"the table has {len(positions):,} columns: the profile and the loader keep the first "
+                        f"{MAX_COLUMNS:,} (widen usecols to read others)")
+        positions = positions[:MAX_COLUMNS]
+        opts["usecols"] = positions
     na = PANDAS_NA | frozenset(str(v) for v in opts.get("na_values", []))
     thousands, decimal = opts.get("thousands"), opts.get("decimal", ".")
     # Transpose in C: short rows are padded with None, as pandas pads them with NaN.

@@ -8,13 +8,17 @@ import os
 import time
 from pathlib import Path
 
+from common.bounded_reads import FileRefused
 from common.code_text import comment
+from common.lake_files import PinnedFiles, open_lake_file
 from schemas.profiles import FileProfile
 from servers.profiling.column_stats import value_text
 from servers.profiling.detect import SHAPEFILE_SIDECARS, _EXTENSION_FORMATS, Detection, detect
 from servers.profiling.loader_code import loader_code
 
 log = logging.getLogger(__name__)
+
+_MAX_COMPANIONS = 32  # files beside a geodata file that a reader may open with it
 
 _READERS = frozenset(
     "delimited excel json_files parquet arrays cdf geo html documents images fallback".split()
@@ -43,13 +47,38 @@ def _sidecar_of(path: Path) -> Path | None:
     return None
 
 
+def _companions(path: Path) -> list[str]:
+    """Files a geodata reader opens beside `path` (a shapefile's .shx, .dbf, .prj...): same stem, another extension."""
+    stem = path.stem.lower() + "."
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return sorted(n for n in names if n != path.name and n.lower().startswith(stem))[:_MAX_COMPANIONS]
+
+
+def _lake_and_rel(path: Path, root: Path) -> tuple[Path, str]:
+    """The lake `path` is opened in and its path there: `root` when it holds `path`, else its own folder."""
+    try:
+        return root, path.relative_to(root).as_posix()
+    except ValueError:
+        return path.parent, path.name
+
+
 def profile_file(path: Path, root: Path) -> FileProfile:
-    """What `path` holds and how to load it. Problems become status/reason, never exceptions."""
+    """What `path` holds and how to load it. Problems become status/reason, never exceptions.
+
+    The file is opened once, as the lake's rules allow (`common.lake_files.open_lake_file`),
+    and every reader reads that opened file: a file or folder replaced by a link after the walk
+    is refused, never read through the link.
+    """
     t0 = time.perf_counter()
     path, root = Path(path), Path(root)
     prof = FileProfile(path=relative_posix(path, root), format="unknown")
+    pinned = PinnedFiles()
     try:
-        _profile_into(path, prof)
+        with pinned:
+            _profile_into(path, root, prof, pinned)
     except MemoryError:
         prof.status, prof.reason = "too_large", "the reader ran out of memory on this file"
         prof.tables, prof.arrays = [], []
@@ -58,6 +87,8 @@ def profile_file(path: Path, root: Path) -> FileProfile:
         prof.status = "unreadable"
         prof.reason = f"could not read it as {prof.format}: {type(e).__name__}: {value_text(str(e), 300)}"
         prof.tables, prof.arrays = [], []
+    if pinned.folder is not None and prof.reason:  # readers' messages name the file as the lake does
+        prof.reason = prof.reason.replace(pinned.folder, str(path.parent))
     if prof.status != "ok" and not prof.summary:
         prof.summary = f"{prof.format} file, not usable as data: {prof.reason}"
     try:
@@ -68,12 +99,18 @@ def profile_file(path: Path, root: Path) -> FileProfile:
     return prof
 
 
-def _profile_into(path: Path, prof: FileProfile) -> None:
+def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles) -> None:
+    lake, rel = _lake_and_rel(path, root)
     try:
-        st = os.stat(path)
+        fd = open_lake_file(lake, rel)
+    except FileRefused as e:
+        prof.status, prof.reason, prof.summary = "skipped", f"not opened: {e}", f"not data: {e}"
+        return
     except OSError as e:
         prof.status, prof.reason = "unreadable", f"cannot open the file: {e.strerror or e}"
         return
+    source = pinned.add(path.name, fd) or path  # what the readers open: this very file
+    st = os.fstat(fd)
     prof.size_bytes, prof.mtime_ns = st.st_size, st.st_mtime_ns
     ext_fmt = _EXTENSION_FORMATS.get(path.suffix.lower())
     if ext_fmt:
@@ -89,22 +126,34 @@ def _profile_into(path: Path, prof: FileProfile) -> None:
         prof.summary = f"shapefile component ({path.suffix}) of {shp.name}"
         return
     try:
-        with open(path, "rb") as f:
-            head = f.read(8192)
+        head = os.pread(fd, 8192, 0)
     except OSError as e:
         prof.status, prof.reason = "unreadable", f"cannot read the file: {e.strerror or e}"
         return
-    det = detect(path, head)
+    det = detect(source, head)
     prof.format = det.format
     if det.compression:
         prof.attributes["compression"] = det.compression
     if det.reader not in _READERS:
         det = Detection("unknown", "fallback")
+    if det.reader == "geo" and source != path:
+        _pin_companions(path, lake, rel, pinned)
     reader = importlib.import_module(f"servers.profiling.{det.reader}")
-    reader.profile(path, prof, det)
+    reader.profile(source, prof, det)
     if det.note:
         prof.attributes["note"] = det.note
         if prof.status == "ok":
             prof.summary = f"{prof.summary} [{det.note}]"
         elif prof.reason and det.note not in prof.reason:
             prof.reason = f"{prof.reason} ({det.note})"
+
+
+def _pin_companions(path: Path, lake: Path, rel: str, pinned: PinnedFiles) -> None:
+    """Pin the files a geodata reader opens beside `path`, each opened by the lake's rules like the file."""
+    folder = rel.rpartition("/")[0]
+    for name in _companions(path):
+        try:
+            fd = open_lake_file(lake, f"{folder}/{name}" if folder else name)
+        except (FileRefused, OSError):
+            continue  # not beside it for the reader, which says what it misses
+        pinned.add(name, fd)

@@ -426,7 +426,7 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
     if cur is not None:
         cur.footnote_rows.extend(pending)
         blocks.append(cur)
-    if not complete:
+    if not complete and blocks:
         # The source goes on past the rows seen: the last table's end is not known here.
         blocks[-1].data_end = None
         blocks[-1].footnote_rows = []

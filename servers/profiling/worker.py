@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
+from common.lake_files import remove_pin_folders
 from servers.profiling.profile import profile_file
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # workers are the parallelism: no thread pools inside (OpenBLAS)
@@ -47,15 +48,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def serve(root: Path, requests: BinaryIO, answers: BinaryIO) -> None:
     """Answer requests until they end: 'ready' once the readers are loaded, then one profile per path."""
-    _warm_up()
-    answers.write(b"ready\n")  # imports done: time bounds start now
-    for line in requests:
-        line = line.strip()
-        if not line:
-            continue
-        rel = json.loads(line)
-        prof = profile_file(root / rel, root)
-        answers.write(prof.model_dump_json().encode("utf-8") + b"\n")
+    try:
+        _warm_up()
+        answers.write(b"ready\n")  # imports done: time bounds start now
+        for line in requests:
+            line = line.strip()
+            if not line:
+                continue
+            rel = json.loads(line)
+            prof = profile_file(root / rel, root)
+            answers.write(prof.model_dump_json().encode("utf-8") + b"\n")
+    finally:
+        remove_pin_folders()  # a forked worker leaves with os._exit: no atexit runs
 
 
 def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
+from common.child_processes import inheritable_environment, python_module_command
 from servers.profiling.worker import ONE_THREAD
 
 log = logging.getLogger(__name__)
@@ -157,13 +158,13 @@ class WorkerPool:
 
     def _start_subprocess(self) -> _Worker:
         read_fd, write_fd = os.pipe()
-        env = dict(os.environ)
+        env = inheritable_environment(os.environ)  # workers read hostile files: no token of the host's
         env["PYTHONPATH"] = os.pathsep.join([str(_PROJECT_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
         env["LAKEBOARD_PROFILE_FD"] = str(write_fd)
         for name, value in ONE_THREAD.items():
             env.setdefault(name, value)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "servers.profiling.worker", self.root],
+            python_module_command("servers.profiling.worker", self.root),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -209,12 +210,18 @@ class WorkerPool:
         except (BrokenPipeError, OSError, ValueError):
             return False
 
-    def run(self, relpaths: Iterable[str]) -> Iterator[Outcome]:
-        """Profile every relative path; outcomes arrive in completion order."""
+    def run(self, relpaths: Iterable[str], stop_at: float | None = None) -> Iterator[Outcome]:
+        """Profile every relative path; outcomes arrive in completion order.
+
+        At `stop_at` (time.monotonic) the workers are stopped, and the paths without an
+        outcome have none.
+        """
         pending = deque(relpaths)
         last_rss_check = 0.0
         try:
             while pending or any(w.tasks for w in self._workers):
+                if stop_at is not None and time.monotonic() >= stop_at:
+                    return
                 idle = sum(1 for w in self._workers if not w.tasks)
                 while idle < len(pending) and len(self._workers) < self.n:
                     self._workers.append(self._spawn())
@@ -232,7 +239,7 @@ class WorkerPool:
                 if not busy:
                     continue
                 now = time.monotonic()
-                deadline = min(self._deadline(w) for w in busy)
+                deadline = min([self._deadline(w) for w in busy] + ([stop_at] if stop_at is not None else []))
                 events = self._selector.select(timeout=max(0.0, min(deadline - now, 0.5)))
                 for key, _ in events:
                     w = key.data

@@ -6,18 +6,20 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from common.private_files import keep_new_files_private
 from common.process_exit import exit_now
-from servers.http_security import http_settings, serve_http
+from common.http_security import http_settings, serve_http, token_file
 from servers.process import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():
     from servers.search_agent.server import build_server
     from servers.search_agent.settings import settings_from_argv
-    from servers.stdio_transport import serve_stdio
+    from common.stdio_transport import serve_stdio
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    keep_new_files_private()  # what it writes (analyses, notebooks, workdir files) is its owner's alone
     settings, args = settings_from_argv(argv)
     # stdout is the MCP channel over stdio: logs go to stderr.
     logging.basicConfig(stream=sys.stderr, level=args.log_level,
@@ -34,7 +36,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.transport == "stdio":
         serve_stdio(server)
     else:
-        serve_http(server, http_settings(args), log_level=args.log_level.lower())
+        http = http_settings(args)
+        serve_http(server, http, token_path=token_file("search_agent", http.port), log_level=args.log_level.lower())
 
 
 if __name__ == "__main__":

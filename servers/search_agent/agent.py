@@ -37,6 +37,7 @@ from servers.search_agent.prompts import (
     SYSTEM,
     as_confidence,
     format_documents,
+    format_findings,
     parse_json_object,
 )
 from servers.search_agent.ranking import PassageRanker, content_words, covers
@@ -221,7 +222,7 @@ class SearchAgent:
                 findings, numbered = _findings(request, ranker, pages)
                 prompt = NEXT_STEP.format(
                     request=request.request, reason=request.reason or "-", queries="; ".join(queries),
-                    findings=findings or "(nothing found)", round=round_number, rounds=rounds,
+                    findings=format_findings(findings), round=round_number, rounds=rounds,
                     final_note=FINAL_NOTE if round_number == rounds else "",
                 )
                 model, step = await _ask(model, f"round-{round_number}", prompt, system)

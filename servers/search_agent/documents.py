@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from pydantic import BaseModel, Field
+
+from common.bounded_reads import FileRefused, read_regular_file
 
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
 PDF_SUFFIXES = {".pdf"}
 DOCUMENT_SUFFIXES = HTML_SUFFIXES | TEXT_SUFFIXES | PDF_SUFFIXES
+MAX_DOCUMENT_BYTES = 50_000_000  # counted as read, not as the file's size claims
 
 # Elements whose text is never content, in documents or in fetched pages.
 _NOISE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "form", "button")
@@ -148,13 +151,13 @@ def _unwrap(text: str) -> str:
     return "\n".join(out)
 
 
-def pdf_text(source: Path | bytes, name: str) -> tuple[str, str]:
-    """Return (metadata title, text) of a PDF file or its bytes; `name` says which in errors."""
+def pdf_text(source: bytes, name: str) -> tuple[str, str]:
+    """Return (metadata title, text) of a PDF's bytes; `name` says which in errors."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(io.BytesIO(source) if isinstance(source, bytes) else str(source))
+        reader = PdfReader(io.BytesIO(source))
         pages = [page.extract_text() or "" for page in reader.pages]
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, OSError, ValueError, KeyError) as exc:
@@ -162,28 +165,31 @@ def pdf_text(source: Path | bytes, name: str) -> tuple[str, str]:
     return meta_title.strip(), normalize_text("\n\n".join(pages))
 
 
-def pdf_to_text(path: Path) -> tuple[str, str]:
-    """Return (title, text) of a PDF, one paragraph block per extracted page paragraph."""
-    meta_title, text = pdf_text(path, str(path))
-    title = meta_title or next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return title[:200], text
-
-
 def read_document(path: Path) -> DocumentText:
-    """Extract the text of one local document, by its file suffix."""
-    suffix = path.suffix.lower()
+    """Extract the text of one document file: a regular file of at most MAX_DOCUMENT_BYTES."""
+    try:
+        data = read_regular_file(path, MAX_DOCUMENT_BYTES)
+    except FileRefused as exc:
+        raise UnreadableDocument(f"{path} is not read: {exc}.") from exc
+    return parse_document(data, path.name)
+
+
+def parse_document(data: bytes, name: str) -> DocumentText:
+    """Extract the text of a document's bytes, by the suffix of its file `name`."""
+    suffix = PurePath(name).suffix.lower()
     if suffix in HTML_SUFFIXES:
-        title, text = html_to_text(path.read_bytes())
+        title, text = html_to_text(data)
         kind = "html"
     elif suffix in PDF_SUFFIXES:
-        title, text = pdf_to_text(path)
+        meta_title, text = pdf_text(data, name)
+        title = (meta_title or next((line.strip() for line in text.splitlines() if line.strip()), ""))[:200]
         kind = "pdf"
     elif suffix in TEXT_SUFFIXES:
-        title, text = markdown_to_text(path.read_text(encoding="utf-8", errors="replace"))
+        title, text = markdown_to_text(data.decode("utf-8", errors="replace"))
         kind = "markdown" if suffix in {".md", ".markdown"} else "text"
     else:
-        raise UnreadableDocument(f"{path} has an unsupported type ({suffix or 'no suffix'}).")
-    return DocumentText(title=title or path.stem.replace("_", " "), text=text, kind=kind)
+        raise UnreadableDocument(f"{name} has an unsupported type ({suffix or 'no suffix'}).")
+    return DocumentText(title=title or PurePath(name).stem.replace("_", " "), text=text, kind=kind)
 
 
 def normalize_text(text: str) -> str:

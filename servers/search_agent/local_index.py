@@ -5,6 +5,10 @@ set of folders, keyed by each file's mtime and size; ranking is refit at every s
 (milliseconds for a docs folder). Paths are shown relative to `root` (the lake root when
 the server is told one, otherwise each docs folder's parent, so `<lake>/docs/x.md` is
 shown as `docs/x.md`).
+
+Documents are found and opened by the lake's rules, the indexer's walk (`common.lake_files`):
+links out of the lake (a docs folder under the lake root that is itself a link included),
+pipes, devices and sockets are skipped with a reason, listed in the documents resource.
 """
 
 from __future__ import annotations
@@ -14,26 +18,35 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from pathlib import Path, PurePath
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
 from common.atomic_files import write_text_atomic
+from common.bounded_reads import FileRefused, read_at_most
+from common.lake_files import open_lake_file, walk_lake
 from servers.search_agent.documents import (
     DOCUMENT_SUFFIXES,
+    MAX_DOCUMENT_BYTES,
     DocumentText,
     Passage,
     UnreadableDocument,
-    read_document,
+    parse_document,
     split_passages,
 )
 from servers.search_agent.ranking import PassageRanker
 
 log = logging.getLogger(__name__)
 
-CACHE_VERSION = 1
-MAX_DOCUMENT_BYTES = 50_000_000
+CACHE_VERSION = 2  # 2: only files the lake's rules allow were read; texts cached before are not trusted
+
+
+class _Source(NamedTuple):
+    lake: Path  # the folder whose rules it is read by
+    rel: str  # its path there
+    shown: str  # its name in sources
 
 
 class LocalDocument(BaseModel):
@@ -71,8 +84,9 @@ class LocalIndex:
         root: Path | None = None,
         cache_dir: Path | None = None,
     ) -> None:
-        self.folders = [Path(f).resolve() for f in folders]
-        self.root = root.resolve() if root is not None else None
+        # Absolute, not resolved: a folder that is a link must still look like one to the walk.
+        self.folders = [Path(os.path.abspath(f)) for f in folders]
+        self.root = Path(os.path.abspath(root)) if root is not None else None
         self.cache_dir = cache_dir
         self.documents: list[LocalDocument] = []
         self.skipped: list[str] = []
@@ -90,19 +104,17 @@ class LocalIndex:
             fresh: dict[str, dict] = {}
             passages: list[Passage] = []
             documents: list[LocalDocument] = []
-            for path in self._document_paths():
-                shown = self.display_path(path)
-                text = self._extract(path, cache, fresh)
+            for source in self._sources():
+                text = self._extract(source, cache, fresh)
                 if text is None:
                     continue
-                chunks = split_passages(text.text, source=shown, title=text.title)
+                chunks = split_passages(text.text, source=source.shown, title=text.title)
                 if not chunks:
-                    self.skipped.append(f"{shown}: no text")
+                    self.skipped.append(f"{source.shown}: no text")
                     continue
                 passages.extend(chunks)
-                documents.append(
-                    LocalDocument(path=shown, title=text.title, kind=text.kind, chars=len(text.text), passages=len(chunks))
-                )
+                documents.append(LocalDocument(path=source.shown, title=text.title, kind=text.kind,
+                                               chars=len(text.text), passages=len(chunks)))
             self._ranker = PassageRanker(passages)
             self.documents = documents
             self._by_path = {d.path: d for d in documents}
@@ -128,16 +140,33 @@ class LocalIndex:
     def ready(self) -> bool:
         return self._built.is_set()
 
-    def _document_paths(self) -> list[Path]:
-        paths: list[Path] = []
+    def _sources(self) -> Iterator[_Source]:
+        """The documents of every folder, found by the indexer's walk; its skipped entries are reported."""
         for folder in self.folders:
-            for dirpath, dirnames, filenames in os.walk(folder):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in sorted(filenames):
-                    path = Path(dirpath) / name
-                    if not name.startswith(".") and path.suffix.lower() in DOCUMENT_SUFFIXES:
-                        paths.append(path)
-        return paths
+            lake, under = self._lake_of(folder)
+            try:
+                entries = list(walk_lake(lake, under))
+            except OSError as exc:
+                self._skip(self.display_path(folder), f"cannot list the folder: {exc.strerror or exc}")
+                continue
+            for entry in entries:
+                shown = entry.rel if lake == self.root else f"{folder.name}/{entry.rel}".rstrip("/")
+                source = _Source(lake, entry.rel, shown)
+                if entry.skip_reason is not None:
+                    self._skip(source.shown, entry.skip_reason)
+                elif PurePath(entry.rel).suffix.lower() in DOCUMENT_SUFFIXES:
+                    yield source
+
+    def _lake_of(self, folder: Path) -> tuple[Path, str]:
+        """The lake a docs folder is read in, and the folder's path in it.
+
+        A folder under the lake root is part of the lake: it is read by the lake's rules, so a
+        link out of the lake (the folder itself, or anything in it) is refused. Any other folder
+        was named on its own and is its own lake.
+        """
+        if self.root is not None and folder.is_relative_to(self.root):
+            return self.root, folder.relative_to(self.root).as_posix()
+        return folder, ""
 
     def display_path(self, path: Path) -> str:
         """How a document is named in sources: relative to the lake root or docs folder parent."""
@@ -148,26 +177,44 @@ class LocalIndex:
                 return path.relative_to(base).as_posix()
         return path.as_posix()
 
-    def _extract(self, path: Path, cache: dict[str, dict], fresh: dict[str, dict]) -> DocumentText | None:
-        key = str(path)
+    def _skip(self, shown: str, reason: str) -> None:
+        log.warning("skipping %r: %s", shown, reason)
+        self.skipped.append(f"{shown}: {reason}")
+
+    def _extract(self, source: _Source, cache: dict[str, dict], fresh: dict[str, dict]) -> DocumentText | None:
+        """The text of one document, opened by the lake's rules and read up to MAX_DOCUMENT_BYTES."""
         try:
-            stat = path.stat()
+            fd = open_lake_file(source.lake, source.rel)
+        except FileRefused as exc:
+            self._skip(source.shown, str(exc))
+            return None
         except OSError as exc:
-            self.skipped.append(f"{self.display_path(path)}: {exc.strerror}")
+            self._skip(source.shown, exc.strerror or str(exc))
             return None
-        if stat.st_size > MAX_DOCUMENT_BYTES:
-            self.skipped.append(f"{self.display_path(path)}: larger than {MAX_DOCUMENT_BYTES} bytes")
-            return None
-        stamp = [stat.st_mtime_ns, stat.st_size]
-        cached = cache.get(key)
-        if cached and cached.get("stamp") == stamp:
-            fresh[key] = cached
-            return DocumentText.model_validate(cached["text"])
         try:
-            text = read_document(path)
-        except (UnreadableDocument, OSError, UnicodeError, ValueError) as exc:
-            log.warning("skipping %s: %s", path, exc)
-            self.skipped.append(f"{self.display_path(path)}: {exc}")
+            stat = os.fstat(fd)
+            if stat.st_size > MAX_DOCUMENT_BYTES:
+                self._skip(source.shown, f"larger than {MAX_DOCUMENT_BYTES} bytes")
+                return None
+            key = os.path.join(source.lake, source.rel)
+            stamp = [stat.st_mtime_ns, stat.st_size]
+            cached = cache.get(key)
+            if cached and cached.get("stamp") == stamp:
+                fresh[key] = cached
+                return DocumentText.model_validate(cached["text"])
+            data = read_at_most(fd, MAX_DOCUMENT_BYTES)
+        except FileRefused as exc:
+            self._skip(source.shown, str(exc))
+            return None
+        except OSError as exc:
+            self._skip(source.shown, exc.strerror or str(exc))
+            return None
+        finally:
+            os.close(fd)
+        try:
+            text = parse_document(data, PurePath(source.rel).name)
+        except (UnreadableDocument, UnicodeError, ValueError) as exc:
+            self._skip(source.shown, str(exc))
             return None
         fresh[key] = {"stamp": stamp, "text": text.model_dump()}
         return text

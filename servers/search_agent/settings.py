@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
-from servers.http_security import add_http_arguments
+from common.http_security import add_http_arguments
 
 Backend = Literal["local", "searxng", "google", "brave"]
 BACKENDS: tuple[Backend, ...] = ("local", "searxng", "google", "brave")

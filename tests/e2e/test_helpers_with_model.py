@@ -33,7 +33,7 @@ def helper_model(body: dict) -> str:
     system = body["messages"][0]["content"]
     agent = re.match(r"You are file agent (\S+) ", system).group(1)
     prompt = body["messages"][-1]["content"]
-    inventory = re.findall(r"^- (\S+) \(", system, re.M)
+    inventory = re.findall(r"^- (\S+) \(", prompt, re.M)  # the inventory is data in the user's message
     if "Step 1:" in prompt:
         return json.dumps({"files": inventory[:3]})
     if "Step 2:" in prompt:

@@ -165,10 +165,11 @@ async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) 
     try:
         first, theirs = socket.socketpair()
         with first, theirs, anyio.move_on_after(0.05):
-            await fork_server.spawn("tests.support.run_context", [], {}, str(REPO), theirs, 2)
+            await fork_server.spawn("tests.support.run_context", [], {"PYTHONPATH": str(REPO)}, str(REPO), theirs, 2)
         second, theirs = socket.socketpair()
         with theirs:
-            pid, pidfd = await fork_server.spawn("tests.support.run_context", ["second"], {}, str(REPO), theirs, 2)
+            pid, pidfd = await fork_server.spawn("tests.support.run_context", ["second"], {"PYTHONPATH": str(REPO)},
+                                                str(REPO), theirs, 2)
         with second, second.makefile("r") as channel:
             context = json.loads(channel.readline())
         os.close(pidfd)

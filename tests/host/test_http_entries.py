@@ -11,7 +11,7 @@ from pathlib import Path
 from host.pool import ClientPool
 from host.servers_config import HttpServerEntry, load_servers
 from common.atomic_files import write_json_atomic
-from servers.http_security import TOKEN_ENV
+from common.http_security import TOKEN_ENV
 from servers.indexing.server_entries import http_entry
 from tests.conftest import REPO
 from tests.support.servers import free_port, wait_for_port

@@ -265,6 +265,23 @@ async def test_stdio_servers_get_an_allow_listed_environment(monkeypatch: pytest
     assert seen["env"] == {"LAKEBOARD_TOY_FROM_HOST": "inherited"}
 
 
+@pytest.mark.parametrize("fork", [True, False])
+async def test_helpers_inherit_no_token_of_the_host(monkeypatch: pytest.MonkeyPatch, fork: bool) -> None:
+    tokens = {name: os.urandom(16).hex() for name in ("LAKEBOARD_AUTH_TOKEN", "LAKEBOARD_KERNEL_TOKEN")}
+    for name, value in tokens.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LAKEBOARD_LLM_API_KEY", "sk-for-helpers-that-call-the-model")
+    async with ClientPool(entries(a=toy_entry("a"), b=toy_entry("b")), fork_servers=fork) as pool:
+        seen = [(await pool.call(n, "whoami", timeout_s=20)).json() for n in ("a", "b")]
+        parents = {psutil.Process(s["pid"]).ppid() for s in seen}
+        processes = [psutil.Process(s["pid"]) for s in seen] + [psutil.Process(p) for p in parents - {os.getpid()}]
+        environments = [p.environ() for p in processes]  # the helpers', and the fork server's
+    assert len(environments) == (3 if fork else 2)
+    for env in environments:
+        assert not set(tokens) & set(env) and not set(tokens.values()) & set(env.values())
+    assert all("LAKEBOARD_LLM_API_KEY" in s["env_names"] for s in seen)
+
+
 async def test_a_server_silent_before_the_handshake_is_not_tried_again_within_the_timeout() -> None:
     trace = Trace()
     async with ClientPool(entries(mute=toy_entry("mute", "--mute")), trace=trace, connect_timeout_s=3) as pool:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import random
+import re
 from pathlib import Path
 
 import pytest
@@ -45,10 +48,57 @@ def test_servers_d_alone_is_enough(tmp_path: Path) -> None:
     assert list(load_servers(tmp_path).servers) == ["only"]
 
 
-def test_duplicate_name_names_both_files(tmp_path: Path) -> None:
+def test_a_servers_d_file_that_defines_a_name_twice_is_skipped_naming_both_files(tmp_path: Path) -> None:
     write(tmp_path / "servers.json", {"mcpServers": {"sales": {"command": "python"}}})
-    write(tmp_path / "servers.d" / "x.json", {"mcpServers": {"sales": {"command": "python3"}}})
-    with pytest.raises(ServersConfigError, match=r"'sales' is defined twice.*servers\.json.*x\.json"):
+    write(tmp_path / "servers.d" / "x.json", {"mcpServers": {"hr": {"command": "py"}, "sales": {"command": "python3"}}})
+    config = load_servers(tmp_path)
+    assert list(config.servers) == ["sales"] and config.servers["sales"].command == "python"  # none of x.json
+    assert re.search(r"'sales' is defined twice.*servers\.json.*x\.json", config.skipped[str(tmp_path / "servers.d" / "x.json")])
+
+
+def _junk_name(rng: random.Random) -> str:
+    """A file name with control characters, quotes, spaces and non-ASCII letters, ending in .json."""
+    pieces = ["\n", "\r", "\t", "\x1b[31m", " ", "'", '"', "é", "\u2028", "..", "-", "a", "Z", "0"]
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) + ".json"
+
+
+@pytest.mark.timeout(60)
+def test_servers_d_files_that_cannot_be_used_are_skipped_with_a_reason_and_read_bounded(tmp_path: Path) -> None:
+    # A FIFO hung the loader, a 300 MB file was read whole, and any bad file failed the whole load (issue 24 item 14).
+    write(tmp_path / "servers.json", {"mcpServers": {"main": {"command": "python"}}})
+    extra = tmp_path / "servers.d"
+    write(extra / "good.json", {"mcpServers": {"good": {"command": "python"}}})
+    rng = random.Random(14)
+    names = iter(dict.fromkeys(_junk_name(rng) for _ in range(40)))
+    bad = {}
+    bad[os.mkfifo(extra / (n := next(names))) or n] = "named pipe"
+    with open(extra / (n := next(names)), "wb") as sparse:  # 300 MB that cost no disk
+        sparse.write(b'{"mcpServers": {"big": {"command": "python", "args": ["')
+        sparse.truncate(300 * 1024 * 1024)
+    bad[n] = "larger than"
+    bad[write(extra / next(names), '{"mcpServers": {"half": ').name] = "not valid JSON"
+    bad[write(extra / next(names), "[" * 5000 + "]" * 5000).name] = "not valid JSON"
+    bad[write(extra / next(names), {"mcpServers": {"x": {"url": "ftp://nowhere"}}}).name] = "is invalid"
+    (extra / (n := next(names))).write_bytes(b'{"mcpServers": {"\xff": {"command": "python"}}}')
+    bad[n] = "not UTF-8"
+    (extra / (n := next(names))).mkdir()
+    bad[n] = "a folder"
+    os.symlink("/dev/zero", extra / (n := next(names)))
+    bad[n] = "a device"
+
+    config = load_servers(tmp_path)
+
+    assert list(config.servers) == ["main", "good"]
+    assert sorted(config.skipped) == sorted(str(extra / n) for n in bad)
+    for name, why in bad.items():
+        assert why in config.skipped[str(extra / name)], (name, config.skipped[str(extra / name)])
+
+
+def test_a_servers_json_that_cannot_be_used_is_still_an_error(tmp_path: Path) -> None:
+    write(tmp_path / "servers.d" / "good.json", {"mcpServers": {"good": {"command": "python"}}})
+    with open(tmp_path / "servers.json", "wb") as sparse:
+        sparse.truncate(300 * 1024 * 1024)
+    with pytest.raises(ServersConfigError, match="larger than"):
         load_servers(tmp_path)
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from common.child_processes import SAFE_FOLDER, python_module_command
+
 pytestmark = pytest.mark.timeout(60)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,9 +26,11 @@ MODULE = "tests.support.run_context"
 @contextmanager
 def fork_server(*preload: str) -> Iterator[tuple[socket.socket, subprocess.Popen[bytes]]]:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    # As the host starts it: -P, from a safe folder; the test modules come from PYTHONPATH.
     process = subprocess.Popen(
-        [sys.executable, "-m", "servers.fork_server", "--control-fd", str(theirs.fileno()), *preload],
-        pass_fds=[theirs.fileno()], cwd=REPO, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        python_module_command("servers.fork_server", "--control-fd", str(theirs.fileno()), *preload),
+        pass_fds=[theirs.fileno()], cwd=SAFE_FOLDER, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
     theirs.close()
     try:
         yield ours, process

@@ -24,9 +24,13 @@ def toy_command(name: str, *flags: str) -> list[str]:
 
 
 def toy_entry(name: str, *flags: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """An mcpServers stdio entry that starts the toy helper."""
+    """An mcpServers stdio entry that starts the toy helper.
+
+    Its folder is on PYTHONPATH: the host never lets a server import from its working folder.
+    """
     command, *args = toy_command(name, *flags)
-    return {"command": command, "args": args, "cwd": str(REPO), "env": {**QUIET_ENV, **(env or {})}}
+    return {"command": command, "args": args, "cwd": str(REPO),
+            "env": {**QUIET_ENV, "PYTHONPATH": str(REPO), **(env or {})}}
 
 
 def entries(**raw: dict) -> dict:

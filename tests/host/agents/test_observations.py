@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from common.code_text import comment_text
 from schemas.board import HelperError, HelperOutcome, Posting
 from schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
 
@@ -37,8 +40,9 @@ def test_responses_most_confident_first_with_code_and_steps():
     text = render_posting(posting)
     assert text.startswith("Request r1 posted to 5 helpers; 4 volunteered, 3 responded.")
     assert text.index("== high") < text.index("== web") < text.index("== low")
-    assert "```python\nimport pandas as pd\ndf = pd.read_csv('x')\n```" in text
-    assert "necessary steps:\n- skip 3 lines" in text and "answer: mm of rain" in text and "sources: docs/rain.md" in text
+    assert "code:\n```python\nimport pandas as pd\ndf = pd.read_csv('x')\n```" in text
+    assert "necessary steps:\n- skip 3 lines" in text and "answer:\n```\nmm of rain\n```" in text
+    assert "sources: docs/rain.md" in text
     assert "Declined: no" in text and "Did not answer: dead (respond: timeout)" in text
 
 
@@ -58,3 +62,39 @@ def test_no_responses_says_how_to_ask_better():
 
     text = render_posting(Posting(request=BlackboardRequest(request="q"), outcomes=[outcome("n", 0.0, can_help=False)]))
     assert "No helper could answer" in text and "Declined: n" in text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lake_text_cannot_forge_a_helper_block(seed):
+    """Names, reasons, code, samples and answers full of line breaks, escapes, fences and fake
+    `== auditor` headers: the rendering has one header per real responder and nothing else."""
+    from host.agents.observations import POSTING_NOTE, render_posting
+    from tests.support.forged_text import CONTROL, FAKE_HEADER, fence_structure, forged_texts, headers
+
+    texts = iter(forged_texts(200, seed))
+    helpers = [f"files-{i}" + next(texts) for i in range(5)]
+    outcomes = []
+    for i, name in enumerate(helpers[:4]):
+        confidence = 0.9 - i / 10
+        response = FileAgentResponse(
+            agent_name=name, can_help=True, reason=next(texts), files=[next(texts) + ".csv" for _ in range(3)],
+            code=f"df = load({next(texts)!r})\n# {next(texts)}", data_explanation=next(texts), data_sample=next(texts),
+            necessary_steps=[next(texts), next(texts)], libraries=[next(texts)], confidence=confidence,
+        )
+        outcomes.append(outcome(name, confidence, response))
+    outcomes.append(outcome(helpers[4], 0.95, SearchAgentResponse(
+        agent_name=helpers[4], can_help=True, reason=next(texts), answer=next(texts), sources=[next(texts)],
+        confidence=0.95)))
+    outcomes.append(outcome(next(texts), 0.01, can_help=False))
+    outcomes.append(outcome(next(texts), 0.0, error=HelperError(phase="can_help", kind="died", message=next(texts))))
+    text = render_posting(Posting(request=BlackboardRequest(request="rain", id="r-" + next(texts)), outcomes=outcomes))
+
+    outside, blocks = fence_structure(text)
+    found = headers(text)
+    assert len(found) == len(helpers), found
+    for name in helpers:
+        assert sum(line.startswith(f"== {comment_text(name, 120)} (confidence ") for line in found) == 1
+    assert not any(line.lstrip().startswith(FAKE_HEADER) for line in outside)
+    assert blocks == 1 + 3 * 3  # the search answer, then code, explanation and sample of the next three
+    assert POSTING_NOTE in outside
+    assert not CONTROL.search(text), repr(CONTROL.search(text))

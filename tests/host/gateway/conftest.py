@@ -17,6 +17,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from tests.conftest import REPO
+from tests.support.servers import toy_entry
 
 QUIET = {"FASTMCP_LOG_LEVEL": "WARNING"}
 
@@ -31,6 +32,16 @@ def gateway_config(demo_config: Path, tmp_path: Path) -> Path:
     for entry in servers["mcpServers"].values():
         entry["args"] = [moved.get(a, a) for a in entry["args"]]
     (config / "servers.json").write_text(json.dumps(servers, indent=1))
+    return config
+
+
+@pytest.fixture
+def toy_config(tmp_path: Path) -> Path:
+    """A config folder of toy helpers only (no partitions, no kernel): a gateway that starts in a moment."""
+    config = tmp_path / "configs" / "toys"
+    (config / "servers.d").mkdir(parents=True)
+    servers = {"toy-a": toy_entry("toy-a"), "toy-b": toy_entry("toy-b", "--volunteer", "no")}
+    (config / "servers.json").write_text(json.dumps({"mcpServers": servers}))
     return config
 
 

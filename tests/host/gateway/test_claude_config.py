@@ -63,7 +63,8 @@ def test_servers_claude_prints_the_gateway_and_write_merges_it(gateway_config: P
     assert done.returncode == 0, done.stderr
     (name, entry), = json.loads(done.stdout)["mcpServers"].items()
     assert name == "lakeboard-demo" and entry["command"] == sys.executable
-    assert entry["args"] == ["-m", "host.gateway", str(gateway_config), "--kernel-url", "http://127.0.0.1:8765/mcp"]
+    assert entry["args"] == ["-P", "-m", "host.gateway", str(gateway_config), "--kernel-url",
+                             "http://127.0.0.1:8765/mcp"]
     assert entry["env"] == {"HF_HUB_OFFLINE": "1", "LAKEBOARD_KERNEL_TOKEN": "s3cret"}
 
     target = tmp_path / "claude_desktop_config.json"
@@ -88,3 +89,16 @@ def test_the_hosts_own_commands_never_start_the_gateway(gateway_config: Path) ->
     servers = Lake(gateway_config, None).servers().servers
     assert "lakeboard-demo" not in servers and "demo-kernel" in servers
     assert "demo-kernel" not in Lake(gateway_config, None).servers(helpers_only=True).servers
+
+
+def test_a_gateway_entry_written_before_the_safe_path_flag_gets_it(gateway_config: Path) -> None:
+    from host.gateway.claude_config import claude_block
+
+    path = gateway_config / "servers.json"
+    servers = json.loads(path.read_text())
+    for entry in servers["mcpServers"].values():
+        entry["args"] = [a for a in entry["args"] if a != "-P"]
+    path.write_text(json.dumps(servers))
+    (entry,) = claude_block(Lake(gateway_config, None))["mcpServers"].values()
+    # Claude Desktop may start it from any folder: nothing there may be imported.
+    assert entry["args"] == ["-P", "-m", "host.gateway", str(gateway_config)]

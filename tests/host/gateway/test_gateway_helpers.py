@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from host.gateway.models import HelpBoard
+from host.gateway.models import HelpBoard, Partitions
 from schemas.execution import ExecutionResult
 from tests.host.gateway.conftest import stdio_client, trace_events
 from tests.support.servers import toy_entry
@@ -87,3 +87,28 @@ async def test_servers_d_entries_come_and_go_and_a_killed_helper_is_reported(gat
         assert [o.helper for o in board.responses] == ["demo-sensors"] and board.failed == []
         ran = await client.call_tool("run_code", {"code": "21 * 2"})
         assert ExecutionResult.model_validate(ran.structured_content).result == "42"
+
+
+async def test_servers_d_files_that_cannot_be_used_at_start_are_skipped_with_a_note(toy_config: Path,
+                                                                                    tmp_path: Path) -> None:
+    # One bad servers.d file stopped `serve` from starting, a FIFO hung it, a 300 MB file was read whole
+    # (issue 24 item 14): now each is skipped with a note, at start as later.
+    extra = toy_config / "servers.d"
+    drop_in(toy_config, "toy-c", toy_entry("toy-c"))
+    os.mkfifo(extra / "pipe.json")
+    with open(extra / "huge.json", "wb") as sparse:  # 300 MB that cost no disk
+        sparse.write(b'{"mcpServers": {"huge": {"command": "python", "args": ["')
+        sparse.truncate(300 * 1024 * 1024)
+    (extra / "broken.json").write_text('{"mcpServers": {"toy-d": {"command": ')
+    async with stdio_client(toy_config, cwd=tmp_path) as client:
+        partitions = Partitions.model_validate((await client.call_tool("list_partitions", {})).structured_content)
+        assert partitions.other_helpers == ["toy-a", "toy-b", "toy-c"]
+        notes = "\n".join(partitions.notes)
+        assert len(partitions.notes) == 3 and notes.count("the file is skipped") == 3
+        assert "pipe.json: it is a named pipe" in notes and "huge.json: it is larger than" in notes
+        assert "broken.json is not valid JSON" in notes
+        board = await help_board(client, "rainfall per station")
+        assert board.helpers == 3 and sorted(r.helper for r in board.responses) == ["toy-a", "toy-c"]
+        assert len(board.notes) == 3
+        overview = (await client.read_resource("lakeboard://lake"))[0].text
+        assert "pipe.json: it is a named pipe" in overview

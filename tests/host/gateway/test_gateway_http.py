@@ -1,8 +1,10 @@
-"""`lakeboard serve --transport http`: the token and Host checks, and one kernel per client session."""
+"""`lakeboard serve --transport http`: the token (made when none is given) and Host checks, and one kernel per
+client session."""
 
 from __future__ import annotations
 
 import asyncio
+import stat
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +17,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from host.gateway.models import HelpBoard
 from schemas.execution import ExecutionResult
-from servers.http_security import bearer_headers
+from common.http_security import bearer_headers
 from tests.e2e import scenarios
 from tests.host.gateway.conftest import cli_env, serve_command
 from tests.support.servers import free_port, wait_for_port
@@ -108,3 +110,29 @@ def test_listening_beyond_loopback_needs_a_token(gateway_config: Path, tmp_path:
     assert done.returncode == 2
     assert "needs a token: pass --auth-token TOKEN (or set LAKEBOARD_AUTH_TOKEN)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_without_a_token_the_gateway_makes_one_owner_only(toy_config: Path, tmp_path: Path) -> None:
+    # Without a token, every local account could post requests and run code (issue 24 item 7).
+    port = free_port()
+    stderr = tmp_path / "stderr.txt"
+    with stderr.open("wb") as errors:
+        gateway = subprocess.Popen(serve_command(toy_config, "--transport", "http", "--port", str(port)),
+                                   cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL, stderr=errors)
+    url = f"http://127.0.0.1:{port}/mcp"
+    token_path = toy_config / "http-tokens" / f"gateway-{port}.token"
+    try:
+        wait_for_port(port, gateway, label="gateway over HTTP")
+        token = token_path.read_text().strip()
+        assert stat.S_IMODE(token_path.stat().st_mode) == 0o600 and len(token) >= 32
+        assert str(token_path) in stderr.read_text()
+        async with httpx.AsyncClient() as http:
+            assert (await http.post(url, json=INITIALIZE, headers=ACCEPT)).status_code == 401
+            wrong = {**ACCEPT, **bearer_headers(token[:-1])}
+            assert (await http.post(url, json=INITIALIZE, headers=wrong)).status_code == 401
+        async with Client(StreamableHttpTransport(url, headers=bearer_headers(token)), timeout=60) as caller:
+            result = await caller.call_tool("request_help", {"request": "rainfall per station"})
+            assert [r.helper for r in HelpBoard.model_validate(result.structured_content).responses] == ["toy-a"]
+    finally:
+        gateway.terminate()
+        gateway.wait(30)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
+from common.stdio_transport import MAX_BYTES_ENV
 from host.gateway.models import HelpBoard, Partitions
 from schemas.clusters import ClusterConfig
 from schemas.execution import ExecutionResult
 from tests.conftest import DEMO_LAKE
 from tests.e2e import scenarios
-from tests.host.gateway.conftest import stdio_client
+from tests.host.gateway.conftest import cli_env, serve_command, stdio_client
+from tests.support.raw_stdio import RawPeer, nested_lines
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -89,3 +92,35 @@ async def test_tools_prompts_and_resources_over_stdio(gateway_config: Path, tmp_
         assert "population_2024.csv" in sample and "households" in sample
         with pytest.raises(Exception, match="not a file of this lake"):
             await client.read_resource("lakeboard://files/districts/nothing_here.csv")
+
+
+def test_malformed_oversized_and_nested_lines_get_errors_and_the_gateway_serves_on(toy_config: Path,
+                                                                                  tmp_path: Path) -> None:
+    # The gateway used the SDK's stdio transport: no size cap, and no answer to a malformed line (issue 24 item 11).
+    cap = 50_000
+    peer = RawPeer(serve_command(toy_config), env=cli_env(**{MAX_BYTES_ENV: str(cap)}), cwd=tmp_path)
+    try:
+        oversized = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                     "params": {"name": "request_help", "arguments": {"request": "x" * (3 * cap)}}}
+        peer.send_json(oversized)
+        reply = peer.reply()
+        assert reply["id"] == 7 and reply["error"]["code"] == -32600 and "too large" in reply["error"]["message"]
+        peer.still_serves(8)
+
+        rng = random.Random(24)
+        for _ in range(10):
+            garbage = "".join(rng.choice('{}[]:,"\\\x00\r\u2028é') for _ in range(rng.randint(1, 60)))
+            peer.send(("{" + garbage).encode() + b"\n")
+            assert peer.reply()["error"]["code"] in (-32700, -32600)  # "{}" is JSON, not a request
+        for line, request_id in nested_lines(4, seed=25):
+            peer.send(line + b"\n")
+            reply = peer.reply()
+            assert reply["error"]["code"] in (-32700, -32600) and reply["id"] == request_id, reply
+        peer.still_serves(9)
+
+        peer.send_json({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+                        "params": {"name": "request_help", "arguments": {"request": "rainfall per station"}}})
+        board = HelpBoard.model_validate(peer.reply()["result"]["structuredContent"])
+        assert board.helpers == 2 and [r.helper for r in board.responses] == ["toy-a"]
+    finally:
+        peer.close()

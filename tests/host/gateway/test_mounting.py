@@ -67,5 +67,15 @@ async def test_a_changed_entry_restarts_its_server_and_a_broken_file_keeps_the_h
         (config / "servers.d").mkdir()
         (config / "servers.d" / "half-written.json").write_text('{"mcpServers": {"c": ')
         (problem,) = await mounts.refresh()
-        assert "half-written.json is not valid JSON" in problem and "kept" in problem
+        assert "half-written.json is not valid JSON" in problem and "skipped" in problem
         assert pool.names == ["a"] and await helpers_answering(pool) == ["a"]
+
+        # A file that gave a helper, caught half-written, keeps that helper mounted as it was.
+        write(config / "servers.d" / "half-written.json", {"c": toy_entry("c")})
+        assert await mounts.refresh() == [] and await helpers_answering(pool) == ["a", "c"]
+        c_pid = (await pool.call("c", "whoami", timeout_s=10)).json()["pid"]
+        (config / "servers.d" / "half-written.json").write_text('{"mcpServers": {"c": ')
+        (problem,) = await mounts.refresh()
+        assert "not valid JSON" in problem and "the helpers it gave before are kept" in problem
+        assert await helpers_answering(pool) == ["a", "c"]
+        assert (await pool.call("c", "whoami", timeout_s=10)).json()["pid"] == c_pid

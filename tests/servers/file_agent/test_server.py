@@ -52,6 +52,8 @@ async def test_a_plain_request_gets_short_markdown_from_an_agent_that_names_its_
     async with Client(transport, mode="legacy") as client:
         instructions = client.initialize_result.instructions
         assert f"partition {cluster!r}" in instructions and spec.description[:60] in instructions
+        # the description quotes the lake's names: one line, introduced as data
+        assert "(data, not instructions)" in instructions and "\n" not in instructions
         tools = {t.name: t for t in await client.list_tools()}
         for name in ("can_help", "respond", "list_files", "describe_file"):
             assert f"partition {cluster!r}" in tools[name].description and spec.description[:60] in tools[name].description
@@ -94,11 +96,11 @@ async def test_streamable_http_transport(demo_config):
     cluster = _cluster_holding(demo_config, "districts/population_2024.csv")
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "servers.file_agent", "--config", str(demo_config / "clusters.json"),
-                             "--cluster", cluster, "--transport", "http", "--port", str(port)],
+                             "--cluster", cluster, "--transport", "http", "--port", str(port), "--auth-token", "fa-token"],
                             stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, proc, label="file agent over HTTP")
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+        async with Client(f"http://127.0.0.1:{port}/mcp", auth="fa-token") as client:
             r = await client.call_tool("can_help", {"request": "population of each district"})
             assert r.structured_content["can_help"] is True
     finally:

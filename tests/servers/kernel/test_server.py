@@ -271,7 +271,7 @@ async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path:
     d = kernel_dirs
     process = subprocess.Popen(  # noqa: ASYNC220 - started once, waited for below
         [sys.executable, "-m", "servers.kernel", "--lake", str(d["lake"]), "--workdir", str(tmp_path),
-         "--transport", "http", "--port", str(port)],
+         "--transport", "http", "--port", str(port), "--auth-token", "kernel-token"],
         cwd=REPO, env=server_env(d["home"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -284,7 +284,7 @@ async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path:
                 assert process.poll() is None, "the HTTP server exited"
                 assert time.monotonic() < deadline, "the HTTP server did not start"
                 await asyncio.sleep(0.1)
-        async with Client(f"http://127.0.0.1:{port}/mcp", timeout=60) as client:
+        async with Client(f"http://127.0.0.1:{port}/mcp", auth="kernel-token", mode="legacy", timeout=60) as client:
             await run(client, "value = 20")
             result = await run(client, "value + 1")
             assert result.result == "21" and result.sandboxed is True

@@ -41,3 +41,34 @@ def test_index_with_the_llm_strategy_takes_the_model_flags_and_keeps_named_folde
         "weather": ["rain/2023.csv", "rain/2024.csv", "readme.txt"],
     }
     assert "k-123" not in json.dumps(clusters) and "LAKEBOARD_LLM_API_KEY" not in os.environ
+
+
+def test_lake_paths_reach_the_model_as_fenced_data_and_come_back_exact():
+    """Paths with line breaks, fences and fake instructions: listed one per line in a data block
+    of the user's message (a JSON string where needed), none in the system prompt, and the
+    model's answer in those same terms places every file."""
+    import re
+
+    from common.llm_settings import LLMSettings
+    from schemas.profiles import FileProfile
+    from servers.model_client import ServerModel
+    from servers.partitioning.llm import LLMStrategy
+    from tests.support.forged_text import fence_structure, forged_texts
+
+    paths = sorted({f"rain/{text.replace('/', '_')}.csv" for text in forged_texts(12, seed=5)} | {"rain/plain.csv"})
+
+    def answer(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        block = re.search(r"^(`{3,})\n(.*?)\n\1$", prompt, re.M | re.S).group(2)
+        listed = [json.loads(line) if line.startswith('"') else line for line in block.split("\n")]
+        return json.dumps({"clusters": [{"name": "rain", "files": listed, "description": "d", "reason": "r"}]})
+
+    with ScriptedLLM([answer]) as model:
+        strategy = LLMStrategy(model=ServerModel(LLMSettings(model="scripted-model", base_url=model.base_url)))
+        [spec] = strategy.partition([FileProfile(path=p, format="csv") for p in paths])
+        [asked] = model.chat_requests
+    assert spec.name == "rain" and sorted(spec.files) == paths  # none left for "unassigned"
+    system, user = asked.messages[0]["content"], asked.messages[1]["content"]
+    assert "rain/" not in system
+    outside, blocks = fence_structure(user)
+    assert blocks == 1 and not any("rain/" in line or "VERIFIED" in line for line in outside)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from schemas.profiles import FileProfile, TableProfile
 from servers.profiling import ProfileCache
-from servers.profiling.cache import DB_NAME, PROFILER_VERSION
+from servers.profiling.cache import DB_NAME, PROFILER_VERSION, CacheWriteError
 
 
 def _profile(rel: str = "dir/a b.csv", size: int = 10, mtime: int = 123) -> FileProfile:
@@ -87,7 +87,7 @@ def test_a_locked_database_is_an_error_not_a_damaged_one(tmp_path: Path, monkeyp
     holder.execute("pragma journal_mode=delete")  # out of WAL, an exclusive lock blocks every other opener
     holder.execute("begin exclusive")
     try:
-        with pytest.raises(sqlite3.OperationalError, match="locked"):
+        with pytest.raises(CacheWriteError, match="locked"):
             ProfileCache(tmp_path).put(_profile("b.csv"))
     finally:
         holder.execute("rollback")

@@ -101,8 +101,8 @@ def test_cache_is_reused_until_a_file_changes(lake: Path, tmp_path: Path, monkey
     import servers.search_agent.local_index as module
 
     reads: list[str] = []
-    real = module.read_document
-    monkeypatch.setattr(module, "read_document", lambda path: reads.append(path.name) or real(path))
+    real = module.parse_document
+    monkeypatch.setattr(module, "parse_document", lambda data, name: reads.append(name) or real(data, name))
     again = LocalIndex([lake / "docs"], cache_dir=cache).build()
     assert reads == [] and len(again.documents) == 4  # everything came from the cache
 

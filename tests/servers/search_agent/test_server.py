@@ -90,12 +90,12 @@ async def test_http_transport_with_searxng_on_loopback(web) -> None:
     port = free_port()
     process = subprocess.Popen(
         module_command("--backend", "searxng", "--allow-private-fetch", "--transport", "http", "--port", str(port),
-                       "--log-level", "WARNING"),
+                       "--log-level", "WARNING", "--auth-token", "sa-token"),
         cwd=REPO, env=server_env(LAKEBOARD_SEARXNG_URL=web.base),  # the URL from the environment
     )
     try:
         wait_for_port(port, process, timeout_s=60.0, label="the search agent")
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+        async with Client(f"http://127.0.0.1:{port}/mcp", auth="sa-token") as client:
             decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
             assert decision["can_help"] and "web (SearxNG)" in decision["reason"]
             response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
@@ -111,7 +111,7 @@ async def test_http_transport_with_searxng_on_loopback(web) -> None:
             "Round 1 of": '{"action": "search", "query": "glossary humidity"}',
             "Round 2 of": '{"action": "answer", "answer": "scripted.", "sources": [2, 1, 99], "confidence": 0.9}',
         })
-        async with Client(f"http://127.0.0.1:{port}/mcp", sampling_handler=model) as client:
+        async with Client(f"http://127.0.0.1:{port}/mcp", auth="sa-token", sampling_handler=model) as client:
             sampled = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
             assert client.protocol_version == "2026-07-28"
         assert sampled["answer"] == "scripted." and sampled["queries"] == ["air quality index", "glossary humidity"]

@@ -3,9 +3,10 @@
 The SDK's stdio transport reads a line of any size, and passes a line that is not a JSON-RPC
 message on as an exception the server only logs, so the client waits for its own timeout.
 Here a line longer than the cap (`LAKEBOARD_STDIO_MAX_BYTES`, 4 MiB by default) is skipped
-without being held in memory, and it, a line that is not JSON (-32700) and one that is not a
-JSON-RPC message (-32600) each get a JSON-RPC error carrying the request's id when it can be
-read; the server then reads on.
+without being held in memory, and it, a line that is not JSON (-32700, too deeply nested
+brackets included) and one that is not a JSON-RPC message (-32600) each get a JSON-RPC error
+carrying the request's id when it can be read; the server then reads on. Both sides serve
+with it: the helpers (servers/) and the gateway (host/gateway/).
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr, so a child process or a
 stray print can neither steal input nor corrupt the protocol (as in the SDK's transport).
@@ -39,10 +40,12 @@ _HEAD_BYTES = 4096  # where an oversized request's id is looked for
 _SKIP_CHUNK = 1 << 16
 
 # The id of a request whose line cannot be parsed whole: clients write "jsonrpc", "id" and
-# "method" before the params, so the id is found in the line's first bytes.
-_LEADING_ID = re.compile(
-    rb'\A\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*)*"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,256}")'
-)
+# "method" before the params, so the id is found in the line's first bytes. A number is taken
+# whole (a comma or brace after it) or not at all: its first digits would be another request's id.
+_ID_AT = rb'\A\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*)*"id"\s*:\s*'
+_MAX_ID_DIGITS = 4300  # the longest integer Python's json reads (sys.get_int_max_str_digits)
+_LEADING_ID = re.compile(_ID_AT + rb'(-?\d{1,%d}(?=\s*[,}])|"(?:[^"\\]|\\.){0,256}")' % _MAX_ID_DIGITS)
+_LONG_NUMBER_ID = re.compile(_ID_AT + rb'-?(\d{%d,})' % (_MAX_ID_DIGITS + 1))
 
 
 def max_bytes_from_env() -> int:
@@ -167,8 +170,19 @@ def _invalid_line_reply(line: bytes) -> SessionMessage | None:
     """The error for a line that is not a JSON-RPC message; None for a malformed reply (nothing awaits it)."""
     try:
         value = json.loads(line)
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+    except (ValueError, RecursionError) as exc:
+        # json.loads recurses once per bracket: a line of a few KB of "[[[[" is a RecursionError.
+        if isinstance(exc, RecursionError):
+            reason = "nested too deeply"
+        elif not isinstance(exc, json.JSONDecodeError) and (long_id := _LONG_NUMBER_ID.match(line)):
+            error = ErrorData(code=INVALID_REQUEST, message=(
+                f"Invalid request: its id is a number of {len(long_id.group(1)):,} digits, more than this server "
+                f"can read back exactly ({_MAX_ID_DIGITS:,}); use a string id, or a shorter number."))
+            return _error(None, error)
+        elif isinstance(exc, json.JSONDecodeError):
+            reason = exc.msg
+        else:
+            reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"a number of over {_MAX_ID_DIGITS:,} digits"
         error = ErrorData(code=PARSE_ERROR, message=f"Parse error: the message is not valid JSON ({reason}).")
         return _error(_leading_id(line), error)
     if isinstance(value, dict) and "method" not in value and ("result" in value or "error" in value):

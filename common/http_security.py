@@ -5,6 +5,10 @@ server checks the Host and Origin headers against an allow-list: the local names
 localhost and [::1] on any port, plus what `--allowed-hosts` and `--allowed-origins` add.
 fastmcp's Host/Origin guard does the checking, and its static token verifier the bearer token.
 
+There is always a token: on a shared machine every local account can reach 127.0.0.1, so a
+server given none makes one (`secrets.token_urlsafe`), writes it to an owner-only file (see
+`token_file`) that the next server on the same port replaces, and says on stderr where it is.
+
 Settings: flags > environment (`LAKEBOARD_AUTH_TOKEN`, `LAKEBOARD_ALLOWED_HOSTS`,
 `LAKEBOARD_ALLOWED_ORIGINS`, comma-separated) > defaults. Every HTTP server (and the gateway)
 adds the flags with `add_http_arguments` and serves with `serve_http`.
@@ -16,10 +20,15 @@ import argparse
 import ipaddress
 import logging
 import os
+import secrets
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, SecretStr
+
+from common.atomic_files import write_text_atomic
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -30,6 +39,7 @@ TOKEN_ENV = "LAKEBOARD_AUTH_TOKEN"
 HOSTS_ENV = "LAKEBOARD_ALLOWED_HOSTS"
 ORIGINS_ENV = "LAKEBOARD_ALLOWED_ORIGINS"
 LOCAL_HOST = "127.0.0.1"
+TOKENS_FOLDER = "http-tokens"
 
 
 class HttpSettings(BaseModel):
@@ -83,7 +93,8 @@ def add_http_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
     group.add_argument("--port", type=int, default=port, help=f"port to listen on (default {port})")
     group.add_argument("--auth-token", metavar="TOKEN",
                        help=f"bearer token every request must carry (env {TOKEN_ENV}, which keeps it out of "
-                       "process listings)")
+                       "process listings); without one, the server makes one, writes it to an owner-only file "
+                       "and says where on stderr")
     group.add_argument("--allowed-hosts", metavar="NAMES",
                        help="comma-separated Host names accepted besides 127.0.0.1, localhost and [::1], "
                        f"e.g. myhost,192.168.1.5 (env {HOSTS_ENV})")
@@ -110,20 +121,43 @@ def http_settings(args: argparse.Namespace, env: Mapping[str, str] | None = None
     )
 
 
-def serve_http(server: FastMCP, settings: HttpSettings, **run_options: Any) -> None:
-    """Serve `server` over streamable HTTP, answering only allowed Hosts, Origins and the token's holders."""
-    if settings.auth_token is not None:
-        # Imported here: the flags and settings above stay light for processes that never serve.
-        from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+def token_file(server: str, port: int, config_dir: Path | None = None) -> Path:
+    """Where a token made for `server` listening on `port` is written: `CONFIG_DIR/http-tokens/SERVER-PORT.token`;
+    for a server without a config folder, under `$XDG_STATE_HOME/lakeboard` (else `~/.local/state/lakeboard`)."""
+    if config_dir is None:
+        config_dir = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "lakeboard"
+    return config_dir / TOKENS_FOLDER / f"{server}-{port}.token"
 
-        token = settings.auth_token.get_secret_value()
-        server.auth = StaticTokenVerifier(tokens={token: {"client_id": "lakeboard", "scopes": []}})
-    elif settings.beyond_loopback:
-        log.warning("Listening on %s without a token: whoever reaches this address can call the server; "
-                    "pass --auth-token TOKEN (or set %s).", settings.host, TOKEN_ENV)
+
+def _token(settings: HttpSettings, token_path: Path) -> str:
+    """The token every request must carry: the one given, else a new one, written to `token_path`."""
+    if settings.auth_token is not None:
+        return settings.auth_token.get_secret_value()
+    token = secrets.token_urlsafe(32)
+    try:
+        write_text_atomic(token_path, token + "\n", durable=False)  # a new file 0600, in a folder 0700
+        where = f"written to {token_path}, readable by you only"
+    except OSError as exc:
+        where = f"not saved ({exc.strerror or exc}), so copy it from here"
+    # stderr, never stdout: it is the terminal or a log, not a protocol channel.
+    print(f"No --auth-token given, so this server made one; clients send 'Authorization: Bearer {token}' "
+          f"(the token is {where}).", file=sys.stderr, flush=True)
+    return token
+
+
+def serve_http(server: FastMCP, settings: HttpSettings, *, token_path: Path, **run_options: Any) -> None:
+    """Serve `server` over streamable HTTP, answering only allowed Hosts, Origins and the token's holders.
+
+    Without a token in `settings`, one is made and written to `token_path` (see `token_file`).
+    """
     if _is_unspecified(settings.host) and not settings.allowed_hosts:
         log.warning("Listening on %s, but only the Host names 127.0.0.1, localhost and [::1] are accepted: "
                     "add the names other machines use with --allowed-hosts (or %s).", settings.host, HOSTS_ENV)
+    # Imported here: the flags and settings above stay light for processes that never serve.
+    from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+
+    token = _token(settings, token_path)
+    server.auth = StaticTokenVerifier(tokens={token: {"client_id": "lakeboard", "scopes": []}})
     server.run(
         transport="http",
         host=settings.host,

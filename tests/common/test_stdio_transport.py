@@ -1,78 +1,25 @@
 """Malformed and oversized messages on a stdio server get a JSON-RPC error, and the server reads on.
 
-Real servers as subprocesses; raw bytes on their stdin (issue 17 items 8 and 9).
+Real servers as subprocesses; raw bytes on their stdin (issue 17 items 8 and 9, issue 24 item 11).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import random
-import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from servers.stdio_transport import DEFAULT_MAX_BYTES, MAX_BYTES_ENV
+from common.stdio_transport import DEFAULT_MAX_BYTES, MAX_BYTES_ENV
 from tests.conftest import DEMO_LAKE, REPO
-
-INITIALIZE = {
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-}
-REPLY_TIMEOUT_S = 90  # a reply that never comes fails the test instead of hanging it
+from tests.support.raw_stdio import RawPeer, nested_lines
 
 
-class RawPeer:
-    """A server process spoken to in raw bytes, one line per message."""
-
-    def __init__(self, args: list[str], env: dict[str, str] | None = None) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", *args], cwd=REPO, env={**os.environ, **(env or {})},
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send_json(INITIALIZE)
-        assert "result" in self.reply()
-        self.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self._lines.put(line)
-
-    def send(self, data: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(data)
-        self.process.stdin.flush()
-
-    def send_json(self, message: dict[str, Any]) -> None:
-        self.send(json.dumps(message).encode() + b"\n")
-
-    def reply(self) -> dict[str, Any]:
-        try:
-            return json.loads(self._lines.get(timeout=REPLY_TIMEOUT_S))
-        except queue.Empty:
-            raise AssertionError(f"no reply within {REPLY_TIMEOUT_S}s") from None
-
-    def still_serves(self, request_id: int) -> None:
-        self.send_json({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})
-        reply = self.reply()
-        assert reply["id"] == request_id and reply["result"]["tools"], reply
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+def _peer(args: list[str], env: dict[str, str] | None = None) -> RawPeer:
+    return RawPeer([sys.executable, "-m", *args], env={**os.environ, **(env or {})}, cwd=REPO)
 
 
 def _file_agent_args(config: Path) -> list[str]:
@@ -82,7 +29,7 @@ def _file_agent_args(config: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def file_agent(demo_config: Path) -> RawPeer:
-    peer = RawPeer(_file_agent_args(demo_config), env={MAX_BYTES_ENV: "200000"})
+    peer = _peer(_file_agent_args(demo_config), env={MAX_BYTES_ENV: "200000"})
     yield peer
     peer.close()
 
@@ -114,6 +61,15 @@ def test_a_cut_request_is_answered_under_its_own_id(file_agent: RawPeer) -> None
     assert reply["id"] == 41 and reply["error"]["code"] == -32700
     file_agent.send(b'{"jsonrpc":"2.0","id":"req-\\"7","method":"tools/list","params":{\n')
     assert file_agent.reply()["id"] == 'req-"7'
+
+
+def test_deeply_nested_brackets_get_an_error_and_the_next_request_is_served(file_agent: RawPeer) -> None:
+    # A 2 KB line of "[[[[" made json.loads raise RecursionError, which ended the server (issue 24 item 11).
+    for n, (line, request_id) in enumerate(nested_lines(12, seed=11)):
+        file_agent.send(line + b"\n")
+        reply = file_agent.reply()
+        assert reply["error"]["code"] in (-32700, -32600) and reply["id"] == request_id, (line[:80], reply)
+        file_agent.still_serves(2000 + n)
 
 
 def test_json_that_is_not_a_jsonrpc_message_gets_an_invalid_request_error(file_agent: RawPeer) -> None:
@@ -148,7 +104,7 @@ def test_a_request_over_the_cap_gets_an_error_and_the_next_is_served(file_agent:
 
 
 def test_the_default_cap_holds_without_configuration(demo_config: Path) -> None:
-    peer = RawPeer(_file_agent_args(demo_config), env={MAX_BYTES_ENV: ""})
+    peer = _peer(_file_agent_args(demo_config), env={MAX_BYTES_ENV: ""})
     try:
         peer.send(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"can_help","arguments":'
                   b'{"request":{"request":"' + b"y" * (DEFAULT_MAX_BYTES + 10) + b'"}}}}\n')
@@ -165,7 +121,7 @@ def test_every_server_answers_malformed_lines(server: str, tmp_path: Path) -> No
         "search_agent": ["servers.search_agent", "--docs", str(DEMO_LAKE / "docs"), "--cache-dir", str(tmp_path / "c")],
         "kernel": ["servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"],
     }[server]
-    peer = RawPeer(args, env={MAX_BYTES_ENV: "1000"})
+    peer = _peer(args, env={MAX_BYTES_ENV: "1000"})
     try:
         peer.send(b"{oops\n")
         assert peer.reply()["error"]["code"] == -32700

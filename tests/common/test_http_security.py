@@ -1,4 +1,5 @@
-"""Every HTTP server checks Host, Origin and its bearer token (DNS rebinding, issue 17 item 2).
+"""Every HTTP server checks Host, Origin and its bearer token (DNS rebinding, issue 17 item 2), and
+never serves without a token: given none, it makes one (issue 24 item 7).
 
 Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and the kernel.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import stat
 import string
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from servers.http_security import TOKEN_ENV, HttpSettings, bearer_headers
+from common.http_security import TOKEN_ENV, HttpSettings, bearer_headers
 from tests.conftest import DEMO_LAKE, REPO
 from tests.support.servers import free_port, wait_for_port
 
@@ -40,12 +42,14 @@ def _server_args(kind: str, config: Path, workdir: Path) -> list[str]:
     return ["servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(workdir / "kernel"), "--unsafe-no-sandbox"]
 
 
-def _start(args: list[str], port: int, *flags: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def _start(args: list[str], port: int, *flags: str, env: dict[str, str] | None = None,
+           stderr: Path | None = None) -> subprocess.Popen[bytes]:
     environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
-    process = subprocess.Popen(
-        [sys.executable, "-m", *args, "--transport", "http", "--port", str(port), *flags],
-        cwd=REPO, env={**environment, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    with open(stderr or os.devnull, "wb") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", *args, "--transport", "http", "--port", str(port), *flags],
+            cwd=REPO, env={**environment, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors,
+        )
     wait_for_port(port, process, label=args[0])
     return process
 
@@ -149,6 +153,40 @@ def test_flags_win_over_the_environment(demo_config: Path, tmp_path: Path) -> No
         assert _initialize(url, Authorization="Bearer from-the-environment") == 401
         assert _initialize(url, Host="flag.internal", Authorization=f"Bearer {TOKEN}") == 200
         assert _initialize(url, Host="env.internal", Authorization=f"Bearer {TOKEN}") == 421
+    finally:
+        _stop(process)
+
+
+@pytest.mark.parametrize("kind", ["file_agent", "search_agent", "kernel"])
+def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, demo_config: Path, tmp_path: Path) -> None:
+    # A config folder of its own: the file agent writes the token beside its clusters.json.
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "clusters.json").write_bytes((demo_config / "clusters.json").read_bytes())
+    state = tmp_path / "state"  # where servers without a config folder write it
+    port = free_port()
+    stderr = tmp_path / "stderr.txt"
+    process = _start(_server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)}, stderr=stderr)
+    url = f"http://127.0.0.1:{port}/mcp"
+    folder = config if kind == "file_agent" else state / "lakeboard"
+    expected = folder / "http-tokens" / f"{kind}-{port}.token"
+    try:
+        assert _initialize(url) == 401
+        assert _initialize(url, Authorization="Bearer x") == 401
+        token = expected.read_text().strip()
+        assert len(token) >= 32
+        assert stat.S_IMODE(expected.stat().st_mode) == 0o600
+        assert stat.S_IMODE(expected.parent.stat().st_mode) & 0o077 == 0
+        assert _initialize(url, Authorization=f"Bearer {token}") == 200
+        said = stderr.read_text()
+        assert str(expected) in said and token in said and "readable by you only" in said
+    finally:
+        _stop(process)
+    # The next server on that port makes a token of its own.
+    process = _start(_server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)})
+    try:
+        assert expected.read_text().strip() != token
+        assert _initialize(url, Authorization=f"Bearer {token}") == 401
     finally:
         _stop(process)
 

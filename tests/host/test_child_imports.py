@@ -1,0 +1,79 @@
+"""No process Lakeboard starts imports from the current folder or the lake (issue 24, item 1).
+
+A lake (and the folder `lakeboard` is run from) holds modules named like the standard
+library's, Lakeboard's own packages and its dependencies; each leaves a marker when
+imported. The indexer, the fork server, the helpers forked from it or started on their own,
+and every entry written into servers.json must import none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common.child_processes import module_run
+from tests.support.hostile_modules import imported, plant_modules
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def lakeboard(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The `lakeboard` command as installed: its script's folder, not the current one, is on its path."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environment.update({"FASTMCP_LOG_LEVEL": "WARNING", **(env or {})})
+    return subprocess.run([sys.executable, "-P", "-m", "host.cli", *args], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture
+def hostile_lake(tmp_path: Path) -> tuple[Path, Path]:
+    """(the lake, the markers folder): a small lake of tables, full of planted modules."""
+    lake, markers = tmp_path / "lake", tmp_path / "markers"
+    (lake / "sales").mkdir(parents=True)
+    markers.mkdir()
+    for year in (2022, 2023, 2024):
+        rows = "".join(f"{year}-{m:02d},{m * 100 + year % 7}\n" for m in range(1, 13))
+        (lake / "sales" / f"monthly_sales_{year}.csv").write_text("month,sales\n" + rows)
+    plant_modules(lake, markers, seed=24)
+    plant_modules(lake / "sales", markers, seed=25, extra=5)
+    return lake, markers
+
+
+def unsafe_entries(config_dir: Path) -> list[str]:
+    servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
+    return [name for name, e in servers.items() if (run := module_run(e["command"], e["args"])) is None or not run.safe]
+
+
+def test_index_from_inside_the_lake_imports_nothing_of_it_and_writes_safe_entries(hostile_lake, tmp_path) -> None:
+    lake, markers = hostile_lake
+    out = tmp_path / "configs"
+    done = lakeboard("index", ".", "--out", str(out), "--name", "hostile", "--workers", "1", cwd=lake)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert imported(markers) == []
+    assert unsafe_entries(out / "hostile") == []
+
+
+@pytest.mark.parametrize("forking", ["1", "0"])
+def test_discover_from_the_lake_folder_imports_nothing_of_it(hostile_lake, tmp_path, forking: str) -> None:
+    lake, markers = hostile_lake
+    configs = tmp_path / "configs"
+    done = lakeboard("index", str(lake), "--out", str(configs), "--name", "hostile", "--workers", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # As written by a Lakeboard before -P: the host adds the safety as it starts each entry.
+    servers_file = (configs / "hostile" / "servers.json").resolve()
+    data = json.loads(servers_file.read_text())
+    for entry in data["mcpServers"].values():
+        entry["args"] = [a for a in entry["args"] if a != "-P"]
+    servers_file.write_text(json.dumps(data))
+    assert unsafe_entries(configs / "hostile")  # the premise: entries without the flag
+
+    done = lakeboard("discover", str(configs / "hostile"), "monthly sales per year", "--json", cwd=lake,
+                     env={"LAKEBOARD_FORK_SERVERS": forking})
+    assert imported(markers) == []
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert any(r["files"] for r in json.loads(done.stdout)["responses"])  # the helpers did run
