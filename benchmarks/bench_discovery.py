@@ -29,7 +29,7 @@ DEV_TARGET = 0.62
 def run_domain(domain: str, workload: Path, lake: Path, work: Path) -> dict:
     out = work / f"{domain}.jsonl"
     t0 = time.perf_counter()
-    cmd = [sys.executable, "-m", "host.cli", "eval", str(workload),
+    cmd = [sys.executable, "-m", "lakeboard.host.cli", "eval", str(workload),
            "--lake", str(lake), "--configs", str(work / "configs"),
            "--discovery-only", "--out", str(out)]
     subprocess.run(cmd, check=True, cwd=REPO, stdout=subprocess.DEVNULL)
@@ -44,7 +44,7 @@ def run_domain(domain: str, workload: Path, lake: Path, work: Path) -> dict:
 def volunteer_precision(rows: list[dict], workload: Path, lake: Path, configs: Path) -> float:
     """Mean over tasks of the share of volunteering file agents whose partition holds a file
     the task needs (search agents left out)."""
-    from host.eval.discovery import resolve_unit
+    from lakeboard.host.eval.discovery import resolve_unit
 
     [clusters_file] = [p for p in configs.glob("*/clusters.json") if json.loads(p.read_text())["lake"] == str(lake)]
     config = json.loads(clusters_file.read_text())

@@ -33,11 +33,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from host.blackboard import Blackboard  # noqa: E402
-from host.pool import ClientPool  # noqa: E402
-from host.servers_config import parse_entry  # noqa: E402
-from schemas.board import Posting  # noqa: E402
-from schemas.messages import BlackboardRequest  # noqa: E402
+from lakeboard.host.blackboard import Blackboard  # noqa: E402
+from lakeboard.host.pool import ClientPool  # noqa: E402
+from lakeboard.host.servers_config import parse_entry  # noqa: E402
+from lakeboard.schemas.board import Posting  # noqa: E402
+from lakeboard.schemas.messages import BlackboardRequest  # noqa: E402
 from tests.support.servers import toy_entry  # noqa: E402
 
 

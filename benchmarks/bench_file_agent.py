@@ -43,12 +43,12 @@ async def measure(name: str, entry: dict) -> dict:
 
 
 async def main_async(lake: Path) -> int:
-    from servers.indexing import index_lake
+    from lakeboard.servers.indexing import index_lake
 
     with tempfile.TemporaryDirectory() as tmp:
         res = index_lake(lake, out=Path(tmp))
         servers = json.loads((res.config_dir / "servers.json").read_text())["mcpServers"]
-        agents = {n: e for n, e in servers.items() if "servers.file_agent" in e["args"]}
+        agents = {n: e for n, e in servers.items() if "lakeboard.servers.file_agent" in e["args"]}
         rows = [await measure(n, e) for n, e in agents.items()]  # one at a time: clean timings
     print(f"{'server':40s} {'first answer':>13s} {'idle RSS':>10s} {'torch':>6s}")
     for r in rows:

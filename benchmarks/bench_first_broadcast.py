@@ -56,7 +56,7 @@ def cold_run(config: Path, request: str, trace: Path, fork: bool) -> dict:
     """One `lakeboard discover` in a fresh process: wall time, CPU of its tree, failures."""
     env = {**os.environ, "LAKEBOARD_FORK_SERVERS": "1" if fork else "0"}
     cpu0, t0 = _children_cpu_s(), time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "host.cli", "discover", str(config), request, "--json",
+    out = subprocess.run([sys.executable, "-m", "lakeboard.host.cli", "discover", str(config), request, "--json",
                           "--trace", str(trace)], check=True, cwd=REPO, capture_output=True, text=True,
                          env=env).stdout
     wall, cpu = time.perf_counter() - t0, _children_cpu_s() - cpu0
@@ -121,10 +121,10 @@ def group_memory(processes: list[psutil.Process]) -> dict:
 
 async def idle_memory(config: Path, request: str, fork: bool, idle_s: float = 2.0) -> dict:
     """Start every helper, answer one request, wait idle, then measure every server process."""
-    from host.blackboard import Blackboard
-    from host.discovery import discover
-    from host.lakes import resolve_lake
-    from host.pool import ClientPool
+    from lakeboard.host.blackboard import Blackboard
+    from lakeboard.host.discovery import discover
+    from lakeboard.host.lakes import resolve_lake
+    from lakeboard.host.pool import ClientPool
 
     lake = resolve_lake(config)
     me = psutil.Process()
@@ -152,13 +152,13 @@ def main() -> int:
 
             lake = Path(tmp) / "folders-lake"
             generate(lake, log=lambda _: None)
-        subprocess.run([sys.executable, "-m", "servers.indexing", str(lake), "--out", tmp, "--name", "bench",
+        subprocess.run([sys.executable, "-m", "lakeboard.servers.indexing", str(lake), "--out", tmp, "--name", "bench",
                         "--quiet"], check=True, cwd=REPO, stdout=subprocess.DEVNULL)
         config = Path(tmp) / "bench"
-        from host.lakes import resolve_lake
+        from lakeboard.host.lakes import resolve_lake
 
         helpers = resolve_lake(config).servers(helpers_only=True).servers  # what `lakeboard discover` starts
-        agents = sum("servers.file_agent" in (getattr(e, "args", None) or []) for e in helpers.values())
+        agents = sum("lakeboard.servers.file_agent" in (getattr(e, "args", None) or []) for e in helpers.values())
         n_files = sum(1 for p in lake.rglob("*") if p.is_file())
         n_folders = len({p.parent for p in lake.rglob("*") if p.is_file()})
         load_before = os.getloadavg()

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_kernel.py [--calls 300] [--restarts 5] [--servers 3] [--unsafe-no-sandbox]
 
-Starts the real kernel server (`python -m servers.kernel`, sandboxed by bubblewrap unless
+Starts the real kernel server (`python -m lakeboard.servers.kernel`, sandboxed by bubblewrap unless
 `--unsafe-no-sandbox`) over stdio with fastmcp's Client, on a throwaway lake and workdir.
 
 - round trip: `execute("1")` through MCP, client-side wall time, after 20 warm-up calls;
@@ -45,7 +45,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def client_for(lake: Path, workdir: Path, unsafe: bool, log: Path) -> Client:
-    args = ["-m", "servers.kernel", "--lake", str(lake), "--workdir", str(workdir)]
+    args = ["-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir)]
     if unsafe:
         args.append("--unsafe-no-sandbox")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "PYTHONPATH": str(REPO)}

@@ -6,7 +6,7 @@ Generates the large lake (benchmarks/make_large_lake.py; under /tmp unless --lak
 runs each measurement in a fresh subprocess while sampling the resident memory of that
 process and all its descendants:
 
-1. cold profiling: `servers.profiling.profile_lake(root, cache_dir)` with an empty cache;
+1. cold profiling: `lakeboard.servers.profiling.profile_lake(root, cache_dir)` with an empty cache;
 2. warm re-index: the same call again, same cache (every file should be a cache hit);
 3. baseline: read every file fully with pandas/numpy (what profiling must beat).
 
@@ -47,7 +47,7 @@ def _maxrss_mb(who: int) -> float:
 def _child_profile(lake: Path, cache: Path, workers: int | None) -> dict:
     sys.path.insert(0, str(REPO))
     t0 = time.perf_counter()
-    from servers.profiling import profile_lake
+    from lakeboard.servers.profiling import profile_lake
 
     t1 = time.perf_counter()
     profiles = profile_lake(lake, cache, workers=workers)

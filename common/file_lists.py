@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from common.code_text import comment_text
+from lakeboard.common.code_text import comment_text
 
 
 def markdown_inline(text: str, limit: int = 400) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, SecretStr
 
-from common.atomic_files import write_text_atomic
+from lakeboard.common.atomic_files import write_text_atomic
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP

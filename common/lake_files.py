@@ -24,8 +24,8 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from common.bounded_reads import FileRefused, special_kind
-from common.file_names import is_utf8
+from lakeboard.common.bounded_reads import FileRefused, special_kind
+from lakeboard.common.file_names import is_utf8
 
 # Tool and cache folders that are never part of the data.
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "__MACOSX", ".ipynb_checkpoints"})

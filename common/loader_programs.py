@@ -1,11 +1,11 @@
-"""Programs rendered from typed loaders (`schemas.messages.Loader`).
+"""Programs rendered from typed loaders (`lakeboard.schemas.messages.Loader`).
 
 A file agent shows its loaders as one program (the paper's `code`); the host builds the
 program it runs from the loaders it chose. Both render them here, so the code a person reads
 and the code that runs have one shape: each import once, one function per loader, then one
 call per file. A family of same-layout files is loaded file by file and stacked.
 
-Lake text enters the program only through `common.code_text`: paths and labels as
+Lake text enters the program only through `lakeboard.common.code_text`: paths and labels as
 literals, summaries as one-line comments.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from common.code_text import comment, literal
-from schemas.messages import Loader
+from lakeboard.common.code_text import comment, literal
+from lakeboard.schemas.messages import Loader
 
 _PATH_IMPORT = "from pathlib import Path"
 _PANDAS_IMPORT = "import pandas as pd"

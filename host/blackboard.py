@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from host.pool import ClientPool, PoolError, ToolMissing
-from host.trace import Trace
-from schemas.board import BoardEntry, HelperError, HelperOutcome, Phase, Posting, parse_response
-from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
+from lakeboard.host.pool import ClientPool, PoolError, ToolMissing
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.board import BoardEntry, HelperError, HelperOutcome, Phase, Posting, parse_response
+from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
 
 
 class ResponseBoard:

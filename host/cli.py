@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from common.private_files import keep_new_files_private
-from common.code_text import printable
-from common.process_exit import exit_now
-from host.baselines import MODES
-from host.lakes import LakeError, indexer_command, indexer_environment, resolve_lake
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.common.code_text import printable
+from lakeboard.common.process_exit import exit_now
+from lakeboard.host.baselines import MODES
+from lakeboard.host.lakes import LakeError, indexer_command, indexer_environment, resolve_lake
 
 
 def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
@@ -29,10 +29,10 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 async def _discover(args: argparse.Namespace) -> int:
-    from host.blackboard import Blackboard
-    from host.discovery import discover
-    from host.pool import ClientPool
-    from host.trace import Trace
+    from lakeboard.host.blackboard import Blackboard
+    from lakeboard.host.discovery import discover
+    from lakeboard.host.pool import ClientPool
+    from lakeboard.host.trace import Trace
 
     lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
     with Trace(lake.output(args.trace or lake.config_dir / "traces" / "discover.jsonl")) as trace:
@@ -93,7 +93,7 @@ def _cmd_discover(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
-    from host.eval.runner import run_eval
+    from lakeboard.host.eval.runner import run_eval
 
     return asyncio.run(run_eval(args))
 
@@ -101,10 +101,10 @@ def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
 async def _ask(args: argparse.Namespace, settings) -> int:
     import time
 
-    from common.atomic_files import write_text_atomic
-    from host.agents.session import AskSession, usage_line
-    from host.kernel_session import KernelUnavailable
-    from host.trace import Trace
+    from lakeboard.common.atomic_files import write_text_atomic
+    from lakeboard.host.agents.session import AskSession, usage_line
+    from lakeboard.host.kernel_session import KernelUnavailable
+    from lakeboard.host.trace import Trace
 
     lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
     if lake.root is None:
@@ -175,8 +175,8 @@ def _print_run(result) -> None:
 
 
 def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
-    from host.agents.session import llm_settings
-    from host.llm import LLMConfigError
+    from lakeboard.host.agents.session import llm_settings
+    from lakeboard.host.llm import LLMConfigError
 
     try:
         settings = llm_settings(args)
@@ -197,7 +197,7 @@ def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
     if not (args.claude or args.write):
         print(json.dumps(lake.all_servers().to_mcp_config(), indent=2))
         return 0
-    from host.gateway.claude_config import ClientConfigError, claude_block, merge_into
+    from lakeboard.host.gateway.claude_config import ClientConfigError, claude_block, merge_into
 
     try:
         block = claude_block(lake, kernel_url=args.kernel_url, kernel_token=args.kernel_token)
@@ -215,7 +215,7 @@ def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, _extra: list[str]) -> int:
-    from host.gateway.command import serve
+    from lakeboard.host.gateway.command import serve
 
     return serve(args)
 
@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     lake_args(p)
     p.set_defaults(func=_cmd_servers)
 
-    from host.gateway.command import add_arguments as serve_arguments
+    from lakeboard.host.gateway.command import add_arguments as serve_arguments
 
     p = sub.add_parser("serve", help="serve the lake's blackboard as one MCP server (Claude Desktop, any MCP client)",
                        description="One MCP server, lakeboard: request_help, run_code, list_partitions, prompts.")

@@ -6,11 +6,11 @@ helper decides on its own, and the host only reads the response board.
 
 from __future__ import annotations
 
-from host.blackboard import Blackboard
-from host.ranking import select_files
-from schemas.board import Posting
-from schemas.discovery import DiscoveryResult
-from schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.ranking import select_files
+from lakeboard.schemas.board import Posting
+from lakeboard.schemas.discovery import DiscoveryResult
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
 
 
 async def discover(board: Blackboard, request: str, *, reason: str = "") -> DiscoveryResult:

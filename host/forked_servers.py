@@ -2,7 +2,7 @@
 
 A lake's helpers are `python -m MODULE` servers run by this host's own Python, and each
 would spend most of its start-up importing fastmcp, mcp and pydantic. The pool starts one
-fork server (`python -m servers.fork_server`) that imports those modules once; every such
+fork server (`python -m lakeboard.servers.fork_server`) that imports those modules once; every such
 server is then a fork of it. Each is still its own process, speaking MCP over its own
 stdin and stdout (one socket here), with its own stderr log, environment (the allow-listed
 one a stdio server gets) and process group, so it dies, restarts and is stopped alone.
@@ -29,7 +29,7 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
-from common.child_processes import (
+from lakeboard.common.child_processes import (
     SAFE_FOLDER,
     SAFE_PATH_FLAG,
     ModuleRun,
@@ -37,8 +37,8 @@ from common.child_processes import (
     module_run,
     python_module_command,
 )
-from host.servers_config import StdioServerEntry
-from schemas.fork_server import ForkReply, ForkRequest
+from lakeboard.host.servers_config import StdioServerEntry
+from lakeboard.schemas.fork_server import ForkReply, ForkRequest
 
 logger = logging.getLogger(__name__)
 
@@ -90,14 +90,14 @@ def shared_environment(envs: Iterable[Mapping[str, str]]) -> dict[str, str]:
 # Imported by the fork server before it forks: Lakeboard's own servers, which start no
 # thread on import (a fork keeps only the forking thread, and the locks the others held).
 # Any other module is imported by its own fork, as `python -m` would.
-_PRELOADED_PACKAGE = "servers"
+_PRELOADED_PACKAGE = "lakeboard.servers."
 
 
 class ForkServer:
-    """One `servers.fork_server` process, started on first use and stopped by `close()`."""
+    """One `lakeboard.servers.fork_server` process, started on first use and stopped by `close()`."""
 
     def __init__(self, modules: Iterable[str], env: Mapping[str, str], log_file: Path | None = None) -> None:
-        self.modules = sorted({m for m in modules if m.split(".")[0] == _PRELOADED_PACKAGE})
+        self.modules = sorted({m for m in modules if m.startswith(_PRELOADED_PACKAGE)})
         self.env = dict(env)
         self.log_file = log_file
         self._process: asyncio.subprocess.Process | None = None
@@ -147,7 +147,7 @@ class ForkServer:
             # -P and a safe folder: every server is forked from this process, so nothing of the
             # host's current folder (a lake, maybe) may reach its sys.path.
             self._process = await asyncio.create_subprocess_exec(
-                *python_module_command("servers.fork_server", "--control-fd", str(theirs.fileno()), *self.modules),
+                *python_module_command("lakeboard.servers.fork_server", "--control-fd", str(theirs.fileno()), *self.modules),
                 pass_fds=[theirs.fileno()], env=self.env, cwd=SAFE_FOLDER, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=log if log is not None else None, start_new_session=True)
         except BaseException:

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from host.pool import ClientPool, PoolError
-from host.trace import Trace
-from schemas.execution import ExecutionResult, KernelActionResult, SandboxPolicy
+from lakeboard.host.pool import ClientPool, PoolError
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.execution import ExecutionResult, KernelActionResult, SandboxPolicy
 
 NOTEBOOK_URI = "kernel://notebook.ipynb"
 SANDBOX_URI = "kernel://sandbox"
@@ -47,7 +47,7 @@ class KernelClient:
         names = ", ".join(pool.names) or "none"
         raise KernelUnavailable(
             "No kernel server is running, so code cannot be run: the lake's servers files have no "
-            f"`python -m servers.kernel` entry (servers: {names}); run `lakeboard index` again to write one."
+            f"`python -m lakeboard.servers.kernel` entry (servers: {names}); run `lakeboard index` again to write one."
         )
 
     @classmethod

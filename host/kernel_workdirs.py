@@ -17,8 +17,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from host.lakes import KERNEL_MODULE, runs_module
-from host.servers_config import ServerEntry, ServersConfig, StdioServerEntry
+from lakeboard.host.lakes import KERNEL_MODULE, runs_module
+from lakeboard.host.servers_config import ServerEntry, ServersConfig, StdioServerEntry
 
 log = logging.getLogger(__name__)
 

@@ -15,15 +15,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.child_processes import inheritable_environment, python_module_command
-from common.file_names import is_utf8
-from host.servers_config import ServerEntry, ServersConfig, ServersConfigError, load_servers
+from lakeboard.common.child_processes import inheritable_environment, python_module_command
+from lakeboard.common.file_names import is_utf8
+from lakeboard.host.servers_config import ServerEntry, ServersConfig, ServersConfigError, load_servers
 
 log = logging.getLogger(__name__)
 
 CONFIG_FILES = ("servers.json", "clusters.json")
-KERNEL_MODULE = "servers.kernel"
-GATEWAY_MODULE = "host.gateway"  # `lakeboard serve`: the blackboard as one MCP server
+KERNEL_MODULE = "lakeboard.servers.kernel"
+GATEWAY_MODULE = "lakeboard.host.gateway"  # `lakeboard serve`: the blackboard as one MCP server
 
 
 class LakeError(RuntimeError):
@@ -104,7 +104,7 @@ def partition_mismatches(config_dir: Path, servers: ServersConfig) -> list[str]:
 def file_agent_partition(entry: ServerEntry, clusters_path: Path) -> str | None:
     """The partition of `clusters_path` a file-agent entry serves, or None for any other server."""
     args = getattr(entry, "args", None) or []
-    if "servers.file_agent" not in args:
+    if "lakeboard.servers.file_agent" not in args:
         return None
     options = dict(zip(args, args[1:]))
     config, cluster = options.get("--config"), options.get("--cluster")
@@ -211,7 +211,7 @@ def indexer_command(lake: Path, out: Path, *, name: str | None = None, quiet: bo
                     extra: list[str] = ()) -> list[str]:
     """The command that indexes `lake` into `out` (the indexer runs as its own process, never importing
     from the current folder: a user may index the folder they are in, and the lake's code must not run)."""
-    cmd = python_module_command("servers.indexing", str(Path(lake).absolute()), "--out", str(Path(out).absolute()),
+    cmd = python_module_command("lakeboard.servers.indexing", str(Path(lake).absolute()), "--out", str(Path(out).absolute()),
                                 *extra)
     if name:
         cmd += ["--name", name]

@@ -31,14 +31,14 @@ from fastmcp.client.sampling import SamplingHandler
 from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
 from mcp import MCPError
 
-from common.child_processes import (
+from lakeboard.common.child_processes import (
     SAFE_FOLDER,
     inheritable_environment,
     module_run,
     safe_python_args,
     safe_python_environment,
 )
-from host.forked_servers import (
+from lakeboard.host.forked_servers import (
     ForkedStdioTransport,
     ForkServer,
     forked_module,
@@ -46,9 +46,9 @@ from host.forked_servers import (
     forking_available,
     shared_environment,
 )
-from host.servers_config import HttpServerEntry, ServerEntry, ServersConfig, StdioServerEntry
-from host.trace import Trace
-from schemas.board import ErrorKind, ServerState, ServerStatus
+from lakeboard.host.servers_config import HttpServerEntry, ServerEntry, ServersConfig, StdioServerEntry
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.board import ErrorKind, ServerState, ServerStatus
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def stdio_launch(entry: StdioServerEntry) -> tuple[list[str], dict[str, str], st
 
 
 class PoolError(Exception):
-    """A call to one server failed; `kind` says how (see schemas.board.ErrorKind)."""
+    """A call to one server failed; `kind` says how (see lakeboard.schemas.board.ErrorKind)."""
 
     kind: ErrorKind = "protocol"
 

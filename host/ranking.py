@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
-from schemas.messages import FileMatch
+from lakeboard.common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
+from lakeboard.schemas.messages import FileMatch
 
 
 @dataclass(frozen=True)

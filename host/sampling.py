@@ -33,9 +33,9 @@ from typing import Any
 
 import mcp_types
 
-from host.llm.errors import LLMError
-from host.llm.provider import ChatMessage, ChatProvider
-from host.trace import Trace
+from lakeboard.host.llm.errors import LLMError
+from lakeboard.host.llm.provider import ChatMessage, ChatProvider
+from lakeboard.host.trace import Trace
 
 logger = logging.getLogger(__name__)
 

@@ -21,13 +21,17 @@ huge file in `servers.d/` must not stall whoever loads the servers.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import logging
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from common.bounded_reads import FileRefused, read_regular_file
+from lakeboard.common.bounded_reads import FileRefused, read_regular_file
+
+log = logging.getLogger(__name__)
 
 SERVERS_FILE = "servers.json"
 SERVERS_DIR = "servers.d"
@@ -36,6 +40,34 @@ MAX_FILE_BYTES = 4 * 1024 * 1024  # a servers file is a few KB; a client's confi
 
 class ServersConfigError(ValueError):
     """A servers file is missing, unreadable or malformed; the message says which and why."""
+
+
+# Lakeboard's modules before they moved under the one `lakeboard` root (`-m servers.kernel`).
+_OLD_ROOTS = ("servers.", "host.")
+
+
+def current_module_args(args: list[str]) -> list[str]:
+    """`args` with a Lakeboard module written under its old name (`-m servers.file_agent`, in a
+    config folder indexed before the `lakeboard` root) renamed, so old config folders still start.
+
+    Only names that are Lakeboard modules under the new root are renamed: a user's own package
+    called `servers` is left alone. `lakeboard index` writes the new names.
+    """
+    if "-m" not in args:
+        return args
+    at = args.index("-m") + 1
+    if at >= len(args) or not args[at].startswith(_OLD_ROOTS):
+        return args
+    renamed = f"lakeboard.{args[at]}"
+    try:
+        found = importlib.util.find_spec(renamed) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        return args
+    log.info("Starting %s for %s: the entry was written before Lakeboard's modules moved under `lakeboard`; "
+             "run `lakeboard index` again to rewrite it.", renamed, args[at])
+    return [*args[:at], renamed, *args[at + 1:]]
 
 
 class StdioServerEntry(BaseModel):
@@ -47,7 +79,7 @@ class StdioServerEntry(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(
         default_factory=dict,
-        description="set for the server; of the host's environment it inherits only an allow-list (host.pool)",
+        description="set for the server; of the host's environment it inherits only an allow-list (lakeboard.host.pool)",
     )
     cwd: str | None = Field(None, description="working directory; relative paths are relative to the file")
     timeout: int | None = Field(None, gt=0, description="default per-call timeout in milliseconds")
@@ -59,6 +91,11 @@ class StdioServerEntry(BaseModel):
         if isinstance(value, dict):
             return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
         return value
+
+    @field_validator("args")
+    @classmethod
+    def _current_module_names(cls, args: list[str]) -> list[str]:
+        return current_module_args(args)
 
     @property
     def transport(self) -> Literal["stdio"]:

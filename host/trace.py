@@ -19,7 +19,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from schemas.board import TraceEvent
+from lakeboard.schemas.board import TraceEvent
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, Field, field_validator
 
-from schemas.execution import ExecutionResult
+from lakeboard.schemas.execution import ExecutionResult
 
 RunStatus = Literal["answered", "max_steps", "model_error", "failed", "offline"]
 """How a run ended.

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field, model_validator
 
-from schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
 
 Phase = Literal["can_help", "respond"]
 ErrorKind = Literal["timeout", "died", "unavailable", "tool_error", "protocol", "invalid_output"]

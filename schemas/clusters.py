@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from schemas.families import Family
+from lakeboard.schemas.families import Family
 
 
 class ClusterSpec(BaseModel):

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from schemas.messages import FileMatch
+from lakeboard.schemas.messages import FileMatch
 
 
 class DiscoveryResult(BaseModel):

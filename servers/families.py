@@ -15,9 +15,9 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import Callable
 
-from schemas.families import Family, FamilyMember, SlotKind, TimeCoverage
-from schemas.profiles import FileProfile
-from servers.time_coverage import DATE_IN_NAME, MONTH_IN_NAME, YEAR_IN_NAME, coverage_from_data, coverage_from_name
+from lakeboard.schemas.families import Family, FamilyMember, SlotKind, TimeCoverage
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.time_coverage import DATE_IN_NAME, MONTH_IN_NAME, YEAR_IN_NAME, coverage_from_data, coverage_from_name
 
 _DATE_OR_NUMBER = re.compile(r"\d+")
 

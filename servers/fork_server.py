@@ -1,4 +1,4 @@
-"""`python -m servers.fork_server --control-fd N MODULE ...`: start Python servers by forking.
+"""`python -m lakeboard.servers.fork_server --control-fd N MODULE ...`: start Python servers by forking.
 
 A host starts every helper of a lake over stdio, and each one spends most of its start-up
 importing fastmcp, mcp and pydantic. This process imports the given modules once; each
@@ -8,7 +8,7 @@ write, between all the servers. Every server is still a process of its own, with
 stdin, stdout, stderr, environment and working directory.
 
 Requests come on the control socket (an AF_UNIX SOCK_SEQPACKET socket): one
-`schemas.fork_server.ForkRequest` carrying two descriptors, the server's stdin and stdout
+`lakeboard.schemas.fork_server.ForkRequest` carrying two descriptors, the server's stdin and stdout
 (one socket) and its stderr. The `ForkReply` has the new server's pid and carries a pidfd
 of it, or says why there is none. When the control socket closes, this process waits for its servers
 (each leaves when its own stdin closes) and then leaves; reaping them itself is what adds
@@ -32,8 +32,8 @@ import traceback
 import setproctitle
 from pydantic import ValidationError
 
-from common.private_files import keep_new_files_private
-from schemas.fork_server import ForkReply, ForkRequest
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.schemas.fork_server import ForkReply, ForkRequest
 
 _MAX_REQUEST_BYTES = 1 << 20
 _FDS_PER_REQUEST = 2
@@ -248,7 +248,7 @@ def serve(control: socket.socket) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m servers.fork_server", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m lakeboard.servers.fork_server", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--control-fd", type=int, required=True, help="the host's end of the control socket")
     ap.add_argument("modules", nargs="*", help="modules to import before serving")

@@ -1,6 +1,6 @@
 """A server's own model, for when no MCP client lends one through sampling.
 
-Configured exactly like the host's (`common.llm_settings`): `LAKEBOARD_LLM_*` (or the usual
+Configured exactly like the host's (`lakeboard.common.llm_settings`): `LAKEBOARD_LLM_*` (or the usual
 `OPENAI_*`) environment variables, else the LLM config file. With none configured a server
 runs its offline engine; nothing here is required.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from common.llm_settings import LLMConfigError, LLMSettings
+from lakeboard.common.llm_settings import LLMConfigError, LLMSettings
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from servers.model_client import ModelUnavailable
+from lakeboard.servers.model_client import ModelUnavailable
 
 __all__ = [
     "BackgroundSampler",

@@ -12,8 +12,8 @@ import re
 from datetime import date
 from pathlib import PurePosixPath
 
-from schemas.families import TimeCoverage
-from schemas.profiles import ColumnProfile, FileProfile
+from lakeboard.schemas.families import TimeCoverage
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile
 
 _Y = r"(1[6-9]\d\d|20\d\d)"
 _M = r"(0[1-9]|1[0-2])"

@@ -25,7 +25,7 @@ def krama_lake(domain: str) -> Path:
 @pytest.fixture(scope="session")
 def demo_config(tmp_path_factory) -> Path:
     """lakes/demo indexed once per test session; returns the config folder."""
-    from servers.indexing import index_lake
+    from lakeboard.servers.indexing import index_lake
 
     out = tmp_path_factory.mktemp("configs")
     return index_lake(DEMO_LAKE, name="demo", out=out).config_dir

@@ -18,7 +18,7 @@ def _modules(root: Path) -> dict[str, Path]:
     for package in PACKAGES:
         for f in sorted((root / package).rglob("*.py")):
             parts = f.relative_to(root).with_suffix("").parts
-            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+            found[".".join(("lakeboard", *(parts[:-1] if parts[-1] == "__init__" else parts)))] = f
     return found
 
 
@@ -82,11 +82,35 @@ def test_the_finder_sees_a_loop_through_a_function_level_import(tmp_path: Path) 
     pkg = tmp_path / "servers"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "a.py").write_text("from servers.b import g\n")
-    (pkg / "b.py").write_text("def g():\n    from servers import a\n")
+    (pkg / "a.py").write_text("from lakeboard.servers.b import g\n")
+    (pkg / "b.py").write_text("def g():\n    from lakeboard.servers import a\n")
     (pkg / "c.py").write_text("from . import a\n")
-    assert loops(import_graph(tmp_path)) == [["servers.a", "servers.b"]]
+    assert loops(import_graph(tmp_path)) == [["lakeboard.servers.a", "lakeboard.servers.b"]]
 
 
 def test_no_import_loops() -> None:
     assert loops(import_graph(REPO)) == []
+
+
+def crossings(graph: dict[str, set[str]], side: str, other: str) -> list[str]:
+    """The imports from package `side` into package `other`, as "importer -> imported"."""
+    return sorted(f"{m} -> {t}" for m, targets in graph.items() if m.startswith(side + ".")
+                  for t in targets if t.startswith(other + "."))
+
+
+def test_the_finder_sees_the_host_import_a_server(tmp_path: Path) -> None:
+    for package, text in (("host", "from lakeboard.servers.x import y\n"), ("servers", "")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        (tmp_path / package / "x.py").write_text(text)
+    assert crossings(import_graph(tmp_path), "lakeboard.host", "lakeboard.servers") == [
+        "lakeboard.host.x -> lakeboard.servers.x"]
+
+
+def test_host_and_servers_meet_only_in_common_and_schemas() -> None:
+    """The host speaks to servers over MCP only; what both sides use lives in common/ or schemas/."""
+    graph = import_graph(REPO)
+    assert crossings(graph, "lakeboard.host", "lakeboard.servers") == []
+    assert crossings(graph, "lakeboard.servers", "lakeboard.host") == []
+    for shared in ("lakeboard.common", "lakeboard.schemas"):
+        assert crossings(graph, shared, "lakeboard.host") == crossings(graph, shared, "lakeboard.servers") == []

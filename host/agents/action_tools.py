@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from common.json_replies import JSONReplyError, extract_json_object
-from host.llm import ChatMessage, LLMError, LLMRequestError, ToolCall
+from lakeboard.common.json_replies import JSONReplyError, extract_json_object
+from lakeboard.host.llm import ChatMessage, LLMError, LLMRequestError, ToolCall
 
 ACTION_NAMES = ("plan", "reason", "request_help", "run_code", "answer")
 

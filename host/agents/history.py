@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from common.prompt_data import open_fence
-from host.llm import ChatMessage
+from lakeboard.common.prompt_data import open_fence
+from lakeboard.host.llm import ChatMessage
 
 KEEP_RECENT = 2  # the latest action and its observation
 OLDER_CHARS = 600

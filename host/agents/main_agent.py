@@ -22,21 +22,21 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from common.code_text import comment
-from common.json_replies import validation_problems
-from host.agents import action_tools, history, prompts
-from host.agents.observations import render_posting
-from host.agents.programs import (
+from lakeboard.common.code_text import comment
+from lakeboard.common.json_replies import validation_problems
+from lakeboard.host.agents import action_tools, history, prompts
+from lakeboard.host.agents.observations import render_posting
+from lakeboard.host.agents.programs import (
     NoJSONOutput,
     answer_of,
     data_sources_in,
     parse_program_output,
     subtask_answers,
 )
-from host.baselines.modes import AgentMode
-from host.blackboard import Blackboard
-from host.kernel_session import KernelClient, KernelUnavailable, render_execution
-from host.llm import (
+from lakeboard.host.baselines.modes import AgentMode
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.kernel_session import KernelClient, KernelUnavailable, render_execution
+from lakeboard.host.llm import (
     ChatMessage,
     ChatProvider,
     Completion,
@@ -47,8 +47,8 @@ from host.llm import (
     ToolCall,
     extract_json_object,
 )
-from host.trace import Trace
-from schemas.agent import (
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.agent import (
     Action,
     AgentResponse,
     AgentStep,
@@ -60,8 +60,8 @@ from schemas.agent import (
     RunResult,
     SubtaskResponse,
 )
-from schemas.execution import ExecutionResult
-from schemas.messages import BlackboardRequest
+from lakeboard.schemas.execution import ExecutionResult
+from lakeboard.schemas.messages import BlackboardRequest
 
 logger = logging.getLogger(__name__)
 

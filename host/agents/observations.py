@@ -13,10 +13,10 @@ introduced as data that is not instructions. The gateway's request_help text use
 
 from __future__ import annotations
 
-from common.code_text import comment_text
-from common.prompt_data import data_block
-from schemas.board import HelperOutcome, Posting
-from schemas.messages import FileAgentResponse, SearchAgentResponse
+from lakeboard.common.code_text import comment_text
+from lakeboard.common.prompt_data import data_block
+from lakeboard.schemas.board import HelperOutcome, Posting
+from lakeboard.schemas.messages import FileAgentResponse, SearchAgentResponse
 
 _FULL_RESPONSES = 4  # shown with code; the rest get one line each
 _CODE_CHARS = 2500

@@ -5,7 +5,7 @@ It cannot compute the answer (that takes a model), but it does the part of the j
 hardest by hand: find the right files in a messy lake and load each one correctly.
 
 Each chosen file's loader comes from the file agent that volunteered it, as typed data
-(`schemas.messages.Loader`: a function of a file's path). A chosen file no loader names
+(`lakeboard.schemas.messages.Loader`: a function of a file's path). A chosen file no loader names
 uses the loader of its family. Each loader is tried in the kernel on each of its files
 (up to a cap), and files it fails on are left out. The program is rendered from the kept
 loaders by the same renderer the file agents use, then runs once more in a fresh kernel
@@ -19,16 +19,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from common.code_text import comment_text, docstring, literal
-from common.loader_programs import datasets_block, function_block, import_block, loading_code, with_unique_names
-from host.agents.programs import NoJSONOutput, parse_program_output
-from host.blackboard import Blackboard
-from host.discovery import discover
-from host.kernel_session import KernelClient, KernelUnavailable
-from host.trace import Trace
-from schemas.agent import AgentResponse, RunResult
-from schemas.discovery import DiscoveryResult
-from schemas.messages import Loader
+from lakeboard.common.code_text import comment_text, docstring, literal
+from lakeboard.common.loader_programs import datasets_block, function_block, import_block, loading_code, with_unique_names
+from lakeboard.host.agents.programs import NoJSONOutput, parse_program_output
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.discovery import discover
+from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.agent import AgentResponse, RunResult
+from lakeboard.schemas.discovery import DiscoveryResult
+from lakeboard.schemas.messages import Loader
 
 _VERIFY_PER_LOADER = 20  # files tried one at a time; the rest of a family is tried in the final run
 

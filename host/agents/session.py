@@ -23,24 +23,24 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from common.atomic_files import write_text_atomic
-from host.agents.main_agent import MainAgent
-from host.agents.offline_agent import answer_offline
-from host.baselines.modes import AgentMode
-from host.blackboard import Blackboard
-from host.kernel_session import KernelClient
-from host.kernel_workdirs import KERNEL_WORKDIRS, KernelWorkdirs, own_workdirs
-from host.lakes import Lake, lake_files
-from host.llm import ChatProvider, LLMSettings
-from host.pool import ClientPool
-from host.sampling import SamplingHandler
-from host.servers_config import ServersConfig, StdioServerEntry
-from host.trace import Trace
-from schemas.agent import RunResult
+from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.host.agents.main_agent import MainAgent
+from lakeboard.host.agents.offline_agent import answer_offline
+from lakeboard.host.baselines.modes import AgentMode
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.kernel_session import KernelClient
+from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS, KernelWorkdirs, own_workdirs
+from lakeboard.host.lakes import Lake, lake_files
+from lakeboard.host.llm import ChatProvider, LLMSettings
+from lakeboard.host.pool import ClientPool
+from lakeboard.host.sampling import SamplingHandler
+from lakeboard.host.servers_config import ServersConfig, StdioServerEntry
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.agent import RunResult
 
 logger = logging.getLogger(__name__)
 
-FILE_AGENT_MODULE = "servers.file_agent"
+FILE_AGENT_MODULE = "lakeboard.servers.file_agent"
 FILE_AGENT_MODEL_ENV = "LAKEBOARD_FILE_AGENT_MODEL"
 FILE_AGENT_MODEL_NAME_ENV = "LAKEBOARD_FILE_AGENT_MODEL_NAME"
 
@@ -207,10 +207,10 @@ class AskSession:
 
     async def agent_mode(self, mode: str, question: str) -> AgentMode:
         """What the main agent is given in `mode`: its prompt, the helpers or files shown up front."""
-        from host.baselines.discovery import RAG_FILES, file_inventory, partitions_of
-        from host.baselines.prompts import MODE_TEXTS, files_context, helpers_context
-        from host.baselines.retrieval import FileRetriever
-        from schemas.clusters import ClusterConfig
+        from lakeboard.host.baselines.discovery import RAG_FILES, file_inventory, partitions_of
+        from lakeboard.host.baselines.prompts import MODE_TEXTS, files_context, helpers_context
+        from lakeboard.host.baselines.retrieval import FileRetriever
+        from lakeboard.schemas.clusters import ClusterConfig
 
         if mode == "blackboard":
             return AgentMode()

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from host.baselines.retrieval import BM25, FileRetriever
-from host.blackboard import Blackboard
-from host.discovery import discover, discovery_of
-from schemas.clusters import ClusterConfig
-from schemas.messages import BlackboardRequest
-from schemas.profiles import FileEntry
+from lakeboard.host.baselines.retrieval import BM25, FileRetriever
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.discovery import discover, discovery_of
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.messages import BlackboardRequest
+from lakeboard.schemas.profiles import FileEntry
 
 RAG_FILES = 5
 MOST_PARTITIONS = 3

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from common.code_text import comment_text
-from common.prompt_data import data_block
-from host.agents.prompts import BLACKBOARD_TEXT, ModeText
-from schemas.profiles import FileEntry
+from lakeboard.common.code_text import comment_text
+from lakeboard.common.prompt_data import data_block
+from lakeboard.host.agents.prompts import BLACKBOARD_TEXT, ModeText
+from lakeboard.schemas.profiles import FileEntry
 
 MASTER_SLAVE_TEXT = ModeText(
     lake_note="You cannot list or read the\n  lake yourself; the helper agents know its files.",

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from schemas.profiles import FileEntry
+from lakeboard.schemas.profiles import FileEntry
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from host.agents.programs import answer_of
+from lakeboard.host.agents.programs import answer_of
 
 ANSWER_TYPES = (
     "numeric_exact",

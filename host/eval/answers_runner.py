@@ -15,21 +15,21 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from host.eval.answers import score_answer
-from host.eval.discovery import score_discovery
-from host.eval.means import rounded_mean
-from host.lakes import Lake, LakeError
-from schemas.workload import WorkloadTask
+from lakeboard.host.eval.answers import score_answer
+from lakeboard.host.eval.discovery import score_discovery
+from lakeboard.host.eval.means import rounded_mean
+from lakeboard.host.lakes import Lake, LakeError
+from lakeboard.schemas.workload import WorkloadTask
 
 if TYPE_CHECKING:
-    from host.agents.session import AskSession
+    from lakeboard.host.agents.session import AskSession
 
 
 async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake, modes: list[str] = ("blackboard",)) -> int:
-    from host.agents.session import AskSession, llm_settings
-    from host.kernel_session import KernelUnavailable
-    from host.llm import LLMConfigError
-    from host.trace import Trace
+    from lakeboard.host.agents.session import AskSession, llm_settings
+    from lakeboard.host.kernel_session import KernelUnavailable
+    from lakeboard.host.llm import LLMConfigError
+    from lakeboard.host.trace import Trace
 
     try:
         settings = llm_settings(args)

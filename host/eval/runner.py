@@ -7,12 +7,12 @@ import sys
 import time
 from pathlib import Path
 
-from host.eval.answers_runner import run_answer_eval
-from host.baselines import MODES
-from host.eval.discovery import score_discovery
-from host.eval.means import rounded_mean
-from host.lakes import Lake, LakeError, lake_files, resolve_lake
-from schemas.workload import Workload, WorkloadTask
+from lakeboard.host.eval.answers_runner import run_answer_eval
+from lakeboard.host.baselines import MODES
+from lakeboard.host.eval.discovery import score_discovery
+from lakeboard.host.eval.means import rounded_mean
+from lakeboard.host.lakes import Lake, LakeError, lake_files, resolve_lake
+from lakeboard.schemas.workload import Workload, WorkloadTask
 
 
 def load_workload(path: Path) -> list[WorkloadTask]:
@@ -39,11 +39,11 @@ async def run_eval(args) -> int:
 async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path | None, timeout_s: float,
                              modes: list[str] = ("blackboard",)) -> int:
     """Each task's discovery in each mode, scored against its data sources; a table per mode at the end."""
-    from host.baselines.discovery import ModeDiscovery, file_inventory, partitions_of
-    from host.blackboard import Blackboard
-    from host.pool import ClientPool
-    from host.trace import Trace
-    from schemas.clusters import ClusterConfig
+    from lakeboard.host.baselines.discovery import ModeDiscovery, file_inventory, partitions_of
+    from lakeboard.host.blackboard import Blackboard
+    from lakeboard.host.pool import ClientPool
+    from lakeboard.host.trace import Trace
+    from lakeboard.schemas.clusters import ClusterConfig
 
     paths = lake_files(lake.root)
     out_fh = open(out, "w", encoding="utf-8") if out else None

@@ -1,6 +1,6 @@
-"""`python -m host.gateway LAKE_OR_CONFIG`: the lake's blackboard as one MCP server (see command.py)."""
+"""`python -m lakeboard.host.gateway LAKE_OR_CONFIG`: the lake's blackboard as one MCP server (see command.py)."""
 
-from host.gateway.command import main
+from lakeboard.host.gateway.command import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -2,7 +2,7 @@
 into an existing `claude_desktop_config.json` without touching the other servers there.
 
 The entry is the one `lakeboard index` put first in the lake's servers.json: this Python
-(the interpreter that has Lakeboard installed), `-m host.gateway`, the config folder; all
+(the interpreter that has Lakeboard installed), `-m lakeboard.host.gateway`, the config folder; all
 paths absolute, so it starts from wherever the client starts it.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from common.atomic_files import write_json_atomic
-from common.child_processes import module_run, with_safe_path
-from host.gateway.command import KERNEL_TOKEN_ENV
-from host.lakes import GATEWAY_MODULE, Lake, runs_module
-from host.servers_config import read_json
+from lakeboard.common.atomic_files import write_json_atomic
+from lakeboard.common.child_processes import module_run, with_safe_path
+from lakeboard.host.gateway.command import KERNEL_TOKEN_ENV
+from lakeboard.host.lakes import GATEWAY_MODULE, Lake, runs_module
+from lakeboard.host.servers_config import read_json
 
 
 class ClientConfigError(ValueError):

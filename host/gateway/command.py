@@ -1,4 +1,4 @@
-"""`lakeboard serve LAKE_OR_CONFIG` (also `python -m host.gateway`): the gateway's command line.
+"""`lakeboard serve LAKE_OR_CONFIG` (also `python -m lakeboard.host.gateway`): the gateway's command line.
 
 Over stdio (the default) an MCP client starts it as a subprocess, and it speaks the helpers'
 transport (common/stdio_transport.py). Over streamable HTTP it checks its callers as every
@@ -15,9 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from common.http_security import add_http_arguments, bearer_headers, http_settings
-from common.private_files import keep_new_files_private
-from host.servers_config import HttpServerEntry
+from lakeboard.common.http_security import add_http_arguments, bearer_headers, http_settings
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.host.servers_config import HttpServerEntry
 
 KERNEL_TOKEN_ENV = "LAKEBOARD_KERNEL_TOKEN"
 DEFAULT_PORT = 8760
@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Returns the exit code."""
-    from host.gateway.kernels import KernelLimits
-    from host.lakes import LakeError, resolve_lake
+    from lakeboard.host.gateway.kernels import KernelLimits
+    from lakeboard.host.lakes import LakeError, resolve_lake
 
     settings = http_settings(args)
     if args.transport == "http":
@@ -64,20 +64,20 @@ def serve(args: argparse.Namespace) -> int:
         print(f"lakeboard serve: {exc}", file=sys.stderr)
         return 2
 
-    from host.gateway.gateway import Gateway
-    from host.gateway.server import build_server
-    from host.trace import Trace
+    from lakeboard.host.gateway.gateway import Gateway
+    from lakeboard.host.gateway.server import build_server
+    from lakeboard.host.trace import Trace
 
     with Trace(lake.output(lake.config_dir / "traces" / "gateway.jsonl")) as trace:
         gateway = Gateway(lake, kernel=kernel, helper_timeout_s=args.timeout, cell_timeout_s=args.cell_timeout,
                           trace=trace, kernel_limits=kernel_limits)
         server = build_server(gateway)
         if args.transport == "http":
-            from common.http_security import serve_http, token_file
+            from lakeboard.common.http_security import serve_http, token_file
 
             serve_http(server, settings, token_path=token_file("gateway", settings.port, lake.config_dir))
         else:
-            from common.stdio_transport import serve_stdio
+            from lakeboard.common.stdio_transport import serve_stdio
 
             serve_stdio(server)  # the helpers' transport: a size cap, and an answer to every malformed line
     return 0
@@ -95,7 +95,7 @@ def _remote_kernel(args: argparse.Namespace) -> HttpServerEntry | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m host.gateway",
+        prog="python -m lakeboard.host.gateway",
         description="Serve a lake's blackboard as one MCP server, lakeboard: request_help, run_code, list_partitions.")
     add_arguments(parser)
     parser.add_argument("--log-level", default="WARNING")

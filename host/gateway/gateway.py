@@ -18,22 +18,22 @@ from urllib.parse import quote
 
 from mcp import MCPError
 
-from common.file_lists import file_lines, markdown_inline as _inline
-from host.agents.observations import render_posting
-from host.blackboard import Blackboard
-from host.discovery import discovery_of
-from host.gateway.kernels import KernelLimits, KernelSessions
-from host.kernel_workdirs import KERNEL_WORKDIRS
-from host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions
-from host.gateway.mounting import Mounts
-from host.lakes import Lake, file_agent_partition
-from host.pool import ClientPool, PoolError
-from host.servers_config import HttpServerEntry, ServerEntry
-from host.trace import Trace
-from schemas.board import Posting
-from schemas.clusters import ClusterConfig
-from schemas.execution import ExecutionResult
-from schemas.messages import BlackboardRequest, FileMatch
+from lakeboard.common.file_lists import file_lines, markdown_inline as _inline
+from lakeboard.host.agents.observations import render_posting
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.discovery import discovery_of
+from lakeboard.host.gateway.kernels import KernelLimits, KernelSessions
+from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS
+from lakeboard.host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions
+from lakeboard.host.gateway.mounting import Mounts
+from lakeboard.host.lakes import Lake, file_agent_partition
+from lakeboard.host.pool import ClientPool, PoolError
+from lakeboard.host.servers_config import HttpServerEntry, ServerEntry
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.board import Posting
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.execution import ExecutionResult
+from lakeboard.schemas.messages import BlackboardRequest, FileMatch
 
 log = logging.getLogger(__name__)
 

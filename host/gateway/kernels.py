@@ -20,13 +20,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from common.live_sessions import LiveSessions
-from host.kernel_session import KernelClient, KernelUnavailable
-from host.kernel_workdirs import KernelWorkdirs, private_workdir, starts_kernel_server
-from host.pool import ClientPool
-from host.servers_config import ServerEntry, StdioServerEntry
-from host.trace import Trace
-from schemas.execution import ExecutionResult
+from lakeboard.common.live_sessions import LiveSessions
+from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
+from lakeboard.host.kernel_workdirs import KernelWorkdirs, private_workdir, starts_kernel_server
+from lakeboard.host.pool import ClientPool
+from lakeboard.host.servers_config import ServerEntry, StdioServerEntry
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.execution import ExecutionResult
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ NO_KERNEL = (
 )
 REMOTE_HINT = (
     "Where bubblewrap cannot run (macOS, Windows), start the kernel server on a Linux machine "
-    "(python -m servers.kernel --transport http --auth-token TOKEN ...) and give the gateway its address "
+    "(python -m lakeboard.servers.kernel --transport http --auth-token TOKEN ...) and give the gateway its address "
     "with --kernel-url URL."
 )
 

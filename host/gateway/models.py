@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from schemas.board import ErrorKind, HelperOutcome, Phase
+from lakeboard.schemas.board import ErrorKind, HelperOutcome, Phase
 
 
 class Declined(BaseModel):

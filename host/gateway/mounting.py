@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from host.lakes import GATEWAY_MODULE, KERNEL_MODULE, partition_mismatches, runs_module
-from host.pool import ClientPool
-from host.servers_config import ServerEntry, ServersConfigError, load_servers
+from lakeboard.host.lakes import GATEWAY_MODULE, KERNEL_MODULE, partition_mismatches, runs_module
+from lakeboard.host.pool import ClientPool
+from lakeboard.host.servers_config import ServerEntry, ServersConfigError, load_servers
 
 
 class Mounts:

@@ -18,13 +18,13 @@ from fastmcp.tools.base import ToolResult
 from mcp_types import ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
-from common.client_sessions import NO_SESSION, client_session, when_session_ends
-from common.live_sessions import SessionRefused
-from host.gateway import prompts
-from host.gateway.gateway import Gateway, NotAvailable, describe
-from host.gateway.models import HelpBoard, Partitions
-from host.kernel_session import KernelUnavailable, render_execution
-from schemas.execution import ExecutionResult
+from lakeboard.common.client_sessions import NO_SESSION, client_session, when_session_ends
+from lakeboard.common.live_sessions import SessionRefused
+from lakeboard.host.gateway import prompts
+from lakeboard.host.gateway.gateway import Gateway, NotAvailable, describe
+from lakeboard.host.gateway.models import HelpBoard, Partitions
+from lakeboard.host.kernel_session import KernelUnavailable, render_execution
+from lakeboard.schemas.execution import ExecutionResult
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@
             data = extract_json_object(reply.text)   # JSONReplyError -> re-ask the model
 """
 
-from common.json_replies import JSONReplyError, extract_json_object, parse_json_reply
-from common.llm_settings import LLMConfigError, LLMSettings, RetryPolicy, default_config_path
-from host.llm.errors import (
+from lakeboard.common.json_replies import JSONReplyError, extract_json_object, parse_json_reply
+from lakeboard.common.llm_settings import LLMConfigError, LLMSettings, RetryPolicy, default_config_path
+from lakeboard.host.llm.errors import (
     LLMAuthError,
     LLMContextLengthError,
     LLMError,
@@ -19,8 +19,8 @@ from host.llm.errors import (
     LLMResponseError,
     LLMUnavailableError,
 )
-from host.llm.provider import ChatMessage, ChatProvider, Completion, ToolCall
-from host.llm.usage import Usage, UsageLedger
+from lakeboard.host.llm.provider import ChatMessage, ChatProvider, Completion, ToolCall
+from lakeboard.host.llm.usage import Usage, UsageLedger
 
 __all__ = [
     "ChatMessage",

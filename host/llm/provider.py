@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from common.llm_settings import LLMSettings
-from host.llm.errors import (
+from lakeboard.common.llm_settings import LLMSettings
+from lakeboard.host.llm.errors import (
     LLMAuthError,
     LLMContextLengthError,
     LLMError,
@@ -26,8 +26,8 @@ from host.llm.errors import (
     LLMResponseError,
     LLMUnavailableError,
 )
-from host.llm.retry import REFUSED_ATTEMPTS, is_refused_connection, is_retryable_status, parse_retry_after
-from host.llm.usage import Usage, UsageLedger
+from lakeboard.host.llm.retry import REFUSED_ATTEMPTS, is_refused_connection, is_retryable_status, parse_retry_after
+from lakeboard.host.llm.usage import Usage, UsageLedger
 
 if TYPE_CHECKING:
     import openai

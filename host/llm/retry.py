@@ -1,6 +1,6 @@
 """Which failed chat calls are worth retrying, and how long a server asks to wait.
 
-The policy itself (attempts, backoff) is a setting: `common.llm_settings.RetryPolicy`.
+The policy itself (attempts, backoff) is a setting: `lakeboard.common.llm_settings.RetryPolicy`.
 """
 
 from __future__ import annotations

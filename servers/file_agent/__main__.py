@@ -1,4 +1,4 @@
-"""`python -m servers.file_agent --config configs/NAME/clusters.json --cluster CLUSTER`."""
+"""`python -m lakeboard.servers.file_agent --config configs/NAME/clusters.json --cluster CLUSTER`."""
 
 from __future__ import annotations
 
@@ -7,23 +7,23 @@ import logging
 import sys
 from pathlib import Path
 
-from common.private_files import keep_new_files_private
-from common.process_exit import exit_now
-from schemas.clusters import ClusterConfig
-from common.http_security import add_http_arguments, http_settings, serve_http, token_file
-from servers.process import quick_imports
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.common.process_exit import exit_now
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.common.http_security import add_http_arguments, http_settings, serve_http, token_file
+from lakeboard.servers.process import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():
-    from servers.file_agent.agent import FileAgent
-    from servers.file_agent.analysis_store import AnalysisStore
-    from servers.file_agent.server import build_server
-    from common.stdio_transport import serve_stdio
+    from lakeboard.servers.file_agent.agent import FileAgent
+    from lakeboard.servers.file_agent.analysis_store import AnalysisStore
+    from lakeboard.servers.file_agent.server import build_server
+    from lakeboard.common.stdio_transport import serve_stdio
 
 
 def main(argv: list[str] | None = None) -> int:
     keep_new_files_private()  # what it writes (analyses, notebooks, workdir files) is its owner's alone
-    ap = argparse.ArgumentParser(prog="python -m servers.file_agent", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m lakeboard.servers.file_agent", description=__doc__)
     ap.add_argument("--config", required=True, type=Path, help="clusters.json written by `lakeboard index`")
     ap.add_argument("--cluster", required=True, help="name of the cluster this agent serves")
     ap.add_argument("--transport", choices=["stdio", "http"], default="stdio")

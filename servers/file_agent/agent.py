@@ -11,13 +11,13 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
-from common.loader_programs import loading_code
-from schemas.clusters import ClusterConfig, LakeVocabulary
-from schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
-from schemas.profiles import FileEntry, FileProfile
-from servers.file_agent import answers
-from servers.relevance import LexicalEngine
+from lakeboard.common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
+from lakeboard.common.loader_programs import loading_code
+from lakeboard.schemas.clusters import ClusterConfig, LakeVocabulary
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
+from lakeboard.schemas.profiles import FileEntry, FileProfile
+from lakeboard.servers.file_agent import answers
+from lakeboard.servers.relevance import LexicalEngine
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class AgentPolicy:
 
 class FileAgent:
     def __init__(self, config: ClusterConfig, cluster: str, policy: AgentPolicy = AgentPolicy()) -> None:
-        from servers.profiling import ProfileCache
+        from lakeboard.servers.profiling import ProfileCache
 
         self.config = config
         self.spec = config.cluster(cluster)

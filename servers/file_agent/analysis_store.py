@@ -28,10 +28,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from common.atomic_files import write_text_atomic
-from common.bounded_reads import FileRefused, open_regular, read_at_most, read_regular_file
-from schemas.profiles import FileProfile
-from servers.file_agent import prompts
+from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.common.bounded_reads import FileRefused, open_regular, read_at_most, read_regular_file
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.file_agent import prompts
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """Writing a file agent's response from profiles: loaders, explanation, sample, steps.
 
 Everything comes from the profiles of the chosen files, so a response never reopens a
-file. The loaders are typed (`schemas.messages.Loader`); the response's `code` is their
-rendering (`common.loader_programs`), for a person or a model to read.
+file. The loaders are typed (`lakeboard.schemas.messages.Loader`); the response's `code` is their
+rendering (`lakeboard.common.loader_programs`), for a person or a model to read.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 import sys
 
-from schemas.families import TimeCoverage
-from schemas.messages import Loader
-from schemas.profiles import FileProfile
-from servers.profiling.loader_code import make_loader
+from lakeboard.schemas.families import TimeCoverage
+from lakeboard.schemas.messages import Loader
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.loader_code import make_loader
 
 _SAMPLE_ROWS = 5
 _SAMPLE_CHARS = 1500

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from common.file_lists import file_lines, markdown_inline as _inline
-from schemas.messages import FileAgentResponse, HelpDecision
+from lakeboard.common.file_lists import file_lines, markdown_inline as _inline
+from lakeboard.schemas.messages import FileAgentResponse, HelpDecision
 
 _FILES = 12  # file lines shown; a family of same-layout files is one line
 _STEPS = 8

@@ -27,16 +27,16 @@ from typing import Any, TypeVar
 import anyio
 import mcp_types as types
 
-from common.json_replies import extract_json_object
-from common.loader_programs import loading_code
-from schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
-from schemas.profiles import FileProfile
-from servers.file_agent import answers, prompts
-from servers.file_agent.agent import FileAgent
-from servers.file_agent.analysis_store import AnalysisStore, StoredAnalysis, analysis_key, inputs_digest
-from servers.file_agent.model_access import OwnModel, model_for
-from servers.model_client import ModelUnavailable
-from servers.sampling import InputNeeded, Model, background_model
+from lakeboard.common.json_replies import extract_json_object
+from lakeboard.common.loader_programs import loading_code
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.file_agent import answers, prompts
+from lakeboard.servers.file_agent.agent import FileAgent
+from lakeboard.servers.file_agent.analysis_store import AnalysisStore, StoredAnalysis, analysis_key, inputs_digest
+from lakeboard.servers.file_agent.model_access import OwnModel, model_for
+from lakeboard.servers.model_client import ModelUnavailable
+from lakeboard.servers.sampling import InputNeeded, Model, background_model
 
 log = logging.getLogger(__name__)
 
@@ -405,7 +405,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _profile_text(profile: FileProfile, root: Path) -> str:
-    from servers.profiling import loader_code
+    from lakeboard.servers.profiling import loader_code
 
     code = profile.loader or loader_code(profile, root)
     return (

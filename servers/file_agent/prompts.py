@@ -12,8 +12,8 @@ a model server (or a scripted test server) can tell the agents apart.
 
 from __future__ import annotations
 
-from common.code_text import comment_text
-from common.prompt_data import DATA_NOTE, data_block
+from lakeboard.common.code_text import comment_text
+from lakeboard.common.prompt_data import DATA_NOTE, data_block
 
 SYSTEM = """\
 You are file agent {name} of the data lake {lake}.

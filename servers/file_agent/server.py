@@ -18,14 +18,14 @@ from fastmcp.exceptions import ResourceError, ToolError
 from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
-from common.code_text import comment_text
-from schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
-from schemas.profiles import FileEntry, FileProfile
-from servers.file_agent import markdown
-from servers.file_agent.agent import FileAgent, OutsidePartition
-from servers.file_agent.analysis_store import AnalysisStore
-from servers.file_agent.model_access import expected_models, own_model
-from servers.file_agent.model_engine import ModelEngine
+from lakeboard.common.code_text import comment_text
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
+from lakeboard.schemas.profiles import FileEntry, FileProfile
+from lakeboard.servers.file_agent import markdown
+from lakeboard.servers.file_agent.agent import FileAgent, OutsidePartition
+from lakeboard.servers.file_agent.analysis_store import AnalysisStore
+from lakeboard.servers.file_agent.model_access import expected_models, own_model
+from lakeboard.servers.file_agent.model_engine import ModelEngine
 
 Request = Annotated[str, Field(min_length=1, description="what is needed, in plain words")]
 Reason = Annotated[str, Field(description="why it is needed: context that helps decide")]
@@ -111,7 +111,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
     @mcp.resource(f"lakeboard://{agent.name}/sample/{{path*}}", mime_type="text/plain")
     def sample(path: str) -> str:
         """A sample of one file: its first rows or leading text."""
-        from servers.file_agent.answers import explanation, sample as sample_of
+        from lakeboard.servers.file_agent.answers import explanation, sample as sample_of
 
         try:
             prof = agent.profile(path)

@@ -1,5 +1,5 @@
 """Indexing a lake: profile every file, partition, and write the configs servers read."""
 
-from servers.indexing.build import IndexResult, index_lake
+from lakeboard.servers.indexing.build import IndexResult, index_lake
 
 __all__ = ["IndexResult", "index_lake"]

@@ -1,4 +1,4 @@
-"""`python -m servers.indexing LAKE`: what `lakeboard index` runs (in its own process)."""
+"""`python -m lakeboard.servers.indexing LAKE`: what `lakeboard index` runs (in its own process)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-from common.child_processes import SAFE_FOLDER
-from common.code_text import printable
-from common.private_files import keep_new_files_private
-from servers.profiling.cache import CacheWriteError
-from servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
+from lakeboard.common.child_processes import SAFE_FOLDER
+from lakeboard.common.code_text import printable
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.servers.profiling.cache import CacheWriteError
+from lakeboard.servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
 
 
 def _progress_printer():
@@ -91,9 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     keep_new_files_private()  # profiles hold samples of every file: owner-only, as all it writes
     _leave_current_folder(args)
 
-    from common.llm_settings import LLMConfigError, LLMSettings
-    from servers.indexing import index_lake
-    from servers.partitioning import PartitionError
+    from lakeboard.common.llm_settings import LLMConfigError, LLMSettings
+    from lakeboard.servers.indexing import index_lake
+    from lakeboard.servers.partitioning import PartitionError
 
     try:
         model = LLMSettings.resolve({"model": args.model, "base_url": args.base_url, "config": args.llm_config})
@@ -124,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _analyse(config_dir: Path, model, *, quiet: bool) -> int:
     """The file agents' offline phase: each partition analysed by the model, stored for its server."""
-    from schemas.clusters import ClusterConfig
-    from servers.indexing.analyses import analyse_partitions
+    from lakeboard.schemas.clusters import ClusterConfig
+    from lakeboard.servers.indexing.analyses import analyse_partitions
 
     if model.base_url is None and model.api_key is None:
         print(f"the file agents' analysis is skipped: model {model.model} has no endpoint (--base-url) and no key",

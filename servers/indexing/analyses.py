@@ -16,10 +16,10 @@ from pathlib import Path
 
 import anyio
 
-from common.llm_settings import LLMSettings
-from schemas.clusters import ClusterConfig
-from servers.file_agent.analysis_store import AnalysisStore
-from servers.model_client import ModelUnavailable, ServerModel
+from lakeboard.common.llm_settings import LLMSettings
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.servers.file_agent.analysis_store import AnalysisStore
+from lakeboard.servers.model_client import ModelUnavailable, ServerModel
 
 
 @dataclass
@@ -42,7 +42,7 @@ def analyse_partitions(
 
 async def _analyse_all(config_dir: Path, config: ClusterConfig, settings: LLMSettings,
                        progress: Callable[[int, int, str], None] | None) -> AnalysesResult:
-    from servers.file_agent.model_access import OwnModel
+    from lakeboard.servers.file_agent.model_access import OwnModel
 
     model = OwnModel(ServerModel(settings))
     store = AnalysisStore(config_dir)
@@ -72,7 +72,7 @@ async def _analyse_all(config_dir: Path, config: ClusterConfig, settings: LLMSet
 
 
 def _engine_for(config: ClusterConfig, name: str, store: AnalysisStore):
-    from servers.file_agent.agent import FileAgent
-    from servers.file_agent.model_engine import ModelEngine
+    from lakeboard.servers.file_agent.agent import FileAgent
+    from lakeboard.servers.file_agent.model_engine import ModelEngine
 
     return ModelEngine(FileAgent(config, name), store=store)

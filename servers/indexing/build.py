@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from common.llm_settings import LLMSettings
-from schemas.clusters import ClusterConfig
-from servers.indexing.config_set import publish
-from servers.indexing.server_entries import (
+from lakeboard.common.llm_settings import LLMSettings
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.servers.indexing.config_set import publish
+from lakeboard.servers.indexing.server_entries import (
     find_docs_folder,
     search_backend_for,
     server_entries,
 )
-from servers.partitioning import strategy_named
-from servers.partitioning.base import slug
+from lakeboard.servers.partitioning import strategy_named
+from lakeboard.servers.partitioning.base import slug
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +60,9 @@ def index_lake(
     model: LLMSettings | None = None,
     time_budget_s: float | None = None,
 ) -> IndexResult:
-    from servers.profiling import profile_lake
-    from servers.families import describe_families
-    from servers.relevance import vocabulary_of
+    from lakeboard.servers.profiling import profile_lake
+    from lakeboard.servers.families import describe_families
+    from lakeboard.servers.relevance import vocabulary_of
 
     t0 = time.perf_counter()
     lake = lake.expanduser().resolve()

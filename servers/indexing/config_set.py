@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from common.atomic_files import write_text_atomic
+from lakeboard.common.atomic_files import write_text_atomic
 
 CURRENT = "current"
 SETS = "sets"

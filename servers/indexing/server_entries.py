@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from common.child_processes import python_module_command
-from schemas.clusters import ClusterConfig
-from common.http_security import bearer_headers
-from servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
+from lakeboard.common.child_processes import python_module_command
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.common.http_security import bearer_headers
+from lakeboard.servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
 
 DOC_FOLDERS = ("docs", "doc", "documentation", "documents")
-GATEWAY_MODULE = "host.gateway"  # the host's blackboard as one MCP server; the host drops it from its own pool
+GATEWAY_MODULE = "lakeboard.host.gateway"  # the host's blackboard as one MCP server; the host drops it from its own pool
 
 
 def _entry(module: str, *args: str) -> dict:
@@ -68,12 +68,12 @@ def server_entries(
     servers: dict[str, dict] = {gateway_name(config.name): _entry(GATEWAY_MODULE, str(config_path.parent))}
     for cluster in config.clusters:
         servers[f"{config.name}-{cluster.name}"] = _entry(
-            "servers.file_agent", "--config", str(config_path), "--cluster", cluster.name
+            "lakeboard.servers.file_agent", "--config", str(config_path), "--cluster", cluster.name
         )
     if search_backend is not None:
         search_args = ["--backend", search_backend, "--name", f"{config.name}-search"]
         if docs is not None:
             search_args += ["--docs", str(docs), "--lake-root", config.lake]
-        servers[f"{config.name}-search"] = _entry("servers.search_agent", *search_args)
-    servers[f"{config.name}-kernel"] = _entry("servers.kernel", "--lake", config.lake, "--workdir", str(workdir))
+        servers[f"{config.name}-search"] = _entry("lakeboard.servers.search_agent", *search_args)
+    servers[f"{config.name}-kernel"] = _entry("lakeboard.servers.kernel", "--lake", config.lake, "--workdir", str(workdir))
     return {"mcpServers": servers}

@@ -1,29 +1,29 @@
-"""`python -m servers.kernel --lake DIR [--workdir DIR]`: the sandboxed kernel MCP server."""
+"""`python -m lakeboard.servers.kernel --lake DIR [--workdir DIR]`: the sandboxed kernel MCP server."""
 
 from __future__ import annotations
 
 import logging
 import sys
 
-from common.private_files import keep_new_files_private
-from common.process_exit import exit_now
-from common.http_security import serve_http, token_file
-from servers.kernel.config import parse_args
-from servers.kernel.limits import limits_problem
-from servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
-from servers.process import quick_imports
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.common.process_exit import exit_now
+from lakeboard.common.http_security import serve_http, token_file
+from lakeboard.servers.kernel.config import parse_args
+from lakeboard.servers.kernel.limits import limits_problem
+from lakeboard.servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
+from lakeboard.servers.process import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():
-    from servers.kernel.server import create_server
-    from common.stdio_transport import serve_stdio
+    from lakeboard.servers.kernel.server import create_server
+    from lakeboard.common.stdio_transport import serve_stdio
 
 
 def main(argv: list[str] | None = None) -> int:
     keep_new_files_private()  # what it writes (analyses, notebooks, workdir files) is its owner's alone
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     config, options = parse_args(argv)
-    log = logging.getLogger("servers.kernel")
+    log = logging.getLogger("lakeboard.servers.kernel")
     if options.transport == "http":
         # The kernel runs code: beyond loopback, a caller must prove who it is.
         problem = options.http.token_problem("kernel server")

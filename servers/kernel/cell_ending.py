@@ -6,8 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from schemas.execution import ExecutionError
-from servers.kernel.watchdog import Breach
+from lakeboard.schemas.execution import ExecutionError
+from lakeboard.servers.kernel.watchdog import Breach
 
 # Why the server interrupted a running cell: its timeout, an output flood, or a limit of the
 # sandbox's whole process tree (a `Breach`).

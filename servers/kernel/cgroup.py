@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from servers.kernel.processes import orphaned
+from lakeboard.servers.kernel.processes import orphaned
 
 log = logging.getLogger(__name__)
 

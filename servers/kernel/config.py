@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from common.http_security import HttpSettings, add_http_arguments, http_settings
+from lakeboard.common.http_security import HttpSettings, add_http_arguments, http_settings
 
 
 class KernelConfig(BaseModel):
@@ -63,7 +63,7 @@ class ServerOptions(BaseModel):
 
 def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptions]:
     parser = argparse.ArgumentParser(
-        prog="python -m servers.kernel",
+        prog="python -m lakeboard.servers.kernel",
         description="Sandboxed Jupyter kernel as an MCP server (bubblewrap: read-only lake, no network).",
     )
     parser.add_argument("--lake", required=True, type=Path, help="lake folder (read-only inside the kernel)")

@@ -17,8 +17,8 @@ from typing import Literal
 
 import psutil
 
-from servers.kernel.cgroup import SandboxCgroup
-from servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.cgroup import SandboxCgroup
+from lakeboard.servers.kernel.config import KernelConfig
 
 Mechanism = Literal["cgroup", "rlimit", "watchdog", "none"]
 LIMIT_NAMES = {"memory": "memory", "processes": "process-count", "cpu": "CPU-time", "workdir": "workdir-size"}

@@ -8,7 +8,7 @@ from typing import Any
 import nbformat
 from nbformat import v4
 
-from servers.kernel.workdir_files import path_in_workdir, write_text_in_workdir
+from lakeboard.servers.kernel.workdir_files import path_in_workdir, write_text_in_workdir
 
 
 class NotebookRecorder:

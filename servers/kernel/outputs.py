@@ -7,7 +7,7 @@ import re
 from collections import deque
 from typing import Any
 
-from schemas.execution import DisplayData, ExecutionError
+from lakeboard.schemas.execution import DisplayData, ExecutionError
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")

@@ -19,7 +19,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.config import KernelConfig
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 LAUNCHER_IN_SANDBOX = "/opt/lakeboard/kernel_launcher.py"

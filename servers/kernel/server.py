@@ -16,18 +16,18 @@ from fastmcp.tools.base import ToolResult
 from mcp_types import ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
-from schemas.execution import (
+from lakeboard.schemas.execution import (
     ExecutionResult,
     KernelActionResult,
     NotebookSaved,
     SandboxPolicy,
     VariablesResult,
 )
-from servers.kernel.config import KernelConfig
-from servers.kernel.outputs import IMAGE_TYPES
-from servers.kernel.session import KernelStartError
-from servers.kernel.session_kernels import PROCESS, SessionKernels
-from servers.kernel.workdir_files import WorkdirPathError
+from lakeboard.servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.outputs import IMAGE_TYPES
+from lakeboard.servers.kernel.session import KernelStartError
+from lakeboard.servers.kernel.session_kernels import PROCESS, SessionKernels
+from lakeboard.servers.kernel.workdir_files import WorkdirPathError
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
-from schemas.execution import (
+from lakeboard.schemas.execution import (
     ExecutionError,
     ExecutionResult,
     KernelActionResult,
@@ -30,15 +30,15 @@ from schemas.execution import (
     VariableInfo,
     VariablesResult,
 )
-from servers.kernel.cell_ending import CellEnding, Interruption, between_cells_notes, cell_error
-from servers.kernel.cgroup import SandboxCgroup
-from servers.kernel.config import KernelConfig
-from servers.kernel.limits import Enforcement, plan, unenforced_sentence, watchdog_problem
-from servers.kernel.notebook import NotebookRecorder
-from servers.kernel.outputs import CellOutputs
-from servers.kernel.processes import StreamTail, orphaned, stop_strays
-from servers.kernel.sandbox import SERVER_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
-from servers.kernel.watchdog import Breach, Watchdog
+from lakeboard.servers.kernel.cell_ending import CellEnding, Interruption, between_cells_notes, cell_error
+from lakeboard.servers.kernel.cgroup import SandboxCgroup
+from lakeboard.servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.limits import Enforcement, plan, unenforced_sentence, watchdog_problem
+from lakeboard.servers.kernel.notebook import NotebookRecorder
+from lakeboard.servers.kernel.outputs import CellOutputs
+from lakeboard.servers.kernel.processes import StreamTail, orphaned, stop_strays
+from lakeboard.servers.kernel.sandbox import SERVER_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
+from lakeboard.servers.kernel.watchdog import Breach, Watchdog
 
 log = logging.getLogger(__name__)
 

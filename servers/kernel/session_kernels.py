@@ -21,12 +21,12 @@ from pathlib import Path
 from fastmcp import Context
 from fastmcp.exceptions import ResourceError, ToolError
 
-from common.client_sessions import NO_SESSION, PROCESS, client_session, when_session_ends
-from common.live_sessions import LiveSessions, SessionRefused
-from servers.kernel.config import KernelConfig
-from servers.kernel.processes import orphaned
-from servers.kernel.session import KernelSession
-from servers.kernel.workdir_usage import remove_folder
+from lakeboard.common.client_sessions import NO_SESSION, PROCESS, client_session, when_session_ends
+from lakeboard.common.live_sessions import LiveSessions, SessionRefused
+from lakeboard.servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.processes import orphaned
+from lakeboard.servers.kernel.session import KernelSession
+from lakeboard.servers.kernel.workdir_usage import remove_folder
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ from typing import Literal
 
 import psutil
 
-from servers.kernel.cgroup import SandboxCgroup
-from servers.kernel.config import KernelConfig
-from servers.kernel.limits import Enforcement
-from servers.kernel.processes import process_tree, stop_sandbox, stop_strays
-from servers.kernel.workdir_usage import DiskUse, FileSystemUse, measure, trim
+from lakeboard.servers.kernel.cgroup import SandboxCgroup
+from lakeboard.servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.limits import Enforcement
+from lakeboard.servers.kernel.processes import process_tree, stop_sandbox, stop_strays
+from lakeboard.servers.kernel.workdir_usage import DiskUse, FileSystemUse, measure, trim
 
 log = logging.getLogger(__name__)
 

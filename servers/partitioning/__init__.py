@@ -6,9 +6,9 @@ manner of scikit-learn estimators: pick one by name with `strategy_named`.
 
 from __future__ import annotations
 
-from common.llm_settings import LLMSettings
-from servers.partitioning.base import PartitionError, PartitionStrategy
-from servers.partitioning.directory import DirectoryStrategy
+from lakeboard.common.llm_settings import LLMSettings
+from lakeboard.servers.partitioning.base import PartitionError, PartitionStrategy
+from lakeboard.servers.partitioning.directory import DirectoryStrategy
 
 
 def strategy_named(name: str, *, n_clusters: int | None = None, model: LLMSettings | None = None) -> PartitionStrategy:
@@ -16,12 +16,12 @@ def strategy_named(name: str, *, n_clusters: int | None = None, model: LLMSettin
     if name == "directory":
         return DirectoryStrategy(n_clusters=n_clusters)
     if name == "embedding":
-        from servers.partitioning.embedding import EmbeddingStrategy
+        from lakeboard.servers.partitioning.embedding import EmbeddingStrategy
 
         return EmbeddingStrategy(n_clusters=n_clusters)
     if name == "llm":
-        from servers.model_client import ServerModel
-        from servers.partitioning.llm import LLMStrategy
+        from lakeboard.servers.model_client import ServerModel
+        from lakeboard.servers.partitioning.llm import LLMStrategy
 
         return LLMStrategy(n_clusters=n_clusters, model=ServerModel(model) if model is not None else None)
     raise PartitionError(f"unknown partition strategy {name!r}: use directory, embedding or llm")

@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import Protocol
 
-from schemas.clusters import ClusterSpec
-from schemas.profiles import FileProfile
+from lakeboard.schemas.clusters import ClusterSpec
+from lakeboard.schemas.profiles import FileProfile
 
 
 class PartitionError(RuntimeError):

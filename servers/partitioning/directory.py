@@ -13,10 +13,10 @@ import re
 from collections import defaultdict
 from pathlib import PurePosixPath
 
-from schemas.clusters import ClusterSpec
-from schemas.profiles import FileProfile
-from servers.partitioning.base import describe, slug, unique_names
-from servers.families import column_signature, find_families
+from lakeboard.schemas.clusters import ClusterSpec
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.partitioning.base import describe, slug, unique_names
+from lakeboard.servers.families import column_signature, find_families
 
 
 # Clusters a lake gets when no number is asked for: about one per FILES_PER_CLUSTER files,

@@ -10,9 +10,9 @@ import math
 import os
 from pathlib import PurePosixPath
 
-from schemas.clusters import ClusterSpec
-from schemas.profiles import FileProfile
-from servers.partitioning.base import PartitionError, describe, slug, unique_names
+from lakeboard.schemas.clusters import ClusterSpec
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.partitioning.base import PartitionError, describe, slug, unique_names
 
 
 def profile_sentence(profile: FileProfile) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import fnmatch
 import json
 
-from common.code_text import comment_text
-from common.json_replies import extract_json_object
-from common.prompt_data import data_block
-from schemas.clusters import ClusterSpec
-from schemas.profiles import FileProfile
-from servers.model_client import ModelUnavailable, ServerModel
-from servers.partitioning.base import PartitionError, describe, slug, unique_names
+from lakeboard.common.code_text import comment_text
+from lakeboard.common.json_replies import extract_json_object
+from lakeboard.common.prompt_data import data_block
+from lakeboard.schemas.clusters import ClusterSpec
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.model_client import ModelUnavailable, ServerModel
+from lakeboard.servers.partitioning.base import PartitionError, describe, slug, unique_names
 
 SYSTEM = "You organise the files of a data lake into clusters of related files. You answer with JSON only."
 PROMPT = """Here are the files of a data lake, one relative path per line (a path with unusual characters is

@@ -11,9 +11,9 @@ spaces, excel, json_files, parquet, arrays, cdf, geo, html, documents, images, f
 detect picks one from the extension and the content.
 """
 
-from servers.profiling.cache import ProfileCache
-from servers.profiling.lake import iter_lake_files, profile_lake
-from servers.profiling.loader_code import loader_code
-from servers.profiling.profile import profile_file
+from lakeboard.servers.profiling.cache import ProfileCache
+from lakeboard.servers.profiling.lake import iter_lake_files, profile_lake
+from lakeboard.servers.profiling.loader_code import loader_code
+from lakeboard.servers.profiling.profile import profile_file
 
 __all__ = ["ProfileCache", "iter_lake_files", "loader_code", "profile_file", "profile_lake"]

@@ -6,9 +6,9 @@ import zipfile
 from pathlib import Path
 from typing import IO, Any
 
-from schemas.profiles import ArrayProfile, FileProfile
-from servers.profiling.column_stats import json_value
-from servers.profiling.detect import Detection
+from lakeboard.schemas.profiles import ArrayProfile, FileProfile
+from lakeboard.servers.profiling.column_stats import json_value
+from lakeboard.servers.profiling.detect import Detection
 
 SAMPLE_VALUES = 8
 MAX_ARRAYS = 200

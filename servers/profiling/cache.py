@@ -23,9 +23,9 @@ from typing import Iterable, Iterator
 
 from pydantic import ValidationError
 
-from common.atomic_files import write_text_atomic
-from schemas.profiles import FileProfile
-from servers.process import collector_paused
+from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.process import collector_paused
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from schemas.profiles import ArrayProfile, FileProfile
-from servers.profiling.column_stats import json_value, value_text
-from servers.profiling.detect import Detection
+from lakeboard.schemas.profiles import ArrayProfile, FileProfile
+from lakeboard.servers.profiling.column_stats import json_value, value_text
+from lakeboard.servers.profiling.detect import Detection
 
 SAMPLE_RECORDS = 3
 MAX_VARIABLES = 200

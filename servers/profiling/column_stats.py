@@ -17,7 +17,7 @@ from itertools import compress
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
-from schemas.profiles import ColumnProfile
+from lakeboard.schemas.profiles import ColumnProfile
 
 if TYPE_CHECKING:
     import pandas as pd

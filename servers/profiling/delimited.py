@@ -19,8 +19,8 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import (
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import (
     HEAD_ROWS,
     MAX_COLUMNS,
     PANDAS_NA,
@@ -29,11 +29,11 @@ from servers.profiling.column_stats import (
     profile_values,
     spread_indices,
 )
-from servers.profiling import fixed_width
-from servers.profiling.detect import Detection
-from servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
-from servers.profiling.text_lines import TextLines
-from servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
+from lakeboard.servers.profiling import fixed_width
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
+from lakeboard.servers.profiling.text_lines import TextLines
+from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
 # Lines wider than the head a profile reads (a table of ~100,000 columns or more): the first
@@ -236,7 +236,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         if ext in (".csv", ".tsv", ".tab") and _looks_like_list(lines):
             delim = "\t" if ext in (".tsv", ".tab") else ","
         else:
-            from servers.profiling import documents
+            from lakeboard.servers.profiling import documents
 
             documents.profile_plain_text(path, prof, sample, fmt="text")
             return

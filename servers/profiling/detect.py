@@ -11,7 +11,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from servers.profiling.text_sample import SNIFF_BYTES, detect_encoding, looks_binary, read_head
+from lakeboard.servers.profiling.text_sample import SNIFF_BYTES, detect_encoding, looks_binary, read_head
 
 # extension -> (format, reader module)
 _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
@@ -105,7 +105,7 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
 @dataclass
 class Detection:
     format: str
-    reader: str  # module name in servers.profiling
+    reader: str  # module name in lakeboard.servers.profiling
     compression: str | None = None
     note: str | None = None  # e.g. "named .csv but the content is an Excel workbook"
 

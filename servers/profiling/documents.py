@@ -6,9 +6,9 @@ import re
 import zipfile
 from pathlib import Path
 
-from schemas.profiles import FileProfile
-from servers.profiling.detect import Detection
-from servers.profiling.text_sample import TextSample, read_text_sample
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.text_sample import TextSample, read_text_sample
 
 LEADING_CHARS = 4000
 PDF_PAGES = 3  # pages whose text a profile extracts

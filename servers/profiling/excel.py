@@ -6,10 +6,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Sequence
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, unique_names
-from servers.profiling.detect import Detection
-from servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, unique_names
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
 MAX_ROWS = 2000  # rows read per sheet
 CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole

@@ -5,9 +5,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from schemas.profiles import FileProfile
-from servers.profiling.detect import Detection
-from servers.profiling.text_sample import looks_binary, read_head, read_text_sample
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.text_sample import looks_binary, read_head, read_text_sample
 
 FIRST_LINES = 20
 MAX_SQLITE_TABLES = 50
@@ -68,8 +68,8 @@ def _sqlite(path: Path, prof: FileProfile) -> None:
 
     import pandas as pd
 
-    from schemas.profiles import TableProfile
-    from servers.profiling.column_stats import profile_frame
+    from lakeboard.schemas.profiles import TableProfile
+    from lakeboard.servers.profiling.column_stats import profile_frame
 
     prof.kind, prof.format = "table", "sqlite"
     try:

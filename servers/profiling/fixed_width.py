@@ -8,10 +8,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import STATS_ROWS, profile_frame
-from servers.profiling.table_layout import TEXT, VALUE, cell_kind
-from servers.profiling.text_sample import TextSample
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_frame
+from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind
+from lakeboard.servers.profiling.text_sample import TextSample
 
 _DIGIT = re.compile(r"\d")
 

@@ -6,9 +6,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from schemas.profiles import ColumnProfile, FileProfile, TableProfile
-from servers.profiling.column_stats import profile_frame
-from servers.profiling.detect import Detection
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import profile_frame
+from lakeboard.servers.profiling.detect import Detection
 
 SAMPLE_FEATURES = 500
 MAX_LAYERS = 50

@@ -6,10 +6,10 @@ import io
 import re
 from pathlib import Path
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import flatten_columns, profile_frame
-from servers.profiling.detect import Detection
-from servers.profiling.text_sample import read_text_sample
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import flatten_columns, profile_frame
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.text_sample import read_text_sample
 
 HTML_BYTES = 4 << 20
 MAX_TABLES = 60

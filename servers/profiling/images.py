@@ -6,9 +6,9 @@ import re
 import struct
 from pathlib import Path
 
-from schemas.profiles import FileProfile
-from servers.profiling.detect import Detection
-from servers.profiling.text_sample import read_head
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.text_sample import read_head
 
 
 def image_size(head: bytes) -> tuple[str, int, int] | None:

@@ -7,10 +7,10 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, value_text
-from servers.profiling.detect import Detection
-from servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, value_text
+from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
 

@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from common.lake_files import iter_lake_files, walk_lake
-from schemas.profiles import FileProfile
-from servers.profiling.cache import ProfileCache
-from servers.profiling.detect import _EXTENSION_FORMATS
-from servers.profiling.loader_code import loader_code
-from servers.profiling.profile import profile_file
-from servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
+from lakeboard.common.lake_files import iter_lake_files, walk_lake
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.cache import ProfileCache
+from lakeboard.servers.profiling.detect import _EXTENSION_FORMATS
+from lakeboard.servers.profiling.loader_code import loader_code
+from lakeboard.servers.profiling.profile import profile_file
+from lakeboard.servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 `make_loader` writes a function of the file's path that returns its data (a DataFrame, a
 dict of tables, sheets or arrays, text ...), with its imports listed apart. Lake text (the
 path, column, sheet and table names, notes, attributes) enters the source only as a literal
-or a one-line comment (`common.code_text`). `loader_code` renders one file's loader as a
+or a one-line comment (`lakeboard.common.code_text`). `loader_code` renders one file's loader as a
 program that runs as is and binds the data to `data`, the way profiles show it.
 """
 
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common.code_text import comment, identifier, literal
-from common.loader_programs import loading_code
-from schemas.messages import Loader
-from schemas.profiles import FileProfile, TableProfile
+from lakeboard.common.code_text import comment, identifier, literal
+from lakeboard.common.loader_programs import loading_code
+from lakeboard.schemas.messages import Loader
+from lakeboard.schemas.profiles import FileProfile, TableProfile
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling.column_stats import STATS_ROWS, profile_values, string_dtype
-from servers.profiling.detect import Detection
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_values, string_dtype
+from lakeboard.servers.profiling.detect import Detection
 
 
 

@@ -8,13 +8,13 @@ import os
 import time
 from pathlib import Path
 
-from common.bounded_reads import FileRefused
-from common.code_text import comment
-from common.lake_files import PinnedFiles, open_lake_file
-from schemas.profiles import FileProfile
-from servers.profiling.column_stats import value_text
-from servers.profiling.detect import SHAPEFILE_SIDECARS, _EXTENSION_FORMATS, Detection, detect
-from servers.profiling.loader_code import loader_code
+from lakeboard.common.bounded_reads import FileRefused
+from lakeboard.common.code_text import comment
+from lakeboard.common.lake_files import PinnedFiles, open_lake_file
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.column_stats import value_text
+from lakeboard.servers.profiling.detect import SHAPEFILE_SIDECARS, _EXTENSION_FORMATS, Detection, detect
+from lakeboard.servers.profiling.loader_code import loader_code
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def _lake_and_rel(path: Path, root: Path) -> tuple[Path, str]:
 def profile_file(path: Path, root: Path) -> FileProfile:
     """What `path` holds and how to load it. Problems become status/reason, never exceptions.
 
-    The file is opened once, as the lake's rules allow (`common.lake_files.open_lake_file`),
+    The file is opened once, as the lake's rules allow (`lakeboard.common.lake_files.open_lake_file`),
     and every reader reads that opened file: a file or folder replaced by a link after the walk
     is refused, never read through the link.
     """
@@ -138,7 +138,7 @@ def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles
         det = Detection("unknown", "fallback")
     if det.reader == "geo" and source != path:
         _pin_companions(path, lake, rel, pinned)
-    reader = importlib.import_module(f"servers.profiling.{det.reader}")
+    reader = importlib.import_module(f"lakeboard.servers.profiling.{det.reader}")
     reader.profile(source, prof, det)
     if det.note:
         prof.attributes["note"] = det.note

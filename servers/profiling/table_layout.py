@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any, NamedTuple, Protocol, Sequence
 
-from servers.profiling.column_stats import unique_names
+from lakeboard.servers.profiling.column_stats import unique_names
 
 EMPTY, VALUE, TEXT = 0, 1, 2
 

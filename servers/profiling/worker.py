@@ -1,4 +1,4 @@
-"""A profiling worker: forked by the pool, or `python -m servers.profiling.worker ROOT`.
+"""A profiling worker: forked by the pool, or `python -m lakeboard.servers.profiling.worker ROOT`.
 
 Reads lake-relative paths (one JSON string per line) and writes each file's profile as one
 line of JSON to its answer pipe; the pool's owner caches it. A spawned worker reads stdin
@@ -20,8 +20,8 @@ import warnings
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
-from common.lake_files import remove_pin_folders
-from servers.profiling.profile import profile_file
+from lakeboard.common.lake_files import remove_pin_folders
+from lakeboard.servers.profiling.profile import profile_file
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # workers are the parallelism: no thread pools inside (OpenBLAS)
 
@@ -29,7 +29,7 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # workers are the parallelism: no thread 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m servers.profiling.worker LAKE_ROOT", file=sys.stderr)
+        print("usage: python -m lakeboard.servers.profiling.worker LAKE_ROOT", file=sys.stderr)
         return 2
     fd = int(os.environ.get("LAKEBOARD_PROFILE_FD", "-1"))
     if fd < 0:

@@ -7,7 +7,7 @@ that says why. Workers that cannot start at all are reported as such, never blam
 
 On Linux a worker is forked from this process when that is safe (it runs a single thread):
 it then starts with the contracts and readers already imported. Otherwise it is a plain
-`python -m servers.profiling.worker ROOT` subprocess, which does not depend on how the
+`python -m lakeboard.servers.profiling.worker ROOT` subprocess, which does not depend on how the
 calling program was started (e.g. a stdio MCP server or a `-c` script).
 """
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
-from common.child_processes import inheritable_environment, python_module_command
-from servers.profiling.worker import ONE_THREAD
+from lakeboard.common.child_processes import inheritable_environment, python_module_command
+from lakeboard.servers.profiling.worker import ONE_THREAD
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ class WorkerPool:
                 os.close(fd)
             return self._start_subprocess()
         if pid == 0:
-            from servers.profiling.worker import serve_forked
+            from lakeboard.servers.profiling.worker import serve_forked
 
             serve_forked(self.root, request_r, answer_w)  # never returns
         os.close(request_r)
@@ -164,7 +164,7 @@ class WorkerPool:
         for name, value in ONE_THREAD.items():
             env.setdefault(name, value)
         proc = subprocess.Popen(
-            python_module_command("servers.profiling.worker", self.root),
+            python_module_command("lakeboard.servers.profiling.worker", self.root),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -309,7 +309,7 @@ class WorkerPool:
             if self._early_deaths >= 3:
                 raise WorkerStartError(
                     f"profiling workers do not start (exit code {code}); "
-                    f"run `{sys.executable} -m servers.profiling.worker {self.root}` to see why"
+                    f"run `{sys.executable} -m lakeboard.servers.profiling.worker {self.root}` to see why"
                 )
             return
         if why == "timeout":

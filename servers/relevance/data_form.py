@@ -9,8 +9,8 @@ from __future__ import annotations
 import statistics
 from datetime import date
 
-from schemas.profiles import FileProfile
-from servers.time_coverage import DATE_IN_NAME
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.time_coverage import DATE_IN_NAME
 
 _GEOMETRY_WORDS = {
     "POLYGON": "polygon polygons boundary boundaries area areas region regions map geometry shape spatial",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.relevance.tokens import terms
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.relevance.tokens import terms
 
 _MIN_SHARED = 3
 _MIN_DESCRIPTION_CHARS = 12  # mean length of a column's values for it to read as descriptions

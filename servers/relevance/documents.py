@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from schemas.profiles import ColumnProfile, FileProfile
-from servers.relevance.abbreviations import expand
-from servers.relevance.data_form import geometry_words, granularity_words
-from servers.relevance.tokens import bigrams, stem, terms, words
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile
+from lakeboard.servers.relevance.abbreviations import expand
+from lakeboard.servers.relevance.data_form import geometry_words, granularity_words
+from lakeboard.servers.relevance.tokens import bigrams, stem, terms, words
 
 FIELD_WEIGHTS: dict[str, float] = {
     "name": 1.0,

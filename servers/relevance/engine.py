@@ -12,19 +12,19 @@ from pathlib import PurePosixPath
 from collections import Counter
 from dataclasses import dataclass, field
 
-from schemas.clusters import LakeVocabulary
-from schemas.families import Family, TimeCoverage
-from schemas.messages import FileMatch
-from schemas.profiles import FileProfile
-from servers.families import describe_families
-from servers.relevance.constraints import Constraints, parse_constraints
-from servers.relevance.dictionaries import dictionary_text, link_dictionaries
-from servers.relevance.evidence import content_terms
-from servers.relevance.request_text import data_part
-from servers.relevance.family_choice import FamilyChoice, choose_members
-from servers.relevance.documents import FileDocument, build_document, profile_texts
-from servers.relevance.tokens import bigrams, query_terms, quoted_phrases, specificity, terms
-from servers.time_coverage import coverage_of
+from lakeboard.schemas.clusters import LakeVocabulary
+from lakeboard.schemas.families import Family, TimeCoverage
+from lakeboard.schemas.messages import FileMatch
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.families import describe_families
+from lakeboard.servers.relevance.constraints import Constraints, parse_constraints
+from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dictionaries
+from lakeboard.servers.relevance.evidence import content_terms
+from lakeboard.servers.relevance.request_text import data_part
+from lakeboard.servers.relevance.family_choice import FamilyChoice, choose_members
+from lakeboard.servers.relevance.documents import FileDocument, build_document, profile_texts
+from lakeboard.servers.relevance.tokens import bigrams, query_terms, quoted_phrases, specificity, terms
+from lakeboard.servers.time_coverage import coverage_of
 
 # A request term the lake has never seen still counts against coverage, but less than
 # an average term: it is often a word of the question rather than of the data.

@@ -8,8 +8,8 @@ volunteer.
 
 from __future__ import annotations
 
-from servers.relevance.constraints import Constraints
-from servers.relevance.tokens import stem
+from lakeboard.servers.relevance.constraints import Constraints
+from lakeboard.servers.relevance.tokens import stem
 
 # Words that describe the shape, period or kind of data in any lake.
 _FRAMING = """
@@ -23,7 +23,7 @@ FRAMING_TERMS = frozenset(stem(w) for w in _FRAMING.split())
 
 def content_terms(weights: dict[str, float], constraints: Constraints, request: str) -> set[str]:
     """The request's terms that name what it needs: not framing words, not its times."""
-    from servers.relevance.tokens import query_terms
+    from lakeboard.servers.relevance.tokens import query_terms
 
     timeless = set(query_terms(constraints.without_time(request)))
     return {t for t in weights if t in timeless and t not in FRAMING_TERMS}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from schemas.families import Family, FamilyMember
-from servers.relevance.constraints import Constraints
+from lakeboard.schemas.families import Family, FamilyMember
+from lakeboard.servers.relevance.constraints import Constraints
 
 _SEPARATORS = re.compile(r"[\s_\-.]+")
 

@@ -1,4 +1,4 @@
-"""`python -m servers.search_agent`: run the search agent over stdio or streamable HTTP."""
+"""`python -m lakeboard.servers.search_agent`: run the search agent over stdio or streamable HTTP."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from common.private_files import keep_new_files_private
-from common.process_exit import exit_now
-from common.http_security import http_settings, serve_http, token_file
-from servers.process import quick_imports
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.common.process_exit import exit_now
+from lakeboard.common.http_security import http_settings, serve_http, token_file
+from lakeboard.servers.process import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():
-    from servers.search_agent.server import build_server
-    from servers.search_agent.settings import settings_from_argv
-    from common.stdio_transport import serve_stdio
+    from lakeboard.servers.search_agent.server import build_server
+    from lakeboard.servers.search_agent.settings import settings_from_argv
+    from lakeboard.common.stdio_transport import serve_stdio
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # stdout is the MCP channel over stdio: logs go to stderr.
     logging.basicConfig(stream=sys.stderr, level=args.log_level,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    log = logging.getLogger("servers.search_agent")
+    log = logging.getLogger("lakeboard.servers.search_agent")
     shown = {k: v for k, v in settings.sources.items() if v != "default" or k in ("backend", "sampling")}
     log.info("search agent %r: backend=%s, docs=%s; settings from %s", settings.name, settings.backend,
              [str(d) for d in settings.docs], shown)

@@ -1,6 +1,6 @@
 """The search agent: decides whether it can help, then searches in rounds and answers.
 
-Plain async methods, independent of MCP: the server passes a `Model` (`servers.sampling`:
+Plain async methods, independent of MCP: the server passes a `Model` (`lakeboard.servers.sampling`:
 the client's model, through sampling) or None (offline). With a model, the paper's flow: the
 model writes each query, reads the top pages, and either answers with numbered sources or
 writes the next query (at most `rounds` rounds; the steps are keyed "decide", "query",
@@ -17,19 +17,19 @@ import threading
 
 import anyio
 
-from common.llm_settings import DEFAULT_MAX_TOKENS
-from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
-from servers.sampling import Model, ModelUnavailable
-from servers.search_agent.backends import (
+from lakeboard.common.llm_settings import DEFAULT_MAX_TOKENS
+from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
+from lakeboard.servers.sampling import Model, ModelUnavailable
+from lakeboard.servers.search_agent.backends import (
     LocalBackend,
     Page,
     SearchBackend,
     SearchError,
     make_backend,
 )
-from servers.search_agent.documents import Passage
-from servers.search_agent.local_index import LocalDocumentList
-from servers.search_agent.prompts import (
+from lakeboard.servers.search_agent.documents import Passage
+from lakeboard.servers.search_agent.local_index import LocalDocumentList
+from lakeboard.servers.search_agent.prompts import (
     DECIDE,
     FINAL_NOTE,
     FIRST_QUERY,
@@ -40,9 +40,9 @@ from servers.search_agent.prompts import (
     format_findings,
     parse_json_object,
 )
-from servers.search_agent.ranking import PassageRanker, content_words, covers
-from servers.search_agent.settings import SearchAgentSettings
-from servers.search_agent.triage import Triage, triage
+from lakeboard.servers.search_agent.ranking import PassageRanker, content_words, covers
+from lakeboard.servers.search_agent.settings import SearchAgentSettings
+from lakeboard.servers.search_agent.triage import Triage, triage
 
 log = logging.getLogger(__name__)
 

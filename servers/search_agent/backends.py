@@ -18,11 +18,11 @@ from typing import Any, Protocol
 import anyio
 from pydantic import BaseModel, Field
 
-from servers.search_agent.address_guard import AddressPolicy
-from servers.search_agent.documents import Passage, split_passages
-from servers.search_agent.fetching import FetchError, FetchLimits, PageFetcher
-from servers.search_agent.local_index import LocalDocumentList, LocalIndex
-from servers.search_agent.settings import SearchAgentSettings
+from lakeboard.servers.search_agent.address_guard import AddressPolicy
+from lakeboard.servers.search_agent.documents import Passage, split_passages
+from lakeboard.servers.search_agent.fetching import FetchError, FetchLimits, PageFetcher
+from lakeboard.servers.search_agent.local_index import LocalDocumentList, LocalIndex
+from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 
 from pydantic import BaseModel, Field
 
-from common.bounded_reads import FileRefused, read_regular_file
+from lakeboard.common.bounded_reads import FileRefused, read_regular_file
 
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}

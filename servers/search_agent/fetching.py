@@ -13,13 +13,13 @@ from urllib.parse import urljoin
 import anyio
 from pydantic import BaseModel
 
-from servers.search_agent.address_guard import (
+from lakeboard.servers.search_agent.address_guard import (
     AddressPolicy,
     BlockedAddressError,
     check_url,
     guarded_transport,
 )
-from servers.search_agent.documents import (
+from lakeboard.servers.search_agent.documents import (
     UnreadableDocument,
     html_to_text,
     markdown_to_text,

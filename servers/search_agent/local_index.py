@@ -6,7 +6,7 @@ set of folders, keyed by each file's mtime and size; ranking is refit at every s
 the server is told one, otherwise each docs folder's parent, so `<lake>/docs/x.md` is
 shown as `docs/x.md`).
 
-Documents are found and opened by the lake's rules, the indexer's walk (`common.lake_files`):
+Documents are found and opened by the lake's rules, the indexer's walk (`lakeboard.common.lake_files`):
 links out of the lake (a docs folder under the lake root that is itself a link included),
 pipes, devices and sockets are skipped with a reason, listed in the documents resource.
 """
@@ -24,10 +24,10 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from common.atomic_files import write_text_atomic
-from common.bounded_reads import FileRefused, read_at_most
-from common.lake_files import open_lake_file, walk_lake
-from servers.search_agent.documents import (
+from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.common.bounded_reads import FileRefused, read_at_most
+from lakeboard.common.lake_files import open_lake_file, walk_lake
+from lakeboard.servers.search_agent.documents import (
     DOCUMENT_SUFFIXES,
     MAX_DOCUMENT_BYTES,
     DocumentText,
@@ -36,7 +36,7 @@ from servers.search_agent.documents import (
     parse_document,
     split_passages,
 )
-from servers.search_agent.ranking import PassageRanker
+from lakeboard.servers.search_agent.ranking import PassageRanker
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from common.code_text import comment_text
-from common.json_replies import JSONReplyError, extract_json_object
-from common.prompt_data import DATA_NOTE, data_block
+from lakeboard.common.code_text import comment_text
+from lakeboard.common.json_replies import JSONReplyError, extract_json_object
+from lakeboard.common.prompt_data import DATA_NOTE, data_block
 
 SYSTEM = (
     "You are the search agent in a multi-agent blackboard system for data science. A main agent "
@@ -88,7 +88,7 @@ def format_findings(findings: str) -> str:
 
 
 def parse_json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object in a model reply (see `common.json_replies`), or None when it holds none."""
+    """The JSON object in a model reply (see `lakeboard.common.json_replies`), or None when it holds none."""
     try:
         return extract_json_object(text)
     except JSONReplyError:

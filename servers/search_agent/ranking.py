@@ -10,8 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from servers.relevance.tokens import FUNCTION_WORDS, prose_words, stem
-from servers.search_agent.documents import Passage
+from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, prose_words, stem
+from lakeboard.servers.search_agent.documents import Passage
 
 
 def tokens(text: str) -> list[str]:

@@ -23,11 +23,11 @@ from fastmcp import Context, FastMCP
 from fastmcp.server.lifespan import lifespan
 from pydantic import Field
 
-from common.llm_settings import DEFAULT_TEMPERATURE
-from schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
-from servers.sampling import InputNeeded, Model, sampling_model
-from servers.search_agent.agent import SearchAgent
-from servers.search_agent.settings import SearchAgentSettings
+from lakeboard.common.llm_settings import DEFAULT_TEMPERATURE
+from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
+from lakeboard.servers.sampling import InputNeeded, Model, sampling_model
+from lakeboard.servers.search_agent.agent import SearchAgent
+from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
-from common.http_security import add_http_arguments
+from lakeboard.common.http_security import add_http_arguments
 
 Backend = Literal["local", "searxng", "google", "brave"]
 BACKENDS: tuple[Backend, ...] = ("local", "searxng", "google", "brave")
@@ -81,7 +81,7 @@ def _truthy(value: str) -> bool:
 
 def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m servers.search_agent",
+        prog="python -m lakeboard.servers.search_agent",
         description="Lakeboard search agent: an MCP server that answers general-knowledge requests "
         "from local documents or a web search API.",
     )

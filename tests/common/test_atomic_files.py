@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from common.atomic_files import write_json_atomic, write_text_atomic
+from lakeboard.common.atomic_files import write_json_atomic, write_text_atomic
 
 HOSTILE = ["\n", "\r", "\u2028", "\u2029", "\u0085", '"""', "'", '"', "\\", " ", "é", "\t"]
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from common.child_processes import (
+from lakeboard.common.child_processes import (
     WITHHELD_NAMES,
     inheritable_environment,
     module_run,
@@ -33,7 +33,7 @@ def test_a_module_command_never_imports_from_the_current_folder(tmp_path: Path) 
 
 def test_this_pythons_module_entries_get_the_flag_others_the_variable(tmp_path: Path) -> None:
     me = sys.executable
-    assert safe_python_args(me, ["-m", "servers.kernel", "--lake", "/l"]) == ["-P", "-m", "servers.kernel", "--lake",
+    assert safe_python_args(me, ["-m", "lakeboard.servers.kernel", "--lake", "/l"]) == ["-P", "-m", "lakeboard.servers.kernel", "--lake",
                                                                                "/l"]
     assert safe_python_args(me, ["-X", "importtime", "-m", "x"]) == ["-X", "importtime", "-P", "-m", "x"]
     for already in (["-P", "-m", "x"], ["-I", "-m", "x"]):
@@ -49,8 +49,8 @@ def test_this_pythons_module_entries_get_the_flag_others_the_variable(tmp_path: 
     assert safe_python_environment(str(other), ["-m", "x"], {"A": "1"}) == {"A": "1", "PYTHONSAFEPATH": "1"}
     assert safe_python_environment(str(other), ["server.py"], {"A": "1"}) == {"A": "1"}
     assert safe_python_environment(me, ["-m", "x"], {"A": "1"}) == {"A": "1"}  # it gets -P instead
-    run = module_run(me, ["-B", "-m", "servers.file_agent", "--cluster", "a"])
-    assert run is not None and run.module == "servers.file_agent" and run.args == ("--cluster", "a")
+    run = module_run(me, ["-B", "-m", "lakeboard.servers.file_agent", "--cluster", "a"])
+    assert run is not None and run.module == "lakeboard.servers.file_agent" and run.args == ("--cluster", "a")
 
 
 def test_children_inherit_no_token_and_no_current_folder_on_their_path() -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
-from host.ranking import SelectionPolicy, select_files
-from schemas.messages import FileMatch
-from servers.file_agent.agent import AgentPolicy
+from lakeboard.common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
+from lakeboard.host.ranking import SelectionPolicy, select_files
+from lakeboard.schemas.messages import FileMatch
+from lakeboard.servers.file_agent.agent import AgentPolicy
 
 
 def test_file_agents_and_the_host_read_one_scale():

@@ -21,7 +21,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from common.http_security import TOKEN_ENV, HttpSettings, bearer_headers
+from lakeboard.common.http_security import TOKEN_ENV, HttpSettings, bearer_headers
 from tests.conftest import DEMO_LAKE, REPO
 from tests.support.servers import free_port, wait_for_port
 
@@ -36,10 +36,10 @@ MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, 
 def _server_args(kind: str, config: Path, workdir: Path) -> list[str]:
     if kind == "file_agent":
         cluster = json.loads((config / "clusters.json").read_text())["clusters"][0]["name"]
-        return ["servers.file_agent", "--config", str(config / "clusters.json"), "--cluster", cluster]
+        return ["lakeboard.servers.file_agent", "--config", str(config / "clusters.json"), "--cluster", cluster]
     if kind == "search_agent":
-        return ["servers.search_agent", "--docs", str(DEMO_LAKE / "docs"), "--cache-dir", str(workdir / "cache")]
-    return ["servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(workdir / "kernel"), "--unsafe-no-sandbox"]
+        return ["lakeboard.servers.search_agent", "--docs", str(DEMO_LAKE / "docs"), "--cache-dir", str(workdir / "cache")]
+    return ["lakeboard.servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(workdir / "kernel"), "--unsafe-no-sandbox"]
 
 
 def _start(args: list[str], port: int, *flags: str, env: dict[str, str] | None = None,
@@ -195,7 +195,7 @@ def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, de
 def test_the_kernel_refuses_to_listen_beyond_loopback_without_a_token(host: str, tmp_path: Path) -> None:
     environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     proc = subprocess.run(
-        [sys.executable, "-m", "servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"),
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"),
          "--unsafe-no-sandbox", "--transport", "http", "--host", host, "--port", str(free_port())],
         cwd=REPO, env=environment, capture_output=True, text=True, timeout=60,
     )

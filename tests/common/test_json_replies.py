@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from common.json_replies import JSONReplyError, extract_json_object, parse_json_reply
+from lakeboard.common.json_replies import JSONReplyError, extract_json_object, parse_json_reply
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from common.bounded_reads import FileRefused, read_at_most, read_regular_file
-from common.lake_files import PinnedFiles, open_lake_file, walk_lake
+from lakeboard.common.bounded_reads import FileRefused, read_at_most, read_regular_file
+from lakeboard.common.lake_files import PinnedFiles, open_lake_file, walk_lake
 
 
 def _read(root: Path, rel: str) -> bytes:

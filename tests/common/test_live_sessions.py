@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from common.live_sessions import LiveSessions, SessionRefused
+from lakeboard.common.live_sessions import LiveSessions, SessionRefused
 
 
 class Things:

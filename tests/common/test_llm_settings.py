@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from common.llm_settings import LLMConfigError, LLMSettings, default_config_path
-from host.llm import ChatProvider
-from servers.model_client import ServerModel
+from lakeboard.common.llm_settings import LLMConfigError, LLMSettings, default_config_path
+from lakeboard.host.llm import ChatProvider
+from lakeboard.servers.model_client import ServerModel
 from tests.support.scripted_llm import DEFAULT_MODEL, ScriptedLLM
 
 

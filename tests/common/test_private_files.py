@@ -27,7 +27,7 @@ MODEL_VARS = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_AP
 def lakeboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in MODEL_VARS}
     env.update({"XDG_CONFIG_HOME": str(cwd / "xdg"), "FASTMCP_LOG_LEVEL": "WARNING"})
-    return subprocess.run([sys.executable, "-P", "-m", "host.cli", *args], cwd=cwd, env=env, umask=0o022,
+    return subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env, umask=0o022,
                           capture_output=True, text=True, timeout=240)
 
 
@@ -71,9 +71,9 @@ def test_a_config_folder_holds_nothing_others_can_read(tmp_path: Path) -> None:
 CACHE_WHILE_OPEN = """
 import json, stat, sys
 from pathlib import Path
-from common.private_files import keep_new_files_private
-from schemas.profiles import FileProfile
-from servers.profiling.cache import ProfileCache
+from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.cache import ProfileCache
 
 keep_new_files_private()
 folder = Path(sys.argv[1])

@@ -1,4 +1,4 @@
-"""common.process_exit: leave at once, without losing buffered output, logs or the exit code."""
+"""lakeboard.common.process_exit: leave at once, without losing buffered output, logs or the exit code."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import textwrap
 def test_exit_now_keeps_buffered_output_logs_and_the_exit_code() -> None:
     script = textwrap.dedent("""
         import logging, sys
-        from common.process_exit import exit_now
+        from lakeboard.common.process_exit import exit_now
         logging.basicConfig(stream=sys.stderr, format="%(message)s")
         sys.stdout.write("x" * 100_000)  # more than one buffer's worth, still partly buffered
         sys.stdout.write("END")
@@ -28,7 +28,7 @@ def test_exit_now_keeps_buffered_output_logs_and_the_exit_code() -> None:
 def test_exit_now_survives_a_reader_that_has_gone() -> None:
     script = textwrap.dedent("""
         import sys
-        from common.process_exit import exit_now
+        from lakeboard.common.process_exit import exit_now
         sys.stdout.write("y" * 100)  # stays in the buffer until exit_now flushes it
         exit_now(0)
     """)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from common.stdio_transport import MAX_BYTES_ENV
+from lakeboard.common.stdio_transport import MAX_BYTES_ENV
 from tests.conftest import REPO
 from tests.support.raw_stdio import RawPeer
 
@@ -20,7 +20,7 @@ from tests.support.raw_stdio import RawPeer
 @pytest.fixture(scope="module")
 def peer(demo_config: Path) -> RawPeer:
     cluster = json.loads((demo_config / "clusters.json").read_text())["clusters"][0]["name"]
-    command = [sys.executable, "-m", "servers.file_agent", "--config", str(demo_config / "clusters.json"),
+    command = [sys.executable, "-m", "lakeboard.servers.file_agent", "--config", str(demo_config / "clusters.json"),
                "--cluster", cluster]
     server = RawPeer(command, env={**os.environ, MAX_BYTES_ENV: "100000"}, cwd=REPO)
     yield server

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from common.stdio_transport import DEFAULT_MAX_BYTES, MAX_BYTES_ENV
+from lakeboard.common.stdio_transport import DEFAULT_MAX_BYTES, MAX_BYTES_ENV
 from tests.conftest import DEMO_LAKE, REPO
 from tests.support.raw_stdio import RawPeer, nested_lines
 
@@ -24,7 +24,7 @@ def _peer(args: list[str], env: dict[str, str] | None = None) -> RawPeer:
 
 def _file_agent_args(config: Path) -> list[str]:
     cluster = json.loads((config / "clusters.json").read_text())["clusters"][0]["name"]
-    return ["servers.file_agent", "--config", str(config / "clusters.json"), "--cluster", cluster]
+    return ["lakeboard.servers.file_agent", "--config", str(config / "clusters.json"), "--cluster", cluster]
 
 
 @pytest.fixture(scope="module")
@@ -118,8 +118,8 @@ def test_the_default_cap_holds_without_configuration(demo_config: Path) -> None:
 @pytest.mark.parametrize("server", ["search_agent", "kernel"])
 def test_every_server_answers_malformed_lines(server: str, tmp_path: Path) -> None:
     args = {
-        "search_agent": ["servers.search_agent", "--docs", str(DEMO_LAKE / "docs"), "--cache-dir", str(tmp_path / "c")],
-        "kernel": ["servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"],
+        "search_agent": ["lakeboard.servers.search_agent", "--docs", str(DEMO_LAKE / "docs"), "--cache-dir", str(tmp_path / "c")],
+        "kernel": ["lakeboard.servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"],
     }[server]
     peer = _peer(args, env={MAX_BYTES_ENV: "1000"})
     try:

@@ -1,6 +1,6 @@
 """End-to-end fixtures: the demo lake indexed once, its real servers, a scripted model on 127.0.0.1.
 
-The lake is indexed the way a user does it (`python -m servers.indexing lakes/demo --out TMP`);
+The lake is indexed the way a user does it (`python -m lakeboard.servers.indexing lakes/demo --out TMP`);
 the kernel runs in its bubblewrap sandbox, or with `--unsafe-no-sandbox` only where bubblewrap
 cannot run here.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from host.lakes import Lake
-from host.servers_config import ServersConfig, StdioServerEntry, load_servers
+from lakeboard.host.lakes import Lake
+from lakeboard.host.servers_config import ServersConfig, StdioServerEntry, load_servers
 from tests.e2e.scenarios import DEMO_LAKE, REPO
 
 
@@ -24,7 +24,7 @@ def demo_index(tmp_path_factory) -> Path:
     """lakes/demo indexed by the indexer's own command; returns the config folder."""
     out = tmp_path_factory.mktemp("e2e-configs")
     done = subprocess.run(
-        [sys.executable, "-m", "servers.indexing", str(DEMO_LAKE), "--out", str(out), "--name", "demo", "--quiet"],
+        [sys.executable, "-m", "lakeboard.servers.indexing", str(DEMO_LAKE), "--out", str(out), "--name", "demo", "--quiet"],
         cwd=REPO, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -40,7 +40,7 @@ def demo_lake(demo_index) -> Lake:
 
 
 def _sandbox_problem() -> str | None:
-    from servers.kernel.sandbox import bwrap_problem
+    from lakeboard.servers.kernel.sandbox import bwrap_problem
 
     return bwrap_problem()
 
@@ -50,7 +50,7 @@ def _allow_unsandboxed_kernel(config_dir: Path) -> None:
     path = config_dir / "servers.json"
     data = json.loads(path.read_text())
     for entry in data["mcpServers"].values():
-        if "servers.kernel" in entry.get("args", []):
+        if "lakeboard.servers.kernel" in entry.get("args", []):
             entry["args"].append("--unsafe-no-sandbox")
     path.write_text(json.dumps(data, indent=2))
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.agents.session import AskSession
-from host.trace import Trace
-from schemas.board import TraceEvent
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.session import AskSession
+from lakeboard.host.trace import Trace
+from lakeboard.schemas.board import TraceEvent
 from tests.e2e import scenarios
 from tests.e2e.conftest import agent_holding, kernel_is_sandboxed, servers_of
 from tests.support.scripted_llm import HTTPError, ScriptedLLM

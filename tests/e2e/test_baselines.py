@@ -12,9 +12,9 @@ import re
 import pytest
 import pytest_asyncio
 
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.agents.session import AskSession
-from host.trace import Trace
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.session import AskSession
+from lakeboard.host.trace import Trace
 from tests.e2e import scenarios
 from tests.e2e.conftest import agent_holding
 

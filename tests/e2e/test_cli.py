@@ -1,6 +1,6 @@
 """The `lakeboard` command as a user runs it: `ask` with no model, `eval` with a model.
 
-Each test runs `python -m host.cli` in its own process, which starts the lake's servers.
+Each test runs `python -m lakeboard.host.cli` in its own process, which starts the lake's servers.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.trace import read_trace
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.trace import read_trace
 from tests.e2e import scenarios
 from tests.e2e.conftest import _sandbox_problem, agent_holding
 from tests.support.scripted_llm import ScriptedLLM
@@ -33,7 +33,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 
 
 def lakeboard(*args: str, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -144,7 +144,7 @@ def test_servers_warns_when_a_partition_has_no_server(tmp_path, demo_index):
         text = (demo_index / name).read_text().replace(str(demo_index), str(config_dir))
         (config_dir / name).write_text(text)
     servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
-    agent = next(name for name, entry in servers.items() if "servers.file_agent" in entry["args"])
+    agent = next(name for name, entry in servers.items() if "lakeboard.servers.file_agent" in entry["args"])
     args = servers.pop(agent)["args"]
     partition = args[args.index("--cluster") + 1]
     (config_dir / "servers.json").write_text(json.dumps({"mcpServers": servers}))
@@ -227,7 +227,7 @@ def test_ask_without_bubblewrap_says_to_install_it_and_where_the_log_is(tmp_path
     for name in ("clusters.json", "servers.json"):
         (config_dir / name).write_text((demo_index / name).read_text().replace(str(demo_index), str(config_dir)))
     servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
-    kernel = next(name for name, entry in servers.items() if "servers.kernel" in entry["args"])
+    kernel = next(name for name, entry in servers.items() if "lakeboard.servers.kernel" in entry["args"])
     entry = servers[kernel]
     entry["args"] = [a for a in entry["args"] if a != "--unsafe-no-sandbox"]
     (tmp_path / "no-bwrap").mkdir()

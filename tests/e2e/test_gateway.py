@@ -11,8 +11,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from host.gateway.models import HelpBoard
-from schemas.execution import ExecutionResult
+from lakeboard.host.gateway.models import HelpBoard
+from lakeboard.schemas.execution import ExecutionResult
 from tests.e2e import scenarios
 from tests.e2e.conftest import _sandbox_problem
 from tests.e2e.test_cli import cli_env, lakeboard

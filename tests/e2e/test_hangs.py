@@ -6,7 +6,7 @@ import json
 import socket
 from pathlib import Path
 
-from host.trace import read_trace
+from lakeboard.host.trace import read_trace
 from tests.e2e.test_cli import cli_env, lakeboard
 from tests.support.servers import toy_entry
 

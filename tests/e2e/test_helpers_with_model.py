@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import re
 
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.agents.session import AskSession
-from host.cli import main
-from host.lakes import Lake
-from host.servers_config import ServersConfig
-from host.trace import Trace
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.session import AskSession
+from lakeboard.host.cli import main
+from lakeboard.host.lakes import Lake
+from lakeboard.host.servers_config import ServersConfig
+from lakeboard.host.trace import Trace
 from tests.e2e import scenarios
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem, agent_holding, servers_of
 from tests.support.scripted_llm import ScriptedLLM

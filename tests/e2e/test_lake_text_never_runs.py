@@ -81,7 +81,7 @@ def test_the_program_and_notebook_of_ask_run_nothing_else(tmp_path):
     tables = hostile_tables()
     lake = write_lake(tmp_path, tables)
     configs = tmp_path / "configs"
-    index = run_python(["-m", "servers.indexing", str(lake), "--out", str(configs), "--name", "hostile", "--quiet"],
+    index = run_python(["-m", "lakeboard.servers.indexing", str(lake), "--out", str(configs), "--name", "hostile", "--quiet"],
                        tmp_path)
     assert index.returncode == 0, index.stderr[-2000:]
     if _sandbox_problem() is not None:

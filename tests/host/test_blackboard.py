@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from host.blackboard import Blackboard, ResponseBoard
-from host.pool import ClientPool
-from host.trace import Trace, read_trace
-from schemas.board import Posting
-from schemas.messages import BlackboardRequest, FileAgentResponse, SearchAgentResponse
+from lakeboard.host.blackboard import Blackboard, ResponseBoard
+from lakeboard.host.pool import ClientPool
+from lakeboard.host.trace import Trace, read_trace
+from lakeboard.schemas.board import Posting
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, SearchAgentResponse
 from tests.support.servers import entries, http_toy, toy_entry
 
 pytestmark = pytest.mark.timeout(120)

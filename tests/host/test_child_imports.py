@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from common.child_processes import module_run
+from lakeboard.common.child_processes import module_run
 from tests.support.hostile_modules import imported, plant_modules
 
 pytestmark = pytest.mark.timeout(240)
@@ -26,7 +26,7 @@ def lakeboard(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subpr
     """The `lakeboard` command as installed: its script's folder, not the current one, is on its path."""
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     environment.update({"FASTMCP_LOG_LEVEL": "WARNING", **(env or {})})
-    return subprocess.run([sys.executable, "-P", "-m", "host.cli", *args], cwd=cwd, env=environment,
+    return subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", *args], cwd=cwd, env=environment,
                           capture_output=True, text=True, timeout=180)
 
 

@@ -17,9 +17,9 @@ import anyio
 import psutil
 import pytest
 
-from host.forked_servers import ForkServer, forked_module, shared_environment
-from host.pool import ClientPool, ServerUnavailable, server_environment
-from host.servers_config import parse_entry
+from lakeboard.host.forked_servers import ForkServer, forked_module, shared_environment
+from lakeboard.host.pool import ClientPool, ServerUnavailable, server_environment
+from lakeboard.host.servers_config import parse_entry
 from tests.support.servers import REPO, entries, toy_entry
 
 pytestmark = pytest.mark.timeout(90)
@@ -44,7 +44,7 @@ async def test_servers_of_this_python_are_forked_from_one_fork_server_and_stop_w
     parents = {psutil.Process(a["pid"]).ppid(), psutil.Process(b["pid"]).ppid()}
     if fork:
         (parent,) = parents
-        assert parent != os.getpid() and "servers.fork_server" in psutil.Process(parent).cmdline()
+        assert parent != os.getpid() and "lakeboard.servers.fork_server" in psutil.Process(parent).cmdline()
     else:
         assert parents == {os.getpid()}
     # Forked or not, each has its own entry's environment and no other's.
@@ -95,7 +95,7 @@ def test_when_the_host_is_killed_its_servers_and_fork_server_leave(tmp_path: Pat
     script.write_text(textwrap.dedent(f"""
         import asyncio, json, sys
         sys.path.insert(0, {str(REPO)!r})
-        from host.pool import ClientPool
+        from lakeboard.host.pool import ClientPool
         from tests.support.servers import entries, toy_entry
 
         async def main():
@@ -126,15 +126,15 @@ def test_only_python_dash_m_entries_of_this_python_are_forked(tmp_path: Path) ->
     def entry(command: str, *args: str):
         return parse_entry("x", {"command": command, "args": list(args)})
 
-    assert forked_module(entry(sys.executable, "-m", "servers.file_agent", "--cluster", "a")) == "servers.file_agent"
+    assert forked_module(entry(sys.executable, "-m", "lakeboard.servers.file_agent", "--cluster", "a")) == "lakeboard.servers.file_agent"
     assert forked_module(entry(sys.executable, "script.py")) is None
-    assert forked_module(entry(sys.executable, "-X", "importtime", "-m", "servers.file_agent")) is None
+    assert forked_module(entry(sys.executable, "-X", "importtime", "-m", "lakeboard.servers.file_agent")) is None
     assert forked_module(entry(sys.executable, "-m")) is None
     assert forked_module(entry("node", "-m", "server")) is None
     # Another Python, even one that links to this one (a virtualenv's), has other packages.
     other = tmp_path / "python"
     other.symlink_to(sys.executable)
-    assert forked_module(entry(str(other), "-m", "servers.file_agent")) is None
+    assert forked_module(entry(str(other), "-m", "lakeboard.servers.file_agent")) is None
 
 
 def test_the_fork_server_imports_under_what_every_entry_sets_alike() -> None:
@@ -161,7 +161,7 @@ async def test_without_pidfds_servers_start_on_their_own(monkeypatch: pytest.Mon
 async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) -> None:
     # The first start is cancelled while the fork server is still importing: its reply must
     # still be read with it, or the next start would be handed the first one's server.
-    fork_server = ForkServer(["servers.file_agent"], server_environment({}))
+    fork_server = ForkServer(["lakeboard.servers.file_agent"], server_environment({}))
     try:
         first, theirs = socket.socketpair()
         with first, theirs, anyio.move_on_after(0.05):

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host.pool import ClientPool
-from host.servers_config import HttpServerEntry, load_servers
-from common.atomic_files import write_json_atomic
-from common.http_security import TOKEN_ENV
-from servers.indexing.server_entries import http_entry
+from lakeboard.host.pool import ClientPool
+from lakeboard.host.servers_config import HttpServerEntry, load_servers
+from lakeboard.common.atomic_files import write_json_atomic
+from lakeboard.common.http_security import TOKEN_ENV
+from lakeboard.servers.indexing.server_entries import http_entry
 from tests.conftest import REPO
 from tests.support.servers import free_port, wait_for_port
 
@@ -36,7 +36,7 @@ async def test_the_pool_sends_the_entry_header_to_a_server_that_wants_a_token(de
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     process = subprocess.Popen(
-        [sys.executable, "-m", "servers.file_agent", "--config", str(demo_config / "clusters.json"),
+        [sys.executable, "-m", "lakeboard.servers.file_agent", "--config", str(demo_config / "clusters.json"),
          "--cluster", cluster, "--transport", "http", "--port", str(port), "--auth-token", TOKEN],
         cwd=REPO, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -7,8 +7,8 @@ import logging
 import os
 from pathlib import Path
 
-from host.lakes import Lake, lake_files, partition_mismatches
-from host.servers_config import load_servers
+from lakeboard.host.lakes import Lake, lake_files, partition_mismatches
+from lakeboard.host.servers_config import load_servers
 
 
 def test_lake_files_leaves_out_names_that_are_not_utf8(tmp_path: Path) -> None:
@@ -30,10 +30,10 @@ def _config_with(config_dir: Path, partitions: list[str], served: list[str]) -> 
         "lake": str(config_dir / "lake"), "name": "t", "strategy": "directory", "profile_dir": str(config_dir),
         "clusters": [{"name": p, "files": []} for p in partitions],
     }))
-    entries = {f"t-{p}": {"command": "python", "args": ["-m", "servers.file_agent", "--config", str(clusters),
+    entries = {f"t-{p}": {"command": "python", "args": ["-m", "lakeboard.servers.file_agent", "--config", str(clusters),
                                                         "--cluster", p]} for p in served}
-    entries["t-kernel"] = {"command": "python", "args": ["-m", "servers.kernel"]}
-    entries["elsewhere"] = {"command": "python", "args": ["-m", "servers.file_agent", "--config", "/other/clusters.json",
+    entries["t-kernel"] = {"command": "python", "args": ["-m", "lakeboard.servers.kernel"]}
+    entries["elsewhere"] = {"command": "python", "args": ["-m", "lakeboard.servers.file_agent", "--config", "/other/clusters.json",
                                                           "--cluster", "x"]}
     (config_dir / "servers.json").write_text(json.dumps({"mcpServers": entries}))
 
@@ -44,7 +44,7 @@ def test_the_host_warns_when_partitions_and_servers_disagree(tmp_path: Path, cap
 
     config_dir = tmp_path / "t"
     _config_with(config_dir, ["a", "b"], ["a", "gone"])
-    with caplog.at_level(logging.WARNING, logger="host.lakes"):
+    with caplog.at_level(logging.WARNING, logger="lakeboard.host.lakes"):
         servers = Lake(config_dir, None).servers()
     assert "t-gone" in servers.servers  # a warning, not a refusal
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from host.pool import (
+from lakeboard.host.pool import (
     ClientPool,
     ServerDied,
     ServerTimeout,
@@ -22,8 +22,8 @@ from host.pool import (
     ToolFailed,
     ToolMissing,
 )
-from host.servers_config import load_servers
-from host.trace import Trace
+from lakeboard.host.servers_config import load_servers
+from lakeboard.host.trace import Trace
 from tests.support.servers import entries, free_port, http_toy, toy_entry
 
 pytestmark = pytest.mark.timeout(90)

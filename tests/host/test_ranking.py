@@ -1,5 +1,5 @@
-from host.ranking import SelectionPolicy, select_files
-from schemas.messages import FileMatch
+from lakeboard.host.ranking import SelectionPolicy, select_files
+from lakeboard.schemas.messages import FileMatch
 
 
 def m(path, score, terms, **kw):

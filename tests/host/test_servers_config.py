@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from host.servers_config import (
+from lakeboard.host.servers_config import (
     HttpServerEntry,
     ServersConfigError,
     StdioServerEntry,

@@ -9,13 +9,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from host.trace import Trace, read_trace
+from lakeboard.host.trace import Trace, read_trace
 from tests.conftest import REPO
 
 
 def test_a_trace_on_a_full_disk_warns_once_and_never_raises(tmp_path: Path, caplog) -> None:
     os.symlink("/dev/full", tmp_path / "trace.jsonl")  # every write: "No space left on device"
-    with caplog.at_level(logging.WARNING, logger="host.trace"), Trace(tmp_path / "trace.jsonl") as trace:
+    with caplog.at_level(logging.WARNING, logger="lakeboard.host.trace"), Trace(tmp_path / "trace.jsonl") as trace:
         events = [trace.emit("broadcast", request_id=str(n), answer="x" * n) for n in range(50)]
     assert [e.request_id for e in events] == [str(n) for n in range(50)]
     warnings = [r.getMessage() for r in caplog.records]
@@ -24,7 +24,7 @@ def test_a_trace_on_a_full_disk_warns_once_and_never_raises(tmp_path: Path, capl
 
 def test_a_trace_whose_folder_cannot_be_made_warns_once_and_never_raises(tmp_path: Path, caplog) -> None:
     (tmp_path / "traces").write_text("a file where the folder should be")
-    with caplog.at_level(logging.WARNING, logger="host.trace"), Trace(tmp_path / "traces" / "t.jsonl") as trace:
+    with caplog.at_level(logging.WARNING, logger="lakeboard.host.trace"), Trace(tmp_path / "traces" / "t.jsonl") as trace:
         for n in range(5):
             trace.emit("broadcast", request_id=str(n))
     assert len(caplog.records) == 1 and str(tmp_path / "traces") in caplog.records[0].getMessage()
@@ -36,7 +36,7 @@ def test_a_write_cut_short_leaves_no_partial_line_and_later_events_are_written(t
     path = tmp_path / "trace.jsonl"
     script = textwrap.dedent(f"""
         import resource, signal
-        from host.trace import Trace
+        from lakeboard.host.trace import Trace
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
         with Trace({str(path)!r}) as trace:

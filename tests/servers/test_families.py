@@ -2,8 +2,8 @@ from datetime import date
 
 import pytest
 
-from schemas.profiles import ColumnProfile, FileProfile, TableProfile
-from servers.families import describe_families, slot_values
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
+from lakeboard.servers.families import describe_families, slot_values
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The fork server (`python -m servers.fork_server`) over its real control socket."""
+"""The fork server (`python -m lakeboard.servers.fork_server`) over its real control socket."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from common.child_processes import SAFE_FOLDER, python_module_command
+from lakeboard.common.child_processes import SAFE_FOLDER, python_module_command
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -28,7 +28,7 @@ def fork_server(*preload: str) -> Iterator[tuple[socket.socket, subprocess.Popen
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     # As the host starts it: -P, from a safe folder; the test modules come from PYTHONPATH.
     process = subprocess.Popen(
-        python_module_command("servers.fork_server", "--control-fd", str(theirs.fileno()), *preload),
+        python_module_command("lakeboard.servers.fork_server", "--control-fd", str(theirs.fileno()), *preload),
         pass_fds=[theirs.fileno()], cwd=SAFE_FOLDER, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
     theirs.close()
@@ -148,7 +148,7 @@ def test_it_leaves_when_the_host_goes_after_its_servers_have_ended(tmp_path: Pat
 
 def test_after_importing_the_servers_it_forks_with_one_thread(tmp_path: Path) -> None:
     # A fork keeps only the forking thread: another one's locks would stay held in every server.
-    with fork_server("servers.file_agent", "servers.search_agent", "servers.kernel") as (control, process):
+    with fork_server("lakeboard.servers.file_agent", "lakeboard.servers.search_agent", "lakeboard.servers.kernel") as (control, process):
         stdio, _stderr, _reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)  # answered: imports done
         assert os.listdir(f"/proc/{process.pid}/task") == [str(process.pid)]
         stdio.close()

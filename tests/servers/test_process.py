@@ -1,11 +1,11 @@
-"""servers.process: the collector paused around bursts of allocation, and working again after."""
+"""lakeboard.servers.process: the collector paused around bursts of allocation, and working again after."""
 
 from __future__ import annotations
 
 import gc
 import weakref
 
-from servers.process import collector_paused, quick_imports
+from lakeboard.servers.process import collector_paused, quick_imports
 
 
 class _Node:
@@ -28,7 +28,7 @@ def _allocate_a_lot() -> None:
 def test_garbage_cycles_are_collected_on_their_own_again_after_quick_imports_that_failed() -> None:
     try:
         with quick_imports():
-            import servers.no_such_module  # noqa: F401
+            import lakeboard.servers.no_such_module  # noqa: F401
     except ModuleNotFoundError:
         pass
     finally:

@@ -1,7 +1,7 @@
 from datetime import date
 
-from schemas.profiles import ColumnProfile, FileProfile, TableProfile
-from servers.time_coverage import coverage_from_data, coverage_from_name
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
+from lakeboard.servers.time_coverage import coverage_from_data, coverage_from_name
 
 
 def test_coverage_from_names():

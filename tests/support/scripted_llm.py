@@ -237,7 +237,7 @@ class ScriptedLLM:
 
     def settings(self, **overrides: Any):
         """LLMSettings pointing at this server with fast retries (imports host lazily)."""
-        from host.llm import LLMSettings, RetryPolicy
+        from lakeboard.host.llm import LLMSettings, RetryPolicy
 
         values: dict[str, Any] = {
             "model": self.models[0] if self.models else DEFAULT_MODEL,

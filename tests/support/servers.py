@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from host.servers_config import parse_entry
+from lakeboard.host.servers_config import parse_entry
 
 REPO = Path(__file__).resolve().parents[2]
 TOY_MODULE = "tests.support.toy_helper"

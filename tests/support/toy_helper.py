@@ -28,7 +28,7 @@ from fastmcp.exceptions import ToolError  # noqa: E402
 
 from mcp_types import SamplingMessage, TextContent  # noqa: E402
 
-from schemas.messages import (  # noqa: E402
+from lakeboard.schemas.messages import (  # noqa: E402
     FileAgentResponse,
     HelpDecision,
     SearchAgentResponse,

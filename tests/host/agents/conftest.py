@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from host.blackboard import Blackboard
-from host.kernel_session import KernelClient
-from host.pool import ClientPool
-from host.servers_config import ServersConfig, parse_entry
-from host.trace import Trace
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.kernel_session import KernelClient
+from lakeboard.host.pool import ClientPool
+from lakeboard.host.servers_config import ServersConfig, parse_entry
+from lakeboard.host.trace import Trace
 from tests.support.scripted_llm import scripted_llm  # noqa: F401  (fixture)
 
 REPO = Path(__file__).resolve().parents[3]
@@ -33,9 +33,9 @@ def tiny_lake(tmp_path_factory) -> Path:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def kernel(tiny_lake, tmp_path_factory):
     """(KernelClient, Blackboard, Trace) over one real kernel server."""
-    from servers.kernel.sandbox import bwrap_problem
+    from lakeboard.servers.kernel.sandbox import bwrap_problem
 
-    args = ["-m", "servers.kernel", "--lake", str(tiny_lake), "--workdir", str(tmp_path_factory.mktemp("work"))]
+    args = ["-m", "lakeboard.servers.kernel", "--lake", str(tiny_lake), "--workdir", str(tmp_path_factory.mktemp("work"))]
     if bwrap_problem() is not None:
         args.append("--unsafe-no-sandbox")
     entry = parse_entry("kernel", {"command": sys.executable, "args": args, "cwd": str(REPO)})

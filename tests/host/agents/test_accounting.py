@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from host.agents.main_agent import MainAgent
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.agents.session import AskSession, usage_line
-from host.lakes import Lake
-from host.llm import ChatProvider
-from host.servers_config import ServersConfig, parse_entry
-from host.trace import Trace
+from lakeboard.host.agents.main_agent import MainAgent
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.session import AskSession, usage_line
+from lakeboard.host.lakes import Lake
+from lakeboard.host.llm import ChatProvider
+from lakeboard.host.servers_config import ServersConfig, parse_entry
+from lakeboard.host.trace import Trace
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 from tests.support.servers import REPO, toy_entry
 
@@ -29,9 +29,9 @@ def act(action: str, **fields) -> str:
 
 
 async def test_the_usage_counts_the_helpers_sampling_through_the_fallback(tiny_lake, tmp_path):
-    from servers.kernel.sandbox import bwrap_problem
+    from lakeboard.servers.kernel.sandbox import bwrap_problem
 
-    kernel_args = ["-m", "servers.kernel", "--lake", str(tiny_lake), "--workdir", str(tmp_path / "work")]
+    kernel_args = ["-m", "lakeboard.servers.kernel", "--lake", str(tiny_lake), "--workdir", str(tmp_path / "work")]
     if bwrap_problem() is not None:
         kernel_args.append("--unsafe-no-sandbox")
     servers = ServersConfig(servers={

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from host.agents.action_tools import ACTION_NAMES
-from host.agents.history import compact
-from host.agents.main_agent import MainAgent
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.llm import ChatMessage, ChatProvider, ToolCall
-from host.trace import Trace
+from lakeboard.host.agents.action_tools import ACTION_NAMES
+from lakeboard.host.agents.history import compact
+from lakeboard.host.agents.main_agent import MainAgent
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.llm import ChatMessage, ChatProvider, ToolCall
+from lakeboard.host.trace import Trace
 from tests.support.hostile_names import hostile_names
 from tests.support.scripted_llm import ScriptedLLM, tool_call
 

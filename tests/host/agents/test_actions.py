@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from host.agents.main_agent import parse_action
-from host.llm import JSONReplyError
-from schemas.agent import AnswerAction, PlanAction, ReasonAction, RequestHelpAction, RunCodeAction
+from lakeboard.host.agents.main_agent import parse_action
+from lakeboard.host.llm import JSONReplyError
+from lakeboard.schemas.agent import AnswerAction, PlanAction, ReasonAction, RequestHelpAction, RunCodeAction
 
 
 def test_each_action_parses():

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from host.agents.main_agent import MainAgent
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.eval.answers import score_answer
-from host.llm import ChatProvider
+from lakeboard.host.agents.main_agent import MainAgent
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.eval.answers import score_answer
+from lakeboard.host.llm import ChatProvider
 from tests.support.scripted_llm import ScriptedLLM
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -10,21 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from host.agents.session import AskSession
-from host.lakes import Lake
-from host.servers_config import ServersConfig, parse_entry
+from lakeboard.host.agents.session import AskSession
+from lakeboard.host.lakes import Lake
+from lakeboard.host.servers_config import ServersConfig, parse_entry
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.timeout(300)
 
 
 async def test_concurrent_asks_never_share_a_workdir(tiny_lake: Path, tmp_path: Path) -> None:
-    from servers.kernel.sandbox import bwrap_problem
+    from lakeboard.servers.kernel.sandbox import bwrap_problem
 
     config_dir = tmp_path / "config"
     config_dir.mkdir()
     shared = tmp_path / "shared-workdir"  # what the servers file says
-    args = ["-m", "servers.kernel", "--lake", str(tiny_lake), "--workdir", str(shared)]
+    args = ["-m", "lakeboard.servers.kernel", "--lake", str(tiny_lake), "--workdir", str(shared)]
     if bwrap_problem() is not None:
         args.append("--unsafe-no-sandbox")
     servers = ServersConfig(servers={"kernel": parse_entry("kernel", {"command": sys.executable, "args": args,

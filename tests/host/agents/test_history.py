@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from host.agents.history import clip
+from lakeboard.host.agents.history import clip
 from tests.support.forged_text import FAKE_HEADER, fence_structure, forged_texts, headers
 
 
 def _posting_text(seed: int) -> tuple[str, list[str]]:
-    from host.agents.observations import render_posting
-    from schemas.board import HelperOutcome, Posting
-    from schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
+    from lakeboard.host.agents.observations import render_posting
+    from lakeboard.schemas.board import HelperOutcome, Posting
+    from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
 
     rng = random.Random(seed)
     texts = forged_texts(80, seed)

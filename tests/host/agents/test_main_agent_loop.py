@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from host.agents.main_agent import MainAgent
-from host.agents.prompts import MAIN_AGENT_MARKER
-from host.llm import ChatProvider
-from host.trace import Trace
+from lakeboard.host.agents.main_agent import MainAgent
+from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.llm import ChatProvider
+from lakeboard.host.trace import Trace
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 
 PLAN = json.dumps({"action": "plan", "plan": ["look", "compute"]})
@@ -67,8 +67,8 @@ async def test_an_endpoint_that_refuses_ends_the_run_with_its_sentence(scripted_
 
 
 def test_compaction_clips_any_message_but_the_system_prompt():
-    from host.agents.history import OLDER_CHARS, RECENT_CHARS, compact
-    from host.llm import ChatMessage
+    from lakeboard.host.agents.history import OLDER_CHARS, RECENT_CHARS, compact
+    from lakeboard.host.llm import ChatMessage
 
     long = "x" * 50_000
     messages = [ChatMessage(role="system", content="s" * 20_000), ChatMessage(role="user", content="Question: " + long)]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from common.code_text import comment_text
-from schemas.board import HelperError, HelperOutcome, Posting
-from schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
+from lakeboard.common.code_text import comment_text
+from lakeboard.schemas.board import HelperError, HelperOutcome, Posting
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
 
 
 def outcome(name: str, confidence: float, response=None, error=None, can_help=True) -> HelperOutcome:
@@ -27,7 +27,7 @@ def file_response(name: str, confidence: float, code: str = "df = 1") -> FileAge
 
 
 def test_responses_most_confident_first_with_code_and_steps():
-    from host.agents.observations import render_posting
+    from lakeboard.host.agents.observations import render_posting
 
     posting = Posting(request=BlackboardRequest(request="rain", id="r1"), outcomes=[
         outcome("low", 0.3, file_response("low", 0.3)),
@@ -47,7 +47,7 @@ def test_responses_most_confident_first_with_code_and_steps():
 
 
 def test_long_postings_are_bounded():
-    from host.agents.observations import render_posting
+    from lakeboard.host.agents.observations import render_posting
 
     outcomes = [outcome(f"a{i}", 0.9 - i / 100, file_response(f"a{i}", 0.9 - i / 100, code="x = 1\n" * 2000))
                 for i in range(8)]
@@ -58,7 +58,7 @@ def test_long_postings_are_bounded():
 
 
 def test_no_responses_says_how_to_ask_better():
-    from host.agents.observations import render_posting
+    from lakeboard.host.agents.observations import render_posting
 
     text = render_posting(Posting(request=BlackboardRequest(request="q"), outcomes=[outcome("n", 0.0, can_help=False)]))
     assert "No helper could answer" in text and "Declined: n" in text
@@ -68,7 +68,7 @@ def test_no_responses_says_how_to_ask_better():
 def test_lake_text_cannot_forge_a_helper_block(seed):
     """Names, reasons, code, samples and answers full of line breaks, escapes, fences and fake
     `== auditor` headers: the rendering has one header per real responder and nothing else."""
-    from host.agents.observations import POSTING_NOTE, render_posting
+    from lakeboard.host.agents.observations import POSTING_NOTE, render_posting
     from tests.support.forged_text import CONTROL, FAKE_HEADER, fence_structure, forged_texts, headers
 
     texts = iter(forged_texts(200, seed))

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host.agents.offline_agent import assemble_program, build_loaders
-from schemas.discovery import DiscoveryResult
-from schemas.messages import FileMatch, Loader
-from servers.profiling import profile_file
-from servers.profiling.loader_code import make_loader
+from lakeboard.host.agents.offline_agent import assemble_program, build_loaders
+from lakeboard.schemas.discovery import DiscoveryResult
+from lakeboard.schemas.messages import FileMatch, Loader
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.profiling.loader_code import make_loader
 from tests.support.hostile_names import file_name, hostile_names
 
 FAMILY = "series:readings/r_#.csv"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from host.agents.programs import NoJSONOutput, answer_of, data_sources_in, parse_program_output, subtask_answers
+from lakeboard.host.agents.programs import NoJSONOutput, answer_of, data_sources_in, parse_program_output, subtask_answers
 
 
 def test_the_last_json_line_is_the_output():

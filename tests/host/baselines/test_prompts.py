@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from common.prompt_data import DATA_NOTE
-from host.baselines.prompts import files_context, helpers_context
-from schemas.profiles import FileEntry
+from lakeboard.common.prompt_data import DATA_NOTE
+from lakeboard.host.baselines.prompts import files_context, helpers_context
+from lakeboard.schemas.profiles import FileEntry
 from tests.support.forged_text import CONTROL, fence_structure, forged_texts
 
 

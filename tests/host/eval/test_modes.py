@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from host.baselines.discovery import Partition, choose_partitions
-from host.baselines.retrieval import FileRetriever
-from schemas.profiles import FileEntry
+from lakeboard.host.baselines.discovery import Partition, choose_partitions
+from lakeboard.host.baselines.retrieval import FileRetriever
+from lakeboard.schemas.profiles import FileEntry
 
 REPO = Path(__file__).resolve().parents[3]
 MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "OPENAI_MODEL", "LAKEBOARD_LLM_CONFIG")
@@ -23,7 +23,7 @@ def test_discovery_only_prints_a_table_per_mode_with_no_model(tmp_path):
     env |= {"HF_HUB_OFFLINE": "1", "XDG_CONFIG_HOME": str(tmp_path / "no-config")}
     out = tmp_path / "rows.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "host.cli", "eval", str(REPO / "lakes" / "demo-questions.json"), "--lake",
+        [sys.executable, "-m", "lakeboard.host.cli", "eval", str(REPO / "lakes" / "demo-questions.json"), "--lake",
          str(REPO / "lakes" / "demo"), "--configs", str(tmp_path / "configs"), "--discovery-only",
          "--mode", "all", "--out", str(out)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,

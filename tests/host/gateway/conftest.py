@@ -53,7 +53,7 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 def serve_command(config: Path, *flags: str) -> list[str]:
     """`lakeboard serve CONFIG ...`, as the console script runs it."""
-    return [sys.executable, "-m", "host.cli", "serve", str(config), *flags]
+    return [sys.executable, "-m", "lakeboard.host.cli", "serve", str(config), *flags]
 
 
 def stdio_client(config: Path, *flags: str, cwd: Path, env: dict[str, str] | None = None) -> Client:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from host.gateway.claude_config import ClientConfigError, merge_into
-from host.lakes import Lake
+from lakeboard.host.gateway.claude_config import ClientConfigError, merge_into
+from lakeboard.host.lakes import Lake
 from tests.host.gateway.conftest import cli_env
 
-BLOCK = {"mcpServers": {"lakeboard-demo": {"command": "/abs/python", "args": ["-m", "host.gateway", "/abs/configs/demo"]}}}
+BLOCK = {"mcpServers": {"lakeboard-demo": {"command": "/abs/python", "args": ["-m", "lakeboard.host.gateway", "/abs/configs/demo"]}}}
 
 
 def lakeboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=cwd, env=cli_env(),
+    return subprocess.run([sys.executable, "-m", "lakeboard.host.cli", *args], cwd=cwd, env=cli_env(),
                           capture_output=True, text=True, timeout=120)
 
 
@@ -63,7 +63,7 @@ def test_servers_claude_prints_the_gateway_and_write_merges_it(gateway_config: P
     assert done.returncode == 0, done.stderr
     (name, entry), = json.loads(done.stdout)["mcpServers"].items()
     assert name == "lakeboard-demo" and entry["command"] == sys.executable
-    assert entry["args"] == ["-P", "-m", "host.gateway", str(gateway_config), "--kernel-url",
+    assert entry["args"] == ["-P", "-m", "lakeboard.host.gateway", str(gateway_config), "--kernel-url",
                              "http://127.0.0.1:8765/mcp"]
     assert entry["env"] == {"HF_HUB_OFFLINE": "1", "LAKEBOARD_KERNEL_TOKEN": "s3cret"}
 
@@ -92,7 +92,7 @@ def test_the_hosts_own_commands_never_start_the_gateway(gateway_config: Path) ->
 
 
 def test_a_gateway_entry_written_before_the_safe_path_flag_gets_it(gateway_config: Path) -> None:
-    from host.gateway.claude_config import claude_block
+    from lakeboard.host.gateway.claude_config import claude_block
 
     path = gateway_config / "servers.json"
     servers = json.loads(path.read_text())
@@ -101,4 +101,4 @@ def test_a_gateway_entry_written_before_the_safe_path_flag_gets_it(gateway_confi
     path.write_text(json.dumps(servers))
     (entry,) = claude_block(Lake(gateway_config, None))["mcpServers"].values()
     # Claude Desktop may start it from any folder: nothing there may be imported.
-    assert entry["args"] == ["-P", "-m", "host.gateway", str(gateway_config)]
+    assert entry["args"] == ["-P", "-m", "lakeboard.host.gateway", str(gateway_config)]

@@ -15,7 +15,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from host.gateway.models import HelpBoard
+from lakeboard.host.gateway.models import HelpBoard
 from tests.host.gateway.conftest import cli_env, serve_command
 
 pytestmark = pytest.mark.timeout(120)

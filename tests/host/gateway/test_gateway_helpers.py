@@ -14,8 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from host.gateway.models import HelpBoard, Partitions
-from schemas.execution import ExecutionResult
+from lakeboard.host.gateway.models import HelpBoard, Partitions
+from lakeboard.schemas.execution import ExecutionResult
 from tests.host.gateway.conftest import stdio_client, trace_events
 from tests.support.servers import toy_entry
 

@@ -15,9 +15,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from host.gateway.models import HelpBoard
-from schemas.execution import ExecutionResult
-from common.http_security import bearer_headers
+from lakeboard.host.gateway.models import HelpBoard
+from lakeboard.schemas.execution import ExecutionResult
+from lakeboard.common.http_security import bearer_headers
 from tests.e2e import scenarios
 from tests.host.gateway.conftest import cli_env, serve_command
 from tests.support.servers import free_port, wait_for_port
@@ -45,7 +45,7 @@ def kernels_of(gateway: subprocess.Popen) -> list[psutil.Process]:
         try:
             # A forked server's title is its whole command line as one string.
             command = " ".join(process.cmdline()).split()
-            if "servers.kernel" in command and "servers.fork_server" not in command:
+            if "lakeboard.servers.kernel" in command and "lakeboard.servers.fork_server" not in command:
                 kernels.append(process)
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             pass

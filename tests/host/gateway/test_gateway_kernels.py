@@ -17,8 +17,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from common.http_security import bearer_headers
-from schemas.execution import ExecutionResult
+from lakeboard.common.http_security import bearer_headers
+from lakeboard.schemas.execution import ExecutionResult
 from tests.host.gateway.conftest import cli_env, serve_command
 from tests.host.gateway.test_gateway_http import kernels_of
 from tests.support.servers import free_port, wait_for_port
@@ -54,7 +54,7 @@ def fork_servers_of(gateway: subprocess.Popen) -> list[psutil.Process]:
     found = []
     for process in psutil.Process(gateway.pid).children(recursive=True):
         try:
-            if "servers.fork_server" in " ".join(process.cmdline()).split():
+            if "lakeboard.servers.fork_server" in " ".join(process.cmdline()).split():
                 found.append(process)
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             pass

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from common.stdio_transport import MAX_BYTES_ENV
-from host.gateway.models import HelpBoard, Partitions
-from schemas.clusters import ClusterConfig
-from schemas.execution import ExecutionResult
+from lakeboard.common.stdio_transport import MAX_BYTES_ENV
+from lakeboard.host.gateway.models import HelpBoard, Partitions
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.execution import ExecutionResult
 from tests.conftest import DEMO_LAKE
 from tests.e2e import scenarios
 from tests.host.gateway.conftest import cli_env, serve_command, stdio_client

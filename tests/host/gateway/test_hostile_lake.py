@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from host.gateway.models import HelpBoard
+from lakeboard.host.gateway.models import HelpBoard
 from tests.host.gateway.conftest import stdio_client
 from tests.support.hostile_names import file_name, hostile_names
 
@@ -23,7 +23,7 @@ def hostile_file_names() -> list[str]:
 
 
 async def test_hostile_file_names_through_the_gateway(tmp_path: Path) -> None:
-    from servers.indexing import index_lake
+    from lakeboard.servers.indexing import index_lake
 
     lake = tmp_path / "lake"
     (lake / "rain").mkdir(parents=True)

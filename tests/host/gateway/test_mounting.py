@@ -8,10 +8,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from host.blackboard import Blackboard
-from host.gateway.mounting import Mounts
-from host.pool import ClientPool
-from schemas.messages import BlackboardRequest
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.gateway.mounting import Mounts
+from lakeboard.host.pool import ClientPool
+from lakeboard.schemas.messages import BlackboardRequest
 from tests.support.servers import toy_entry
 
 pytestmark = pytest.mark.timeout(120)
@@ -31,14 +31,14 @@ async def test_a_file_dropped_into_servers_d_is_mounted_and_a_removed_one_droppe
     config = tmp_path / "lake"
     write(config / "servers.json", {
         "a": toy_entry("a"),
-        "kernel": {"command": "python", "args": ["-m", "servers.kernel", "--lake", str(tmp_path)]},
-        "lakeboard-lake": {"command": "python", "args": ["-m", "host.gateway", str(config)]},
+        "kernel": {"command": "python", "args": ["-m", "lakeboard.servers.kernel", "--lake", str(tmp_path)]},
+        "lakeboard-lake": {"command": "python", "args": ["-m", "lakeboard.host.gateway", str(config)]},
     })
     async with ClientPool({}) as pool:
         mounts = Mounts(config, pool)
         assert await mounts.refresh() == []
         # The gateway is never its own helper, and the kernel is kept apart for run_code.
-        assert pool.names == ["a"] and mounts.kernel is not None and "servers.kernel" in mounts.kernel.args
+        assert pool.names == ["a"] and mounts.kernel is not None and "lakeboard.servers.kernel" in mounts.kernel.args
         assert await helpers_answering(pool) == ["a"]
 
         write(config / "servers.d" / "b.json", {"b": toy_entry("b")})

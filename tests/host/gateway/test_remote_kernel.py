@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from schemas.execution import ExecutionResult
-from common.http_security import TOKEN_ENV
+from lakeboard.schemas.execution import ExecutionResult
+from lakeboard.common.http_security import TOKEN_ENV
 from tests.conftest import DEMO_LAKE, REPO
 from tests.host.gateway.conftest import cli_env, stdio_client
 from tests.host.gateway.test_gateway_helpers import keep_only
@@ -29,11 +29,11 @@ TOKEN = "kernel-test-token-93ad10"
 
 @contextlib.contextmanager
 def kernel_over_http(lake: Path, workdir: Path) -> Iterator[str]:
-    """`python -m servers.kernel --transport http --auth-token ...`, as on the Linux machine; yields its URL."""
+    """`python -m lakeboard.servers.kernel --transport http --auth-token ...`, as on the Linux machine; yields its URL."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     process = subprocess.Popen(
-        [sys.executable, "-m", "servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
          "--transport", "http", "--port", str(port), "--auth-token", TOKEN],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from host.gateway.models import HelpBoard
+from lakeboard.host.gateway.models import HelpBoard
 from tests.host.gateway.conftest import stdio_client
 from tests.support.forged_text import CONTROL, FAKE_HEADER, fence_structure, forged_texts, headers
 from tests.support.hostile_names import file_name
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(300)
 
 
 async def test_request_help_text_keeps_lake_names_as_data(tmp_path: Path) -> None:
-    from servers.indexing import index_lake
+    from lakeboard.servers.indexing import index_lake
 
     lake = tmp_path / "lake"
     (lake / "rain").mkdir(parents=True)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from host.llm import (
+from lakeboard.host.llm import (
     ChatMessage,
     ChatProvider,
     LLMAuthError,
@@ -165,7 +165,7 @@ async def test_a_refused_endpoint_gets_one_retry_then_later_calls_try_once(caplo
         base_url=f"http://127.0.0.1:{port}/v1",
         retry=RetryPolicy(max_attempts=5, base_delay=0.01, max_delay=0.02),
     )
-    caplog.set_level(logging.DEBUG, logger="host.llm")
+    caplog.set_level(logging.DEBUG, logger="lakeboard.host.llm")
     async with ChatProvider(settings) as llm:
         with pytest.raises(LLMUnavailableError, match=rf"Nothing answers at the LLM endpoint .*:{port}/v1") as first:
             await llm.complete(MESSAGES)
@@ -316,7 +316,7 @@ async def test_scripted_server_streams_like_openai(scripted_llm):
 
 
 async def test_tools_are_offered_and_tool_calls_come_back(scripted_llm):
-    from host.llm import ToolCall
+    from lakeboard.host.llm import ToolCall
     from tests.support.scripted_llm import tool_call
 
     code = 'print("a \\"quoted\\" line\\n", r"\\d+")'

@@ -15,8 +15,8 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
-from host.llm import ChatProvider, Usage
-from host.sampling import SamplingHandler
+from lakeboard.host.llm import ChatProvider, Usage
+from lakeboard.host.sampling import SamplingHandler
 from tests.support.scripted_llm import HTTPError, Reply, ScriptedLLM, count_tokens, prompt_tokens
 
 SERVER = Path(__file__).resolve().parents[2] / "support" / "sampling_server.py"
@@ -107,7 +107,7 @@ async def test_transient_errors_are_retried_inside_one_sampling_request(scripted
 
 
 async def test_every_sampling_call_is_in_the_trace(scripted_llm):
-    from host.trace import Trace
+    from lakeboard.host.trace import Trace
 
     scripted_llm.route("You are file agent 7", "yes")
     scripted_llm.add(HTTPError(400, {"error": {"message": "no such thing"}}))

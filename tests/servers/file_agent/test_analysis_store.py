@@ -1,7 +1,7 @@
 """Stored analyses: only a sealed record of this config folder's owner is used; hostile files are skipped with a note.
 
 Planted, copied, edited and misfiled records, a named pipe and a 300 MB (sparse) file are put
-where a real file agent (`python -m servers.file_agent`) looks for its analysis; it must start,
+where a real file agent (`python -m lakeboard.servers.file_agent`) looks for its analysis; it must start,
 answer, never serve the planted text, and say in its log why it ignored each.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from servers.file_agent.analysis_store import SEAL_KEY, AnalysisStore, StoredAnalysis, analysis_key
+from lakeboard.servers.file_agent.analysis_store import SEAL_KEY, AnalysisStore, StoredAnalysis, analysis_key
 from tests.servers.file_agent.test_model_engine import MODEL_ENV, cluster_of
 
 MODEL = "scripted-model"
@@ -43,9 +43,9 @@ def _config(demo_config: Path, tmp_path: Path) -> Path:
 
 def _key_of(config: Path, cluster: str, model: str) -> str:
     """The key a file agent of `cluster` computes for `model` (the inputs digest of its own files)."""
-    from schemas.clusters import ClusterConfig
-    from servers.file_agent.agent import FileAgent
-    from servers.file_agent.model_engine import ModelEngine
+    from lakeboard.schemas.clusters import ClusterConfig
+    from lakeboard.servers.file_agent.agent import FileAgent
+    from lakeboard.servers.file_agent.model_engine import ModelEngine
 
     clusters = ClusterConfig.model_validate_json((config / "clusters.json").read_text())
     engine = ModelEngine(FileAgent(clusters, cluster), store=AnalysisStore(config))
@@ -55,7 +55,7 @@ def _key_of(config: Path, cluster: str, model: str) -> str:
 async def _served_analysis(config: Path, cluster: str, log_file: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV}
     env.update(FASTMCP_LOG_LEVEL="WARNING", LAKEBOARD_FILE_AGENT_MODEL_NAME=MODEL)  # the lent model's name
-    transport = StdioTransport(sys.executable, ["-m", "servers.file_agent", "--config", str(config / "clusters.json"),
+    transport = StdioTransport(sys.executable, ["-m", "lakeboard.servers.file_agent", "--config", str(config / "clusters.json"),
                                                 "--cluster", cluster], env=env, log_file=log_file)
     with anyio.fail_after(HANG_GUARD_S):
         async with Client(transport, timeout=HANG_GUARD_S) as client:

@@ -2,11 +2,11 @@ import ast
 import subprocess
 import sys
 
-from schemas.clusters import ClusterConfig
-from schemas.messages import BlackboardRequest
-from servers.file_agent.agent import FileAgent
-from servers.file_agent.answers import necessary_steps
-from servers.profiling import profile_file
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.messages import BlackboardRequest
+from lakeboard.servers.file_agent.agent import FileAgent
+from lakeboard.servers.file_agent.answers import necessary_steps
+from lakeboard.servers.profiling import profile_file
 
 
 def test_respond_gives_one_loader_for_a_family_and_its_code_runs(demo_config):
@@ -42,9 +42,9 @@ def test_steps_name_the_columns_two_files_share(tmp_path):
 def test_an_explanation_says_what_time_a_file_covers():
     from datetime import date
 
-    from schemas.families import TimeCoverage
-    from schemas.profiles import FileProfile
-    from servers.file_agent.answers import explanation
+    from lakeboard.schemas.families import TimeCoverage
+    from lakeboard.schemas.profiles import FileProfile
+    from lakeboard.servers.file_agent.answers import explanation
 
     prof = FileProfile(path="a/visits.csv", format="csv", summary="visits per day")
     text = explanation(prof, coverage=TimeCoverage(start=date(2019, 3, 2), end=date(2021, 7, 30), source="data"))

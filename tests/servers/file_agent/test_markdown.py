@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from schemas.messages import FileAgentResponse, FileMatch, HelpDecision
-from servers.file_agent import markdown
+from lakeboard.schemas.messages import FileAgentResponse, FileMatch, HelpDecision
+from lakeboard.servers.file_agent import markdown
 from tests.support.hostile_names import hostile_names
 
 SEPARATORS = ("\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x00")  # besides our own "\n"

@@ -1,6 +1,6 @@
 """A file agent with a model: the three steps over real MCP, the model from sampling or its own.
 
-Chain: fastmcp Client --stdio--> `python -m servers.file_agent` --sampling/createMessage (or
+Chain: fastmcp Client --stdio--> `python -m lakeboard.servers.file_agent` --sampling/createMessage (or
 an InputRequiredResult in the 2026 era)--> the host's SamplingHandler --> ChatProvider --HTTP-->
 ScriptedLLM on 127.0.0.1. The scripted "model" answers each step from its prompt.
 """
@@ -18,10 +18,10 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from host.llm import ChatProvider
-from host.sampling import SamplingHandler
-from schemas.clusters import ClusterConfig
-from schemas.messages import FileAgentResponse, HelpDecision
+from lakeboard.host.llm import ChatProvider
+from lakeboard.host.sampling import SamplingHandler
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.messages import FileAgentResponse, HelpDecision
 from tests.support.scripted_llm import ScriptedLLM
 
 
@@ -51,7 +51,7 @@ def agent_client(config_dir, cluster: str, *, provider: ChatProvider | None = No
                  env: dict[str, str] | None = None) -> Client:
     transport = StdioTransport(
         sys.executable,
-        ["-m", "servers.file_agent", "--config", str(config_dir / "clusters.json"), "--cluster", cluster],
+        ["-m", "lakeboard.servers.file_agent", "--config", str(config_dir / "clusters.json"), "--cluster", cluster],
         env=env or server_env(),
     )
     handler = SamplingHandler(provider, label=f"sampling:{cluster}") if provider is not None else None
@@ -156,9 +156,9 @@ async def test_the_analysis_runs_in_the_background_and_can_help_never_waits(demo
 
 
 async def test_the_2026_era_uses_the_analysis_stored_at_index_time(demo_config, scripted, tmp_path):
-    from common.llm_settings import LLMSettings
-    from schemas.clusters import ClusterConfig
-    from servers.indexing.analyses import analyse_partitions
+    from lakeboard.common.llm_settings import LLMSettings
+    from lakeboard.schemas.clusters import ClusterConfig
+    from lakeboard.servers.indexing.analyses import analyse_partitions
 
     config = isolated(demo_config, tmp_path)
     cluster = cluster_of(config, "transit/ridership_2024.parquet")
@@ -277,7 +277,7 @@ async def test_lake_text_reaches_the_model_only_as_data_in_user_messages(scripte
     holds none of them, nor the analysis the model wrote from them."""
     import csv
 
-    from servers.indexing import index_lake
+    from lakeboard.servers.indexing import index_lake
     from tests.support.forged_text import forged_texts, fence_structure
     from tests.support.hostile_names import file_name
 

@@ -10,8 +10,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
-from schemas.clusters import ClusterConfig
-from schemas.messages import FileAgentResponse, HelpDecision
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.messages import FileAgentResponse, HelpDecision
 from tests.support.servers import free_port, wait_for_port
 
 REQ = {"request": "daily PM2.5 readings of the air quality sensors in 2024", "reason": "average PM2.5"}
@@ -23,7 +23,7 @@ def _cluster_holding(config_dir, path: str) -> str:
 
 
 def _stdio(config_dir, cluster):
-    return Client(StdioTransport(sys.executable, ["-m", "servers.file_agent", "--config",
+    return Client(StdioTransport(sys.executable, ["-m", "lakeboard.servers.file_agent", "--config",
                                                   str(config_dir / "clusters.json"), "--cluster", cluster]))
 
 
@@ -47,7 +47,7 @@ async def test_tools_decide_and_respond_over_stdio(demo_config):
 async def test_a_plain_request_gets_short_markdown_from_an_agent_that_names_its_partition(demo_config):
     cluster = _cluster_holding(demo_config, "air_quality/sensors/readings_2024-01.csv")
     spec = ClusterConfig.model_validate_json((demo_config / "clusters.json").read_text()).cluster(cluster)
-    transport = StdioTransport(sys.executable, ["-m", "servers.file_agent", "--config",
+    transport = StdioTransport(sys.executable, ["-m", "lakeboard.servers.file_agent", "--config",
                                                 str(demo_config / "clusters.json"), "--cluster", cluster])
     async with Client(transport, mode="legacy") as client:
         instructions = client.initialize_result.instructions
@@ -95,7 +95,7 @@ async def test_resources_expose_samples_and_analysis(demo_config):
 async def test_streamable_http_transport(demo_config):
     cluster = _cluster_holding(demo_config, "districts/population_2024.csv")
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "servers.file_agent", "--config", str(demo_config / "clusters.json"),
+    proc = subprocess.Popen([sys.executable, "-m", "lakeboard.servers.file_agent", "--config", str(demo_config / "clusters.json"),
                              "--cluster", cluster, "--transport", "http", "--port", str(port), "--auth-token", "fa-token"],
                             stderr=subprocess.DEVNULL)
     try:
@@ -109,7 +109,7 @@ async def test_streamable_http_transport(demo_config):
 
 
 def test_agent_module_imports_no_torch():
-    code = "import servers.file_agent.server, servers.file_agent.agent, sys; print('torch' in sys.modules)"
+    code = "import lakeboard.servers.file_agent.server, lakeboard.servers.file_agent.agent, sys; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -117,6 +117,6 @@ def test_agent_module_imports_no_torch():
 def test_bad_config_is_a_clear_error(tmp_path):
     bad = tmp_path / "clusters.json"
     bad.write_text("{not json")
-    proc = subprocess.run([sys.executable, "-m", "servers.file_agent", "--config", str(bad), "--cluster", "x"],
+    proc = subprocess.run([sys.executable, "-m", "lakeboard.servers.file_agent", "--config", str(bad), "--cluster", "x"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "cannot start" in proc.stderr

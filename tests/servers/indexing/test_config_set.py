@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from host.lakes import partition_mismatches
-from host.servers_config import load_servers
+from lakeboard.host.lakes import partition_mismatches
+from lakeboard.host.servers_config import load_servers
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -35,7 +35,7 @@ def counted(real):
     return rename
 
 os.replace, os.rename = counted(real_replace), counted(real_rename)
-from servers.indexing.__main__ import main
+from lakeboard.servers.indexing.__main__ import main
 sys.exit(main(sys.argv[2:]))
 """
 
@@ -61,7 +61,7 @@ def _visible(config_dir: Path) -> tuple[list[str] | None, list[str] | None]:
         clusters = sorted(c["name"] for c in json.loads((config_dir / "clusters.json").read_text())["clusters"])
     if (config_dir / "servers.json").is_file():
         entries = json.loads((config_dir / "servers.json").read_text())["mcpServers"].values()
-        servers = sorted(e["args"][e["args"].index("--cluster") + 1] for e in entries if "servers.file_agent" in e["args"])
+        servers = sorted(e["args"][e["args"].index("--cluster") + 1] for e in entries if "lakeboard.servers.file_agent" in e["args"])
     return clusters, servers
 
 

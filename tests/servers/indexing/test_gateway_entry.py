@@ -18,8 +18,8 @@ def test_the_gateway_is_the_first_entry_with_absolute_paths(demo_config: Path) -
     name, entry = next(iter(servers.items()))
     assert name == "lakeboard-demo"
     assert entry["command"] == sys.executable and Path(entry["command"]).is_absolute()
-    assert entry["args"] == ["-P", "-m", "host.gateway", str(demo_config)] and Path(entry["args"][3]).is_absolute()
-    assert sum("host.gateway" in e["args"] for e in servers.values()) == 1
+    assert entry["args"] == ["-P", "-m", "lakeboard.host.gateway", str(demo_config)] and Path(entry["args"][3]).is_absolute()
+    assert sum("lakeboard.host.gateway" in e["args"] for e in servers.values()) == 1
 
 
 async def test_the_written_entry_starts_from_anywhere_with_a_bare_environment(demo_config: Path, tmp_path: Path) -> None:

@@ -3,9 +3,9 @@ import os
 import shutil
 import sys
 
-from schemas.clusters import ClusterConfig
-from servers.indexing import index_lake
-from servers.profiling import ProfileCache
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.servers.indexing import index_lake
+from lakeboard.servers.profiling import ProfileCache
 from tests.conftest import DEMO_LAKE
 
 
@@ -22,13 +22,13 @@ def test_index_writes_clusters_servers_and_records_bad_files(demo_config):
     assert monthly.members[0].value == "2024-01" and str(monthly.members[0].coverage.end) == "2024-01-31"
 
     servers = json.loads((demo_config / "servers.json").read_text())["mcpServers"]
-    agents = [e for e in servers.values() if "servers.file_agent" in e["args"]]
+    agents = [e for e in servers.values() if "lakeboard.servers.file_agent" in e["args"]]
     assert len(agents) == len(config.clusters)
     for entry in servers.values():
         assert entry["command"] == sys.executable
         assert all(not a.startswith(("configs/", "./")) for a in entry["args"])  # absolute paths only
-    assert any("servers.search_agent" in e["args"] and str(DEMO_LAKE / "docs") in e["args"] for e in servers.values())
-    assert any("servers.kernel" in e["args"] for e in servers.values())
+    assert any("lakeboard.servers.search_agent" in e["args"] and str(DEMO_LAKE / "docs") in e["args"] for e in servers.values())
+    assert any("lakeboard.servers.kernel" in e["args"] for e in servers.values())
     assert (demo_config / "servers.d").is_dir()
 
 
@@ -61,7 +61,7 @@ def test_missing_lake_is_a_clear_error(tmp_path):
 
 def _search_entries(config_dir):
     servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
-    return [e for e in servers.values() if "servers.search_agent" in e["args"]]
+    return [e for e in servers.values() if "lakeboard.servers.search_agent" in e["args"]]
 
 
 def test_a_lake_without_documents_gets_no_search_agent_unless_a_web_backend_is_asked(tmp_path):

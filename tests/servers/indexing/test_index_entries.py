@@ -32,7 +32,7 @@ def test_a_folder_that_cannot_be_listed_is_recorded_and_the_rest_is_indexed(tmp_
     (lake / "locked").chmod(0)
     try:
         done = subprocess.run(
-            [*_as_one_without_read_rights(), sys.executable, "-m", "servers.indexing", str(lake),
+            [*_as_one_without_read_rights(), sys.executable, "-m", "lakeboard.servers.indexing", str(lake),
              "--out", str(tmp_path / "configs"), "--quiet"],
             cwd=REPO, capture_output=True, text=True, timeout=120,
         )

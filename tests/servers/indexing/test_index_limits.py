@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.indexing import index_lake
-from servers.indexing.config_set import CURRENT
+from lakeboard.servers.indexing import index_lake
+from lakeboard.servers.indexing.config_set import CURRENT
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,7 +33,7 @@ def make_lake(folder: Path, files: int, rows: int, seed: int) -> Path:
 
 
 def lakeboard(*args: str, prefix: list[str] = (), cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*prefix, sys.executable, "-P", "-m", "host.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([*prefix, sys.executable, "-P", "-m", "lakeboard.host.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "FASTMCP_LOG_LEVEL": "WARNING"})
 
 

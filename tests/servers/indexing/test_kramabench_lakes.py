@@ -16,15 +16,15 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("domain", KRAMA_DOMAINS)
 async def test_every_helper_of_the_indexed_lake_answers(domain, tmp_path):
-    from servers.indexing import index_lake
+    from lakeboard.servers.indexing import index_lake
 
     lake = krama_lake(domain)
     res = index_lake(lake, name=domain, out=tmp_path)
     query = json.loads((KRAMABENCH / "workload" / f"{domain}.json").read_text())[0]["query"]
     servers = json.loads((res.config_dir / "servers.json").read_text())["mcpServers"]
-    helpers = {n: e for n, e in servers.items() if "servers.kernel" not in e["args"] and "host.gateway" not in e["args"]}
+    helpers = {n: e for n, e in servers.items() if "lakeboard.servers.kernel" not in e["args"] and "lakeboard.host.gateway" not in e["args"]}
     # one file agent per cluster; no search agent, as these lakes hold no documents
-    assert sorted(n for n, e in helpers.items() if "servers.file_agent" in e["args"]) == sorted(helpers)
+    assert sorted(n for n, e in helpers.items() if "lakeboard.servers.file_agent" in e["args"]) == sorted(helpers)
     assert len(helpers) == res.n_clusters >= 1
 
     async def check(name: str, entry: dict) -> None:

@@ -12,8 +12,8 @@ import pytest_asyncio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from schemas.execution import ExecutionResult
-from servers.kernel.sandbox import bwrap_problem
+from lakeboard.schemas.execution import ExecutionResult
+from lakeboard.servers.kernel.sandbox import bwrap_problem
 
 REPO = Path(__file__).resolve().parents[3]
 SECRET = "sk-planted-secret-5f1e0c"  # must never be readable from inside the kernel
@@ -59,7 +59,7 @@ def server_env(home: Path) -> dict[str, str]:
 def stdio_client(lake: Path, workdir: Path, home: Path, *extra: str) -> Client:
     transport = StdioTransport(
         sys.executable,
-        ["-m", "servers.kernel", "--lake", str(lake), "--workdir", str(workdir), *extra],
+        ["-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir), *extra],
         env=server_env(home), cwd=str(REPO), keep_alive=False,
     )
     return Client(transport, timeout=120)

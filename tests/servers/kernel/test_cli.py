@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.kernel.config import KernelConfig
-from servers.kernel.outputs import BoundedText, CellOutputs
-from servers.kernel.sandbox import SandboxLayout, kernel_environment
+from lakeboard.servers.kernel.config import KernelConfig
+from lakeboard.servers.kernel.outputs import BoundedText, CellOutputs
+from lakeboard.servers.kernel.sandbox import SandboxLayout, kernel_environment
 from tests.servers.kernel.conftest import REPO, make_lake, server_env
 
 
@@ -18,7 +18,7 @@ def test_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
     lake = make_lake(tmp_path)
     env = server_env(tmp_path) | {"PATH": str(tmp_path)}  # no bwrap on this PATH
     done = subprocess.run(
-        [sys.executable, "-m", "servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w")],
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w")],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode == 2
@@ -28,7 +28,7 @@ def test_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
 
 def test_rejects_a_missing_lake(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "servers.kernel", "--lake", str(tmp_path / "nope"), "--workdir", str(tmp_path)],
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(tmp_path / "nope"), "--workdir", str(tmp_path)],
         cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode == 2 and "is not a directory" in done.stderr
@@ -37,7 +37,7 @@ def test_rejects_a_missing_lake(tmp_path: Path) -> None:
 def test_config_errors_are_one_sentence_per_bad_setting(tmp_path: Path) -> None:
     lake = make_lake(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w"),
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w"),
          "--memory-mb", "-5", "--max-procs", "3", "--timeout-s", "0", "--workdir-mb", "0"],
         cwd=REPO, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
     )

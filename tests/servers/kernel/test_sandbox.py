@@ -128,7 +128,7 @@ async def test_cannot_see_host_processes(kernel: Client) -> None:
         "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
         "    try: cmds.append(open(f'/proc/{pid}/cmdline', 'rb').read().decode('latin-1'))\n"
         "    except OSError: pass\n"
-        "(len(cmds) < 10, any('servers.kernel' in c or 'pytest\\x00' in c for c in cmds))"
+        "(len(cmds) < 10, any('lakeboard.servers.kernel' in c or 'pytest\\x00' in c for c in cmds))"
     )
     result = await run(kernel, code)
     assert result.error is None, result.error

@@ -17,7 +17,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
-from schemas.execution import ExecutionResult, KernelActionResult, NotebookSaved, SandboxPolicy, VariablesResult
+from lakeboard.schemas.execution import ExecutionResult, KernelActionResult, NotebookSaved, SandboxPolicy, VariablesResult
 from tests.servers.kernel.conftest import REPO, require_sandbox, run, server_env, stdio_client
 from tests.support.servers import free_port
 
@@ -270,7 +270,7 @@ async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path:
     port = free_port()
     d = kernel_dirs
     process = subprocess.Popen(  # noqa: ASYNC220 - started once, waited for below
-        [sys.executable, "-m", "servers.kernel", "--lake", str(d["lake"]), "--workdir", str(tmp_path),
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(d["lake"]), "--workdir", str(tmp_path),
          "--transport", "http", "--port", str(port), "--auth-token", "kernel-token"],
         cwd=REPO, env=server_env(d["home"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

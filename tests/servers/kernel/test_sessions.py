@@ -51,7 +51,7 @@ async def test_the_workdir_is_never_an_import_path(kernel_dirs: dict[str, Path],
 def kernel_server(lake: Path, workdir: Path, home: Path, *flags: str):  # type: ignore[no-untyped-def]
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
          "--transport", "http", "--port", str(port), "--auth-token", TOKEN, *flags],
         cwd=REPO, env=server_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

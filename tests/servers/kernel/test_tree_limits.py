@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from schemas.execution import SandboxPolicy
+from lakeboard.schemas.execution import SandboxPolicy
 from tests.servers.kernel.conftest import REPO, make_lake, require_sandbox, run, server_env, stdio_client
 
 MECHANISMS = {"cgroup where possible": (), "watchdog": ("--no-cgroup",)}
@@ -139,7 +139,7 @@ def test_refuses_to_start_when_no_limit_can_be_enforced(tmp_path: Path) -> None:
         pytest.skip("needs bwrap run as root, to hide /proc from the server")
     lake = make_lake(tmp_path)
     argv = [bwrap, "--dev-bind", "/", "/", "--tmpfs", "/proc", "--chdir", str(REPO), sys.executable, "-m",
-            "servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"]
+            "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"]
     done = subprocess.run(argv, env=server_env(tmp_path), capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL, check=False)
     assert done.returncode == 2, done.stderr

@@ -7,7 +7,7 @@ import os
 import random
 from pathlib import Path
 
-from servers.kernel.workdir_usage import DiskUse, FileSystemUse, measure, remove_folder, trim
+from lakeboard.servers.kernel.workdir_usage import DiskUse, FileSystemUse, measure, remove_folder, trim
 from tests.support.hostile_names import file_name, hostile_names
 
 KB = 1024

@@ -5,7 +5,7 @@ pytest.importorskip("sentence_transformers")
 
 @pytest.mark.slow
 def test_embedding_strategy_groups_similar_profiles_offline(monkeypatch):
-    from servers.partitioning import strategy_named
+    from lakeboard.servers.partitioning import strategy_named
     from tests.servers.relevance.conftest import table_profile
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 
-from host.cli import main
+from lakeboard.host.cli import main
 from tests.support.scripted_llm import ScriptedLLM
 
 MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "OPENAI_MODEL",
@@ -49,10 +49,10 @@ def test_lake_paths_reach_the_model_as_fenced_data_and_come_back_exact():
     model's answer in those same terms places every file."""
     import re
 
-    from common.llm_settings import LLMSettings
-    from schemas.profiles import FileProfile
-    from servers.model_client import ServerModel
-    from servers.partitioning.llm import LLMStrategy
+    from lakeboard.common.llm_settings import LLMSettings
+    from lakeboard.schemas.profiles import FileProfile
+    from lakeboard.servers.model_client import ServerModel
+    from lakeboard.servers.partitioning.llm import LLMStrategy
     from tests.support.forged_text import fence_structure, forged_texts
 
     paths = sorted({f"rain/{text.replace('/', '_')}.csv" for text in forged_texts(12, seed=5)} | {"rain/plain.csv"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from schemas.profiles import FileProfile
-from servers.profiling import profile_file
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling import profile_file
 
 
 def run_loader(profile: FileProfile) -> dict[str, Any]:

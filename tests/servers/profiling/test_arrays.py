@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from servers.profiling import profile_file
+from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 

@@ -6,9 +6,9 @@ import os
 import threading
 from pathlib import Path
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling import ProfileCache
-from servers.profiling.cache import DB_NAME, PROFILER_VERSION, CacheWriteError
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling import ProfileCache
+from lakeboard.servers.profiling.cache import DB_NAME, PROFILER_VERSION, CacheWriteError
 
 
 def _profile(rel: str = "dir/a b.csv", size: int = 10, mtime: int = 123) -> FileProfile:
@@ -78,7 +78,7 @@ def test_a_locked_database_is_an_error_not_a_damaged_one(tmp_path: Path, monkeyp
 
     import pytest
 
-    import servers.profiling.cache as cache_module
+    import lakeboard.servers.profiling.cache as cache_module
 
     with ProfileCache(tmp_path) as cache:
         cache.put(_profile("a.csv"))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from servers.profiling import profile_file
-from servers.profiling.text_sample import HEAD_BYTES
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.profiling.text_sample import HEAD_BYTES
 from tests.servers.profiling.loading import profile_and_load
 
 REPORT = (
@@ -273,7 +273,7 @@ def test_big_file_is_profiled_from_its_head_and_tail(tmp_path: Path) -> None:
 def test_big_file_row_count_skips_every_empty_line_as_pandas_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, newline: str
 ) -> None:
-    from servers.profiling import delimited
+    from lakeboard.servers.profiling import delimited
 
     monkeypatch.setattr(delimited, "COUNT_CHUNK_BYTES", 4093)  # many chunk ends, some inside runs
     rng = random.Random(7)

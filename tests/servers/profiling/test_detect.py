@@ -10,8 +10,8 @@ import numpy as np
 import openpyxl
 import pandas as pd
 
-from servers.profiling.detect import detect
-from servers.profiling.text_sample import detect_encoding, looks_binary
+from lakeboard.servers.profiling.detect import detect
+from lakeboard.servers.profiling.text_sample import detect_encoding, looks_binary
 
 
 def _xlsx(path: Path) -> None:

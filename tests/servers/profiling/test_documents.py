@@ -5,7 +5,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from servers.profiling import profile_file
+from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 

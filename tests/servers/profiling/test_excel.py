@@ -7,7 +7,7 @@ from pathlib import Path
 
 import openpyxl
 
-from servers.profiling import excel, profile_file
+from lakeboard.servers.profiling import excel, profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 

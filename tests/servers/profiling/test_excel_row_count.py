@@ -10,8 +10,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from schemas.profiles import TableProfile
-from servers.profiling import excel, profile_file
+from lakeboard.schemas.profiles import TableProfile
+from lakeboard.servers.profiling import excel, profile_file
 
 ROWS = 5000  # more than the profiler samples
 NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'

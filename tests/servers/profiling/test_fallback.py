@@ -6,7 +6,7 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
-from servers.profiling import profile_file
+from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 

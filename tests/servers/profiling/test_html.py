@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servers.profiling import profile_file
+from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 PAGE = """<!DOCTYPE html><html><head><title>Metro areas - an encyclopedia</title>

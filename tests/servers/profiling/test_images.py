@@ -6,8 +6,8 @@ import struct
 import zlib
 from pathlib import Path
 
-from servers.profiling import profile_file
-from servers.profiling.images import image_size
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.profiling.images import image_size
 from tests.servers.profiling.loading import profile_and_load
 
 

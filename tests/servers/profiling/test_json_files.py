@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from servers.profiling import json_files, profile_file
+from lakeboard.servers.profiling import json_files, profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 

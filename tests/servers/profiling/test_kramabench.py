@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from servers.profiling import iter_lake_files, profile_file
+from lakeboard.servers.profiling import iter_lake_files, profile_file
 
 KRAMABENCH = Path(__file__).resolve().parents[3] / ".." / "shared" / "kramabench"
 LAKES = ["archeology", "legal", "wildfire"]

@@ -6,8 +6,8 @@ import os
 import time
 from pathlib import Path
 
-from schemas.profiles import FileProfile
-from servers.profiling import ProfileCache, iter_lake_files, profile_lake
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling import ProfileCache, iter_lake_files, profile_lake
 
 
 def _lake(root: Path) -> None:

@@ -8,7 +8,7 @@ import random
 import socket
 from pathlib import Path
 
-from servers.profiling import ProfileCache, iter_lake_files, profile_lake
+from lakeboard.servers.profiling import ProfileCache, iter_lake_files, profile_lake
 
 # Characters a hostile name may hold: line breaks of every kind, quotes, backslashes.
 _HOSTILE = ["\n", "\r", "\u2028", "\u2029", "\u0085", "'", '"', '"""', "\\", "#", " ", "é", "\t"]

@@ -11,9 +11,9 @@ import numpy as np
 import openpyxl
 import pandas as pd
 
-from schemas.profiles import FileProfile, TableProfile
-from servers.profiling import loader_code, profile_file
-from servers.profiling.loader_code import make_loader
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling import loader_code, profile_file
+from lakeboard.servers.profiling.loader_code import make_loader
 from tests.servers.profiling.test_documents import make_pdf
 from tests.servers.profiling.test_images import png
 

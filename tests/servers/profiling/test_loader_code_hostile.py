@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from common.loader_programs import loading_code
-from schemas.profiles import ArrayProfile, ColumnProfile, FileProfile, TableProfile
-from servers.profiling import profile_file
-from servers.profiling.loader_code import make_loader
+from lakeboard.common.loader_programs import loading_code
+from lakeboard.schemas.profiles import ArrayProfile, ColumnProfile, FileProfile, TableProfile
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.profiling.loader_code import make_loader
 from tests.support.hostile_names import MARKER, file_name, hostile_names
 
 RUN = r"""

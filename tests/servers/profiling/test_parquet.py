@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from servers.profiling import profile_file
+from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 

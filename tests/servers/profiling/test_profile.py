@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servers.profiling import profile_file
+from lakeboard.servers.profiling import profile_file
 
 
 def test_paths_are_lake_relative_posix(tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from common.lake_files import walk_lake
-from schemas.profiles import FileProfile
-from servers.profiling import ProfileCache, profile_file, profile_lake
-from servers.profiling.worker_pool import WorkerPool
+from lakeboard.common.lake_files import walk_lake
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling import ProfileCache, profile_file, profile_lake
+from lakeboard.servers.profiling.worker_pool import WorkerPool
 
 _HOSTILE = ["\n", "\r", "\t", "\x1b[31m", "'", '"', "\\", "#", " ", "é", "\u2028", "data"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from servers.profiling.table_layout import TEXT, VALUE, cell_kind, combine_header_rows, find_blocks, trailing_notes
+from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind, combine_header_rows, find_blocks, trailing_notes
 
 
 class Grid:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from servers.profiling.text_lines import TextLines
+from lakeboard.servers.profiling.text_lines import TextLines
 
 
 def _split(text: str) -> list[str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.profiling import profile_file
-from servers.profiling.column_stats import MAX_COLUMNS
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.profiling.column_stats import MAX_COLUMNS
 from tests.servers.profiling.loading import run_loader
 
 

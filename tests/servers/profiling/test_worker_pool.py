@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from schemas.profiles import FileProfile
-from servers.profiling import profile_lake
-from servers.profiling.worker_pool import WorkerPool
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling import profile_lake
+from lakeboard.servers.profiling.worker_pool import WorkerPool
 
 
 def _slow_page(path: Path) -> None:
@@ -91,7 +91,7 @@ def test_every_spawned_worker_is_gone_once_the_files_are_profiled(lake: Path) ->
 _FORKED_POOL = textwrap.dedent(
     """
     import json, os, signal, sys, threading
-    from servers.profiling.worker_pool import WorkerPool, _can_fork
+    from lakeboard.servers.profiling.worker_pool import WorkerPool, _can_fork
 
     lake, case = sys.argv[1], sys.argv[2]
     report = {"can_fork": _can_fork()}
@@ -180,7 +180,7 @@ def test_a_process_running_another_thread_spawns_fresh_interpreters(lake: Path) 
 _STDIN_PIPE = textwrap.dedent(
     """
     import json, os, sys
-    from servers.profiling.worker import serve_forked
+    from lakeboard.servers.profiling.worker import serve_forked
 
     lake = sys.argv[1]
     request_r, request_w = os.pipe()

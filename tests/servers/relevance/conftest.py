@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.profiles import ColumnProfile, FileProfile, TableProfile
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
 
 
 def table_profile(path: str, columns: dict[str, list[str]], *, notes=(), rows=None, **kw) -> FileProfile:

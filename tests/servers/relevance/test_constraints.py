@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from servers.relevance.constraints import parse_constraints
+from lakeboard.servers.relevance.constraints import parse_constraints
 
 
 def spans(text: str) -> list[tuple[date, date]]:

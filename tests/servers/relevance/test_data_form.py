@@ -1,6 +1,6 @@
-from schemas.profiles import ColumnProfile, FileProfile, TableProfile
-from servers.relevance import LexicalEngine
-from servers.relevance.data_form import geometry_words, granularity_words
+from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
+from lakeboard.servers.relevance import LexicalEngine
+from lakeboard.servers.relevance.data_form import geometry_words, granularity_words
 from tests.servers.relevance.conftest import table_profile
 
 

@@ -1,6 +1,6 @@
 def test_a_readme_beside_headerless_tables_describes_them():
-    from schemas.profiles import FileProfile
-    from servers.relevance.dictionaries import link_dictionaries
+    from lakeboard.schemas.profiles import FileProfile
+    from lakeboard.servers.relevance.dictionaries import link_dictionaries
     from tests.servers.relevance.conftest import table_profile
 
     moves = [table_profile(f"pilot/moves_{y}.txt", {"0": ["A1", "A2"], "1": ["20210101", "20210102"]}) for y in (2021, 2022)]

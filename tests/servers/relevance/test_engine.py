@@ -1,6 +1,6 @@
-from schemas.clusters import LakeVocabulary
-from schemas.profiles import FileProfile
-from servers.relevance import LexicalEngine, vocabulary_of
+from lakeboard.schemas.clusters import LakeVocabulary
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.relevance import LexicalEngine, vocabulary_of
 
 
 def test_best_file_covers_the_request(small_lake):
@@ -77,8 +77,8 @@ def test_vocabulary_carries_word_specificity_so_servers_need_no_word_lists(small
     (tmp_path / "vocab.json").write_text(vocab.model_dump_json())
     code = (
         "import sys, json\n"
-        "from schemas.clusters import LakeVocabulary\n"
-        "from servers.relevance import LexicalEngine\n"
+        "from lakeboard.schemas.clusters import LakeVocabulary\n"
+        "from lakeboard.servers.relevance import LexicalEngine\n"
         "from tests.servers.relevance.conftest import table_profile\n"
         f"v = LakeVocabulary.model_validate_json(open({str(tmp_path / 'vocab.json')!r}).read())\n"
         "p = table_profile('transit/ridership.csv', {'line': ['Red'], 'riders': ['5']})\n"
@@ -145,7 +145,7 @@ def test_files_outside_the_requested_period_rank_lower():
 
 
 def test_month_words_of_a_requests_times_are_no_evidence_but_years_are():
-    from servers.relevance.engine import request_terms
+    from lakeboard.servers.relevance.engine import request_terms
     from tests.servers.relevance.conftest import table_profile
 
     lifts = table_profile("ops/crane_lifts.csv", {"date": ["2024-03-01", "2024-03-02"], "lifts": ["40", "52"]})

@@ -1,8 +1,8 @@
 from datetime import date
 
-from schemas.families import Family, FamilyMember, TimeCoverage
-from servers.relevance.constraints import parse_constraints
-from servers.relevance.family_choice import choose_members
+from lakeboard.schemas.families import Family, FamilyMember, TimeCoverage
+from lakeboard.servers.relevance.constraints import parse_constraints
+from lakeboard.servers.relevance.family_choice import choose_members
 
 
 def yearly(first: int, last: int) -> Family:

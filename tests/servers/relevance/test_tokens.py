@@ -1,4 +1,4 @@
-from servers.relevance.tokens import query_terms, quoted_phrases, specificity, terms, words
+from lakeboard.servers.relevance.tokens import query_terms, quoted_phrases, specificity, terms, words
 
 
 def test_identifiers_are_split_into_words():
@@ -29,7 +29,7 @@ def test_specificity_ranks_everyday_words_below_rare_ones():
 
 
 def test_prose_keeps_formulas_and_decimals_whole_where_identifiers_are_split():
-    from servers.relevance.tokens import prose_words
+    from lakeboard.servers.relevance.tokens import prose_words
 
     assert prose_words("PM2.5 and NO2 in max_temp, a b.") == ["pm2.5", "and", "no2", "in", "max_temp"]
     assert words("PM2.5 and NO2") == ["pm", "2", "5", "and", "no", "2"]

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from servers.search_agent.settings import SearchAgentSettings
+from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
 REPO = Path(__file__).resolve().parents[3]
 GOOGLE_KEY, GOOGLE_CX, BRAVE_KEY = "google-test-key", "cse-test-id", "brave-test-key"
@@ -271,4 +271,4 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 def module_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "servers.search_agent", *args]
+    return [sys.executable, "-m", "lakeboard.servers.search_agent", *args]

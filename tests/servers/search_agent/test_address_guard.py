@@ -7,7 +7,7 @@ import ipaddress
 import httpx
 import pytest
 
-from servers.search_agent.address_guard import (
+from lakeboard.servers.search_agent.address_guard import (
     AddressPolicy,
     BlockedAddressError,
     GuardedNetworkBackend,

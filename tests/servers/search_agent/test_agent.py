@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from schemas.messages import BlackboardRequest
-from servers.search_agent.agent import SearchAgent
-from servers.search_agent.settings import SearchAgentSettings
+from lakeboard.schemas.messages import BlackboardRequest
+from lakeboard.servers.search_agent.agent import SearchAgent
+from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
 from .conftest import AQI_QUESTION, DATA_QUESTION, web_settings
 

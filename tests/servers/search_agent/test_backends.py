@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from servers.search_agent.backends import (
+from lakeboard.servers.search_agent.backends import (
     BraveBackend,
     GoogleBackend,
     SearchError,
     SearxngBackend,
     make_backend,
 )
-from servers.search_agent.settings import SearchAgentSettings
+from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
 from .conftest import BRAVE_KEY, GOOGLE_CX, GOOGLE_KEY, web_settings
 

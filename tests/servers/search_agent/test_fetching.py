@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.search_agent.address_guard import AddressPolicy
-from servers.search_agent.fetching import FetchError, FetchLimits, PageFetcher
+from lakeboard.servers.search_agent.address_guard import AddressPolicy
+from lakeboard.servers.search_agent.fetching import FetchError, FetchLimits, PageFetcher
 
 from .conftest import DRIFT_PDF_LINES, make_pdf
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from servers.search_agent.documents import (
+from lakeboard.servers.search_agent.documents import (
     UnreadableDocument,
     read_document,
     split_passages,
 )
-from servers.search_agent.local_index import LocalIndex
+from lakeboard.servers.search_agent.local_index import LocalIndex
 
 
 def test_readers_extract_titles_and_text(lake: Path) -> None:
@@ -98,7 +98,7 @@ def test_cache_is_reused_until_a_file_changes(lake: Path, tmp_path: Path, monkey
     stored = json.loads(files[0].read_text())
     assert len(stored["documents"]) == 4
 
-    import servers.search_agent.local_index as module
+    import lakeboard.servers.search_agent.local_index as module
 
     reads: list[str] = []
     real = module.parse_document
@@ -129,7 +129,7 @@ def test_broken_document_is_skipped_with_a_reason(lake: Path) -> None:
 
 
 def test_markdown_unwraps_hard_wrapped_paragraphs_and_lists() -> None:
-    from servers.search_agent.documents import markdown_to_text
+    from lakeboard.servers.search_agent.documents import markdown_to_text
 
     raw = ("# T\n\nA paragraph that is\nhard wrapped over\nthree lines, with *emphasis* and **strong** words.\n\n"
            "* First item that\n  continues here.\n* Second item.\n\n    code_line = 1\n    other_line = 2\n\n"

@@ -1,6 +1,6 @@
 """The search agent samples with the paper's settings (temperature 0.1, up to 8,192 tokens).
 
-Chain: fastmcp Client --stdio--> `python -m servers.search_agent` --sampling--> the host's
+Chain: fastmcp Client --stdio--> `python -m lakeboard.servers.search_agent` --sampling--> the host's
 SamplingHandler --> ChatProvider --HTTP--> ScriptedLLM on 127.0.0.1.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from host.llm import ChatProvider
-from host.sampling import SamplingHandler
+from lakeboard.host.llm import ChatProvider
+from lakeboard.host.sampling import SamplingHandler
 from tests.support.scripted_llm import ScriptedLLM
 
 from .conftest import AQI_QUESTION, REPO, module_command, server_env

@@ -16,8 +16,8 @@ from .test_server import ScriptedModel, request
 
 @pytest.mark.parametrize("seed", range(3))
 async def test_documents_reach_the_model_only_as_data(tmp_path: Path, seed: int) -> None:
-    from servers.search_agent.server import build_server
-    from servers.search_agent.settings import SearchAgentSettings
+    from lakeboard.servers.search_agent.server import build_server
+    from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from servers.relevance.tokens import FUNCTION_WORDS, stem
-from servers.search_agent.documents import Passage
-from servers.search_agent.ranking import PassageRanker, content_words, tokens
+from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, stem
+from lakeboard.servers.search_agent.documents import Passage
+from lakeboard.servers.search_agent.ranking import PassageRanker, content_words, tokens
 
 
 def passage(title: str, text: str) -> Passage:

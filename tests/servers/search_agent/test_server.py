@@ -1,4 +1,4 @@
-"""The real server: `python -m servers.search_agent` over stdio and streamable HTTP.
+"""The real server: `python -m lakeboard.servers.search_agent` over stdio and streamable HTTP.
 
 Covers the tool contracts (structured HelpDecision / SearchAgentResponse), the documents
 resource, the web backends end to end, and the model path: a real fastmcp Client whose
@@ -169,8 +169,8 @@ async def test_sampling_path_uses_the_clients_model(lake: Path, tmp_path: Path, 
 
 def in_memory(lake: Path, **settings) -> object:
     """The same server object, reached through fastmcp's in-memory transport (no process)."""
-    from servers.search_agent.server import build_server
-    from servers.search_agent.settings import SearchAgentSettings
+    from lakeboard.servers.search_agent.server import build_server
+    from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
     return build_server(SearchAgentSettings(docs=[lake / "docs"], cache_dir=None, **settings))
 
@@ -205,8 +205,8 @@ async def test_failing_sampling_handler_falls_back_to_offline(lake: Path) -> Non
 
 async def test_server_object_serves_session_after_session(web) -> None:
     """The lifespan closes HTTP clients when a session ends; the next session reopens them."""
-    from servers.search_agent.server import build_server
-    from servers.search_agent.settings import SearchAgentSettings
+    from lakeboard.servers.search_agent.server import build_server
+    from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
     server = build_server(SearchAgentSettings(backend="searxng", searxng_url=web.base, allow_private_fetch=True))
     for attempt in range(2):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from servers.search_agent.settings import (
+from lakeboard.servers.search_agent.settings import (
     argument_parser,
     resolve_settings,
     settings_from_argv,

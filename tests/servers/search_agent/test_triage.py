@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from servers.search_agent.triage import triage
+from lakeboard.servers.search_agent.triage import triage
 
 KNOWLEDGE = [
     "How is the air quality index computed from pollutant concentrations?",

@@ -1,0 +1,103 @@
+"""Lakeboard installs under one import root, `lakeboard`, from an editable install and from a wheel.
+
+The wheel test builds the wheel, installs it into a fresh virtualenv (which borrows this
+environment's third-party packages, so nothing is downloaded), and from a folder outside the
+repository runs the CLI, every server entry that `lakeboard index` writes, and the gateway.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+REPO = Path(__file__).resolve().parents[1]
+ROOTS = ("common", "host", "schemas", "servers")
+
+
+def test_every_package_folder_is_installed_under_the_lakeboard_root() -> None:
+    settings = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {"lakeboard." + ".".join(init.parent.relative_to(REPO).parts)
+               for root in ROOTS for init in (REPO / root).rglob("__init__.py")}
+    assert set(settings["packages"]) == folders
+    assert settings["package-dir"] == {f"lakeboard.{root}": root for root in ROOTS}
+
+
+def test_no_generic_top_level_package_is_importable_from_outside_the_repository(tmp_path: Path) -> None:
+    code = ("import importlib.util, lakeboard.servers.file_agent as m; "
+            "print(m.__file__); print([n for n in ('common', 'host', 'schemas', 'servers') if importlib.util.find_spec(n)])")
+    done = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    where, leaked = done.stdout.splitlines()
+    assert Path(where).is_relative_to(REPO / "servers") and leaked == "[]"
+
+
+@pytest.fixture(scope="module")
+def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The python of a fresh virtualenv with Lakeboard's wheel installed (its dependencies borrowed)."""
+    out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"  # a copy, so the build leaves nothing in the repository
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    for root in ROOTS:
+        shutil.copytree(REPO / root, source / root, ignore=shutil.ignore_patterns("__pycache__"))
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(out), str(source)], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr
+    wheel = next(out.glob("lakeboard-*.whl"))
+    env_dir = out / "venv"
+    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    python = env_dir / "bin" / "python"
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
+                              str(wheel)], capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr
+    return python
+
+
+def _wheel_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith(("LAKEBOARD_", "OPENAI_"))}
+    return {**env, "HF_HUB_OFFLINE": "1", "FASTMCP_LOG_LEVEL": "WARNING"}
+
+
+@pytest.mark.slow
+async def test_a_wheel_runs_the_cli_every_server_it_writes_and_the_gateway(wheel_python: Path, tmp_path: Path) -> None:
+    site = subprocess.run([str(wheel_python), "-P", "-c", "import lakeboard.host.cli as m; print(m.__file__)"],
+                          cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=60)
+    assert site.returncode == 0, site.stderr
+    assert Path(site.stdout.strip()).is_relative_to(wheel_python.parents[1]), "the wheel's copy, not the repository's"
+
+    lakeboard = wheel_python.parent / "lakeboard"
+    index = subprocess.run([str(lakeboard), "index", str(REPO / "lakes" / "demo"), "--out", str(tmp_path / "configs"),
+                            "--name", "demo"], cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=600)
+    assert index.returncode == 0, index.stderr
+    entries = json.loads((tmp_path / "configs" / "demo" / "servers.json").read_text())["mcpServers"]
+    assert entries and all(e["command"] == str(wheel_python) for e in entries.values())
+    assert any(e["args"][2] == "lakeboard.host.gateway" for e in entries.values())
+
+    for name, entry in entries.items():
+        if entry["args"][2] == "lakeboard.servers.kernel":
+            entry["args"].append("--unsafe-no-sandbox")  # the kernel's own tests cover the sandbox
+        transport = StdioTransport(entry["command"], entry["args"], env={**_wheel_env(), **entry.get("env", {})},
+                                   cwd=str(tmp_path))
+        async with Client(transport, timeout=120) as client:
+            tools = {t.name for t in await client.list_tools()}
+        assert tools, f"{name} lists no tools"
+        if entry["args"][2] == "lakeboard.host.gateway":
+            assert {"request_help", "run_code", "list_partitions"} <= tools
+
+    discover = subprocess.run([str(lakeboard), "discover", str(tmp_path / "configs" / "demo"),
+                               "daily bus boardings per route", "--json"],
+                              cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=300)
+    assert discover.returncode == 0, discover.stderr
+    assert json.loads(discover.stdout)
