@@ -173,3 +173,12 @@ def test_sse_transport_and_round_trip_to_mcp_config(tmp_path: Path) -> None:
     # What we write back parses into the same entries.
     write(tmp_path / "again" / "servers.json", dumped)
     assert load_servers(tmp_path / "again").servers == config.servers
+
+
+def test_entries_written_before_the_lakeboard_root_start_the_renamed_module() -> None:
+    old = StdioServerEntry(command="python", args=["-P", "-m", "servers.file_agent", "--cluster", "a"])
+    assert old.args == ["-P", "-m", "lakeboard.servers.file_agent", "--cluster", "a"]
+    assert StdioServerEntry(command="python", args=["-m", "host.gateway", "c"]).args[1] == "lakeboard.host.gateway"
+    # a user's own package of that name, and anything that is not `-m`, are left alone
+    assert StdioServerEntry(command="python", args=["-m", "servers.mine"]).args == ["-m", "servers.mine"]
+    assert StdioServerEntry(command="node", args=["servers.file_agent.js"]).args == ["servers.file_agent.js"]
