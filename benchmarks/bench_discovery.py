@@ -44,7 +44,7 @@ def run_domain(domain: str, workload: Path, lake: Path, work: Path) -> dict:
 def volunteer_precision(rows: list[dict], workload: Path, lake: Path, configs: Path) -> float:
     """Mean over tasks of the share of volunteering file agents whose partition holds a file
     the task needs (search agents left out)."""
-    from lakeboard.host.eval.discovery import resolve_unit
+    from lakeboard.host.eval.discovery_scores import resolve_unit
 
     [clusters_file] = [p for p in configs.glob("*/clusters.json") if json.loads(p.read_text())["lake"] == str(lake)]
     config = json.loads(clusters_file.read_text())

@@ -122,7 +122,7 @@ def group_memory(processes: list[psutil.Process]) -> dict:
 async def idle_memory(config: Path, request: str, fork: bool, idle_s: float = 2.0) -> dict:
     """Start every helper, answer one request, wait idle, then measure every server process."""
     from lakeboard.host.blackboard import Blackboard
-    from lakeboard.host.discovery import discover
+    from lakeboard.host.discover_files import discover
     from lakeboard.host.lakes import resolve_lake
     from lakeboard.host.pool import ClientPool
 

@@ -30,7 +30,7 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
 
 async def _discover(args: argparse.Namespace) -> int:
     from lakeboard.host.blackboard import Blackboard
-    from lakeboard.host.discovery import discover
+    from lakeboard.host.discover_files import discover
     from lakeboard.host.pool import ClientPool
     from lakeboard.host.trace import Trace
 

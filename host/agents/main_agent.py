@@ -1,7 +1,7 @@
 """The main agent: a ReAct loop over the paper's five actions, at most T actions per question.
 
 Each turn the model takes one action: a call of the action's tool where the endpoint supports
-OpenAI tool calling (action_tools.py), else one JSON object in text (prompts.py):
+OpenAI tool calling (action_tools.py), else one JSON object in text (main_agent_prompts.py):
 - plan / reason: noted, nothing runs;
 - request_help: posted on the blackboard; the volunteers' responses come back compactly;
 - run_code: run in the kernel server; the outputs come back;
@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from lakeboard.common.code_text import comment
 from lakeboard.common.json_replies import validation_problems
-from lakeboard.host.agents import action_tools, history, prompts
+from lakeboard.host.agents import action_tools, history, main_agent_prompts
 from lakeboard.host.agents.observations import render_posting
 from lakeboard.host.agents.programs import (
     NoJSONOutput,

@@ -23,11 +23,11 @@ from lakeboard.common.code_text import comment_text, docstring, literal
 from lakeboard.common.loader_programs import datasets_block, function_block, import_block, loading_code, with_unique_names
 from lakeboard.host.agents.programs import NoJSONOutput, parse_program_output
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.discovery import discover
+from lakeboard.host.discover_files import discover
 from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.agent import AgentResponse, RunResult
-from lakeboard.schemas.discovery import DiscoveryResult
+from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import Loader
 
 _VERIFY_PER_LOADER = 20  # files tried one at a time; the rest of a family is tried in the final run

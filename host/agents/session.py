@@ -33,7 +33,7 @@ from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS, KernelWorkdirs, own_
 from lakeboard.host.lakes import Lake, lake_files
 from lakeboard.host.llm import ChatProvider, LLMSettings
 from lakeboard.host.pool import ClientPool
-from lakeboard.host.sampling import SamplingHandler
+from lakeboard.host.sampling_handler import SamplingHandler
 from lakeboard.host.servers_config import ServersConfig, StdioServerEntry
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.agent import RunResult
@@ -207,8 +207,8 @@ class AskSession:
 
     async def agent_mode(self, mode: str, question: str) -> AgentMode:
         """What the main agent is given in `mode`: its prompt, the helpers or files shown up front."""
-        from lakeboard.host.baselines.discovery import RAG_FILES, file_inventory, partitions_of
-        from lakeboard.host.baselines.prompts import MODE_TEXTS, files_context, helpers_context
+        from lakeboard.host.baselines.offline_modes import RAG_FILES, file_inventory, partitions_of
+        from lakeboard.host.baselines.baseline_prompts import MODE_TEXTS, files_context, helpers_context
         from lakeboard.host.baselines.retrieval import FileRetriever
         from lakeboard.schemas.clusters import ClusterConfig
 

@@ -6,7 +6,7 @@
   go to the search agent only;
 - all-files (DS-GRU): every file of the lake is given up front.
 
-`discovery.py` runs each mode's data discovery with no model; `prompts.py` holds each mode's
+`offline_modes.py` runs each mode's data discovery with no model; `baseline_prompts.py` holds each mode's
 main-agent prompt for runs with a model.
 """
 

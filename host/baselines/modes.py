@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lakeboard.host.agents.prompts import BLACKBOARD_TEXT, ModeText
+from lakeboard.host.agents.main_agent_prompts import BLACKBOARD_TEXT, ModeText
 
 
 @dataclass(frozen=True)

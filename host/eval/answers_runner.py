@@ -1,6 +1,6 @@
 """`lakeboard eval WORKLOAD --lake LAKE`: run `ask` on every task and score the answers.
 
-Each task's answer is scored by its KramaBench answer type (see answers.py) and its
+Each task's answer is scored by its KramaBench answer type (see answer_scores.py) and its
 discovery by the recall, precision and F1 of the data sources the answer names against
 the task's ground truth. The servers stay up across tasks. Without a model every answer
 scores 0 (the offline agent loads the data but cannot compute), and discovery is still
@@ -15,8 +15,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from lakeboard.host.eval.answers import score_answer
-from lakeboard.host.eval.discovery import score_discovery
+from lakeboard.host.eval.answer_scores import score_answer
+from lakeboard.host.eval.discovery_scores import score_discovery
 from lakeboard.host.eval.means import rounded_mean
 from lakeboard.host.lakes import Lake, LakeError
 from lakeboard.schemas.workload import WorkloadTask

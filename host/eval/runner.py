@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lakeboard.host.eval.answers_runner import run_answer_eval
 from lakeboard.host.baselines import MODES
-from lakeboard.host.eval.discovery import score_discovery
+from lakeboard.host.eval.discovery_scores import score_discovery
 from lakeboard.host.eval.means import rounded_mean
 from lakeboard.host.lakes import Lake, LakeError, lake_files, resolve_lake
 from lakeboard.schemas.workload import Workload, WorkloadTask
@@ -39,7 +39,7 @@ async def run_eval(args) -> int:
 async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path | None, timeout_s: float,
                              modes: list[str] = ("blackboard",)) -> int:
     """Each task's discovery in each mode, scored against its data sources; a table per mode at the end."""
-    from lakeboard.host.baselines.discovery import ModeDiscovery, file_inventory, partitions_of
+    from lakeboard.host.baselines.offline_modes import ModeDiscovery, file_inventory, partitions_of
     from lakeboard.host.blackboard import Blackboard
     from lakeboard.host.pool import ClientPool
     from lakeboard.host.trace import Trace

@@ -21,7 +21,7 @@ from mcp import MCPError
 from lakeboard.common.file_lists import file_lines, markdown_inline as _inline
 from lakeboard.host.agents.observations import render_posting
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.discovery import discovery_of
+from lakeboard.host.discover_files import discovery_of
 from lakeboard.host.gateway.kernels import KernelLimits, KernelSessions
 from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS
 from lakeboard.host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions

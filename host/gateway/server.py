@@ -20,7 +20,7 @@ from pydantic import Field
 
 from lakeboard.common.client_sessions import NO_SESSION, client_session, when_session_ends
 from lakeboard.common.live_sessions import SessionRefused
-from lakeboard.host.gateway import prompts
+from lakeboard.host.gateway import mcp_prompts
 from lakeboard.host.gateway.gateway import Gateway, NotAvailable, describe
 from lakeboard.host.gateway.models import HelpBoard, Partitions
 from lakeboard.host.kernel_session import KernelUnavailable, render_execution
@@ -100,12 +100,12 @@ def build_server(gateway: Gateway) -> FastMCP:
     def answer_question(question: Annotated[str, Field(description="the question about the lake's data")]) -> str:
         """Answer a question about the lake as the paper's main agent: plan, reason, ask the blackboard, run code,
         and answer with a self-contained program that prints its answer as JSON (at most 10 actions)."""
-        return prompts.answer_question(question, *_lake_words(gateway))
+        return mcp_prompts.answer_question(question, *_lake_words(gateway))
 
     @mcp.prompt
     def find_data(need: Annotated[str, Field(description="the data you need, in plain words")]) -> str:
         """Find the files of the lake that hold some data, and the code that loads them."""
-        return prompts.find_data(need, *_lake_words(gateway))
+        return mcp_prompts.find_data(need, *_lake_words(gateway))
 
     @mcp.resource("lakeboard://lake", mime_type="text/markdown")
     async def lake() -> str:

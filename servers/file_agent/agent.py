@@ -16,7 +16,7 @@ from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.clusters import ClusterConfig, LakeVocabulary
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
-from lakeboard.servers.file_agent import answers
+from lakeboard.servers.file_agent import response_writing
 from lakeboard.servers.relevance import LexicalEngine
 
 log = logging.getLogger(__name__)
@@ -114,10 +114,10 @@ class FileAgent:
         dictionaries = [m for m in chosen if m.role == "dictionary"]
         shown = _one_per_family(data)[: self.policy.max_files] + dictionaries
         shown_profiles = [self.profiles[m.path] for m in shown]
-        loaders = answers.loaders(shown_profiles, _families_of(shown, data), {m.path: m.group for m in shown})
+        loaders = response_writing.loaders(shown_profiles, _families_of(shown, data), {m.path: m.group for m in shown})
         explanation = "\n".join(
             [
-                answers.explanation(
+                response_writing.explanation(
                     self.profiles[m.path], m.role,
                     [d for d, ds in self.engine.dictionaries.items() if m.path in ds],
                     self.engine.coverage.get(m.path),
@@ -135,9 +135,9 @@ class FileAgent:
             code=loading_code(loaders, self.root),
             loaders=loaders,
             data_explanation=explanation,
-            data_sample=answers.samples(shown_profiles),
-            libraries=answers.libraries(loaders),
-            necessary_steps=answers.necessary_steps(shown_profiles),
+            data_sample=response_writing.samples(shown_profiles),
+            libraries=response_writing.libraries(loaders),
+            necessary_steps=response_writing.necessary_steps(shown_profiles),
             confidence=decision.confidence,
             matches=chosen + [m for m in matches if m.path not in picked][:20],
             term_weights=self.engine.request_weights(request.request),

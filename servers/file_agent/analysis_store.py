@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field, ValidationError
 from lakeboard.common.atomic_files import write_text_atomic
 from lakeboard.common.bounded_reads import FileRefused, open_regular, read_at_most, read_regular_file
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.file_agent import prompts
+from lakeboard.servers.file_agent import file_agent_prompts
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class StoredAnalysis(BaseModel):
 def inputs_digest(lake_root: Path, profiles: dict[str, FileProfile], look_at: int) -> str:
     """A digest of what steps 1 and 2 read: the profiles, the lake's folder, the prompts."""
     h = hashlib.sha256()
-    for part in (str(FORMAT), str(lake_root), str(look_at), prompts.SYSTEM, prompts.SELECT, prompts.ANALYSE):
+    for part in (str(FORMAT), str(lake_root), str(look_at), file_agent_prompts.SYSTEM, file_agent_prompts.SELECT, file_agent_prompts.ANALYSE):
         h.update(part.encode("utf-8", "surrogatepass") + b"\x00")
     for path in sorted(profiles):
         h.update(profiles[path].model_dump_json().encode("utf-8", "surrogatepass") + b"\x00")

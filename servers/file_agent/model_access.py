@@ -1,7 +1,7 @@
 """How a file agent reaches a model, in order of preference:
 
 1. the calling client's model, through MCP sampling, in either protocol era
-   (`lakeboard.servers.sampling`; replayed steps are keyed "select", "analyse", "decide", ...);
+   (`lakeboard.servers.client_model`; replayed steps are keyed "select", "analyse", "decide", ...);
 2. the server's own model (`lakeboard.servers.model_client.ServerModel`, from `LAKEBOARD_LLM_*` or
    `OPENAI_*` environment variables);
 3. none: `model_for` returns None and the offline engine answers.
@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 
 from lakeboard.servers.model_client import ServerModel
-from lakeboard.servers.sampling import Model, sampling_model
+from lakeboard.servers.client_model import Model, sampling_model
 
 MODE_ENV = "LAKEBOARD_FILE_AGENT_MODEL"
 LENT_MODEL_ENV = "LAKEBOARD_FILE_AGENT_MODEL_NAME"

@@ -31,12 +31,12 @@ from lakeboard.common.json_replies import extract_json_object
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.file_agent import answers, prompts
+from lakeboard.servers.file_agent import response_writing, file_agent_prompts
 from lakeboard.servers.file_agent.agent import FileAgent
 from lakeboard.servers.file_agent.analysis_store import AnalysisStore, StoredAnalysis, analysis_key, inputs_digest
 from lakeboard.servers.file_agent.model_access import OwnModel, model_for
 from lakeboard.servers.model_client import ModelUnavailable
-from lakeboard.servers.sampling import InputNeeded, Model, background_model
+from lakeboard.servers.client_model import InputNeeded, Model, background_model
 
 log = logging.getLogger(__name__)
 
@@ -169,14 +169,14 @@ class ModelEngine:
             system, known = self._system(), self._context(None)
             try:
                 chosen = await self._ask_json(model, "select", system,
-                                              prompts.step(known, prompts.SELECT.format(limit=self.look_at)),
+                                              file_agent_prompts.step(known, file_agent_prompts.SELECT.format(limit=self.look_at)),
                                               self._parse_selection)
             except MalformedReply as exc:
                 log.info("%s: default selection (%s)", self.agent.name, exc)
                 chosen = self._default_selection()
             if model.name and self.load(model.name):  # the model named itself: its analysis is stored
                 return self.analysis
-            prompt = prompts.step(known, prompts.ANALYSE.format(profiles=prompts.profiles_block(self._profiles(chosen))))
+            prompt = file_agent_prompts.step(known, file_agent_prompts.ANALYSE.format(profiles=file_agent_prompts.profiles_block(self._profiles(chosen))))
             text = await model.complete("analyse", system, prompt, max_tokens=self.max_tokens)
             if not text.strip():
                 raise MalformedReply("the model wrote an empty analysis")
@@ -189,8 +189,8 @@ class ModelEngine:
     # -- step 3 ------------------------------------------------------------------------
     async def decide_with(self, model: Model, request: BlackboardRequest) -> HelpDecision:
         analysis = await self.analyse(model)
-        prompt = prompts.step(self._context(analysis), prompts.DECIDE.format(
-            request=request.request, reason=prompts.reason_line(request.reason)))
+        prompt = file_agent_prompts.step(self._context(analysis), file_agent_prompts.DECIDE.format(
+            request=request.request, reason=file_agent_prompts.reason_line(request.reason)))
         data = await self._ask_json(model, "decide", self._system(), prompt, _parse_decision)
         confidence = data["confidence"]
         if confidence is None:
@@ -206,10 +206,10 @@ class ModelEngine:
         analysis = await self.analyse(model)
         matches = self.agent.engine.score(request.request)
         candidates = list(dict.fromkeys([m.path for m in matches[:6]] + self.looked_at))
-        prompt = prompts.step(self._context(analysis), prompts.RESPOND.format(
+        prompt = file_agent_prompts.step(self._context(analysis), file_agent_prompts.RESPOND.format(
             request=request.request,
-            reason=prompts.reason_line(request.reason),
-            profiles=prompts.profiles_block(self._profiles(candidates)),
+            reason=file_agent_prompts.reason_line(request.reason),
+            profiles=file_agent_prompts.profiles_block(self._profiles(candidates)),
         ))
         data = await self._ask_json(model, "respond", self._system(), prompt, self._parse_response)
         name = self.agent.name
@@ -224,7 +224,7 @@ class ModelEngine:
             confidence = max((m.score for m in chosen_matches), default=0.0)
         profiles = [self.agent.profiles[p] for p in files]
         picked = set(files)
-        loaders = answers.loaders(profiles, {}, {m.path: m.group for m in chosen_matches})
+        loaders = response_writing.loaders(profiles, {}, {m.path: m.group for m in chosen_matches})
         return FileAgentResponse(
             agent_name=name,
             can_help=True,
@@ -232,10 +232,10 @@ class ModelEngine:
             files=files,
             code=data["code"] or loading_code(loaders, self.agent.root),
             loaders=loaders,
-            data_explanation=data["data_explanation"] or "\n".join(answers.explanation(p) for p in profiles),
-            data_sample=answers.samples(profiles),
-            libraries=data["libraries"] or answers.libraries(loaders),
-            necessary_steps=data["necessary_steps"] or answers.necessary_steps(profiles),
+            data_explanation=data["data_explanation"] or "\n".join(response_writing.explanation(p) for p in profiles),
+            data_sample=response_writing.samples(profiles),
+            libraries=data["libraries"] or response_writing.libraries(loaders),
+            necessary_steps=data["necessary_steps"] or response_writing.necessary_steps(profiles),
             confidence=confidence,
             matches=chosen_matches + [m for m in matches if m.path not in picked][:20],
             term_weights=self.agent.engine.request_weights(request.request),
@@ -249,7 +249,7 @@ class ModelEngine:
             return parse(reply)
         except ValueError as exc:
             problem = str(exc)
-        retry = prompts.REASK.format(prompt=prompt, problem=problem, reply=prompts.reply_block(reply[:2000] or "(empty)"))
+        retry = file_agent_prompts.REASK.format(prompt=prompt, problem=problem, reply=file_agent_prompts.reply_block(reply[:2000] or "(empty)"))
         reply = await model.complete(f"{key}-again", system, retry, max_tokens=self.max_tokens)
         try:
             return parse(reply)
@@ -258,7 +258,7 @@ class ModelEngine:
 
     def _system(self) -> str:
         """The system prompt: the agent's role, and no lake text (that goes in `_context`)."""
-        return prompts.system(self.agent.name, self.agent.config.name, len(self.agent.profiles))
+        return file_agent_prompts.system(self.agent.name, self.agent.config.name, len(self.agent.profiles))
 
     def _context(self, analysis: str | None) -> str:
         """The partition's description, inventory and analysis: lake text, for the user's turn."""
@@ -269,7 +269,7 @@ class ModelEngine:
             inventory.append(f"- {p.path} ({p.format}, {p.size_bytes:,} bytes){state}: {_clip(p.summary or p.reason or '', 160)}")
         if len(agent.profiles) > self.inventory_lines:
             inventory.append(f"- ... and {len(agent.profiles) - self.inventory_lines} more files")
-        return prompts.context(agent.spec.description, "\n".join(inventory), analysis)
+        return file_agent_prompts.context(agent.spec.description, "\n".join(inventory), analysis)
 
     def _profiles(self, paths: list[str]) -> str:
         blocks, used = [], 0
@@ -409,6 +409,6 @@ def _profile_text(profile: FileProfile, root: Path) -> str:
 
     code = profile.loader or loader_code(profile, root)
     return (
-        f"### {profile.path}\n{answers.explanation(profile)}\n\n"
-        f"{answers.sample(profile)}\n\nLoading code:\n{code.strip()}"
+        f"### {profile.path}\n{response_writing.explanation(profile)}\n\n"
+        f"{response_writing.sample(profile)}\n\nLoading code:\n{code.strip()}"
     )

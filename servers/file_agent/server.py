@@ -111,7 +111,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
     @mcp.resource(f"lakeboard://{agent.name}/sample/{{path*}}", mime_type="text/plain")
     def sample(path: str) -> str:
         """A sample of one file: its first rows or leading text."""
-        from lakeboard.servers.file_agent.answers import explanation, sample as sample_of
+        from lakeboard.servers.file_agent.response_writing import explanation, sample as sample_of
 
         try:
             prof = agent.profile(path)

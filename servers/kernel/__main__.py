@@ -11,7 +11,7 @@ from lakeboard.common.http_security import serve_http, token_file
 from lakeboard.servers.kernel.config import parse_args
 from lakeboard.servers.kernel.limits import limits_problem
 from lakeboard.servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
-from lakeboard.servers.process import quick_imports
+from lakeboard.common.gc_pauses import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():

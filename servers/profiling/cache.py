@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from lakeboard.common.atomic_files import write_text_atomic
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.process import collector_paused
+from lakeboard.common.gc_pauses import collector_paused
 
 log = logging.getLogger(__name__)
 

@@ -236,9 +236,9 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         if ext in (".csv", ".tsv", ".tab") and _looks_like_list(lines):
             delim = "\t" if ext in (".tsv", ".tab") else ","
         else:
-            from lakeboard.servers.profiling import documents
+            from lakeboard.servers.profiling import text_documents
 
-            documents.profile_plain_text(path, prof, sample, fmt="text")
+            text_documents.profile_plain_text(path, prof, sample, fmt="text")
             return
     profile_delimited(path, prof, sample, lines, delim, text if text.endswith("\n") else text + "\n")
 

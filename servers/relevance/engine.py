@@ -22,7 +22,7 @@ from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dicti
 from lakeboard.servers.relevance.evidence import content_terms
 from lakeboard.servers.relevance.request_text import data_part
 from lakeboard.servers.relevance.family_choice import FamilyChoice, choose_members
-from lakeboard.servers.relevance.documents import FileDocument, build_document, profile_texts
+from lakeboard.servers.relevance.search_fields import FileDocument, build_document, profile_texts
 from lakeboard.servers.relevance.tokens import bigrams, query_terms, quoted_phrases, specificity, terms
 from lakeboard.servers.time_coverage import coverage_of
 

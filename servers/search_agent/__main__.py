@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.common.process_exit import exit_now
 from lakeboard.common.http_security import http_settings, serve_http, token_file
-from lakeboard.servers.process import quick_imports
+from lakeboard.common.gc_pauses import quick_imports
 
 # At the top, not in main(): a fork server imports this module once for all its servers.
 with quick_imports():

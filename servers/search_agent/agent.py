@@ -1,6 +1,6 @@
 """The search agent: decides whether it can help, then searches in rounds and answers.
 
-Plain async methods, independent of MCP: the server passes a `Model` (`lakeboard.servers.sampling`:
+Plain async methods, independent of MCP: the server passes a `Model` (`lakeboard.servers.client_model`:
 the client's model, through sampling) or None (offline). With a model, the paper's flow: the
 model writes each query, reads the top pages, and either answers with numbered sources or
 writes the next query (at most `rounds` rounds; the steps are keyed "decide", "query",
@@ -19,7 +19,7 @@ import anyio
 
 from lakeboard.common.llm_settings import DEFAULT_MAX_TOKENS
 from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
-from lakeboard.servers.sampling import Model, ModelUnavailable
+from lakeboard.servers.client_model import Model, ModelUnavailable
 from lakeboard.servers.search_agent.backends import (
     LocalBackend,
     Page,
@@ -27,9 +27,9 @@ from lakeboard.servers.search_agent.backends import (
     SearchError,
     make_backend,
 )
-from lakeboard.servers.search_agent.documents import Passage
+from lakeboard.servers.search_agent.passages import Passage
 from lakeboard.servers.search_agent.local_index import LocalDocumentList
-from lakeboard.servers.search_agent.prompts import (
+from lakeboard.servers.search_agent.search_prompts import (
     DECIDE,
     FINAL_NOTE,
     FIRST_QUERY,
@@ -40,7 +40,7 @@ from lakeboard.servers.search_agent.prompts import (
     format_findings,
     parse_json_object,
 )
-from lakeboard.servers.search_agent.ranking import PassageRanker, content_words, covers
+from lakeboard.servers.search_agent.passage_ranking import PassageRanker, content_words, covers
 from lakeboard.servers.search_agent.settings import SearchAgentSettings
 from lakeboard.servers.search_agent.triage import Triage, triage
 

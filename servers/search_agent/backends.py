@@ -19,7 +19,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from lakeboard.servers.search_agent.address_guard import AddressPolicy
-from lakeboard.servers.search_agent.documents import Passage, split_passages
+from lakeboard.servers.search_agent.passages import Passage, split_passages
 from lakeboard.servers.search_agent.fetching import FetchError, FetchLimits, PageFetcher
 from lakeboard.servers.search_agent.local_index import LocalDocumentList, LocalIndex
 from lakeboard.servers.search_agent.settings import SearchAgentSettings

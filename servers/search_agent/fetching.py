@@ -19,7 +19,7 @@ from lakeboard.servers.search_agent.address_guard import (
     check_url,
     guarded_transport,
 )
-from lakeboard.servers.search_agent.documents import (
+from lakeboard.servers.search_agent.passages import (
     UnreadableDocument,
     html_to_text,
     markdown_to_text,

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from lakeboard.common.atomic_files import write_text_atomic
 from lakeboard.common.bounded_reads import FileRefused, read_at_most
 from lakeboard.common.lake_files import open_lake_file, walk_lake
-from lakeboard.servers.search_agent.documents import (
+from lakeboard.servers.search_agent.passages import (
     DOCUMENT_SUFFIXES,
     MAX_DOCUMENT_BYTES,
     DocumentText,
@@ -36,7 +36,7 @@ from lakeboard.servers.search_agent.documents import (
     parse_document,
     split_passages,
 )
-from lakeboard.servers.search_agent.ranking import PassageRanker
+from lakeboard.servers.search_agent.passage_ranking import PassageRanker
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lakeboard.common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
-from lakeboard.host.ranking import SelectionPolicy, select_files
+from lakeboard.host.file_selection import SelectionPolicy, select_files
 from lakeboard.schemas.messages import FileMatch
 from lakeboard.servers.file_agent.agent import AgentPolicy
 

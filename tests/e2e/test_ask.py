@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.agents.session import AskSession
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.board import TraceEvent

@@ -12,7 +12,7 @@ import re
 import pytest
 import pytest_asyncio
 
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.agents.session import AskSession
 from lakeboard.host.trace import Trace
 from tests.e2e import scenarios

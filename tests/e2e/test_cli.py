@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.trace import read_trace
 from tests.e2e import scenarios
 from tests.e2e.conftest import _sandbox_problem, agent_holding

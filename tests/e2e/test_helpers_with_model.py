@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.agents.session import AskSession
 from lakeboard.host.cli import main
 from lakeboard.host.lakes import Lake

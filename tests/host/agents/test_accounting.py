@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from lakeboard.host.agents.main_agent import MainAgent
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.agents.session import AskSession, usage_line
 from lakeboard.host.lakes import Lake
 from lakeboard.host.llm import ChatProvider

@@ -11,7 +11,7 @@ import pytest
 from lakeboard.host.agents.action_tools import ACTION_NAMES
 from lakeboard.host.agents.history import compact
 from lakeboard.host.agents.main_agent import MainAgent
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.llm import ChatMessage, ChatProvider, ToolCall
 from lakeboard.host.trace import Trace
 from tests.support.hostile_names import hostile_names

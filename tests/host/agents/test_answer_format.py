@@ -8,8 +8,8 @@ import json
 import pytest
 
 from lakeboard.host.agents.main_agent import MainAgent
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
-from lakeboard.host.eval.answers import score_answer
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
+from lakeboard.host.eval.answer_scores import score_answer
 from lakeboard.host.llm import ChatProvider
 from tests.support.scripted_llm import ScriptedLLM
 

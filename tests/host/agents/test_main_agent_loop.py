@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from lakeboard.host.agents.main_agent import MainAgent
-from lakeboard.host.agents.prompts import MAIN_AGENT_MARKER
+from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.llm import ChatProvider
 from lakeboard.host.trace import Trace
 from tests.support.scripted_llm import HTTPError, ScriptedLLM

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lakeboard.host.agents.offline_agent import assemble_program, build_loaders
-from lakeboard.schemas.discovery import DiscoveryResult
+from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import FileMatch, Loader
 from lakeboard.servers.profiling import profile_file
 from lakeboard.servers.profiling.loader_code import make_loader

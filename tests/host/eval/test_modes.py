@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lakeboard.host.baselines.discovery import Partition, choose_partitions
+from lakeboard.host.baselines.offline_modes import Partition, choose_partitions
 from lakeboard.host.baselines.retrieval import FileRetriever
 from lakeboard.schemas.profiles import FileEntry
 

@@ -16,7 +16,7 @@ from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
 from lakeboard.host.llm import ChatProvider, Usage
-from lakeboard.host.sampling import SamplingHandler
+from lakeboard.host.sampling_handler import SamplingHandler
 from tests.support.scripted_llm import HTTPError, Reply, ScriptedLLM, count_tokens, prompt_tokens
 
 SERVER = Path(__file__).resolve().parents[2] / "support" / "sampling_server.py"

@@ -19,7 +19,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from lakeboard.host.llm import ChatProvider
-from lakeboard.host.sampling import SamplingHandler
+from lakeboard.host.sampling_handler import SamplingHandler
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import FileAgentResponse, HelpDecision
 from tests.support.scripted_llm import ScriptedLLM

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lakeboard.servers.search_agent.documents import (
+from lakeboard.servers.search_agent.passages import (
     UnreadableDocument,
     read_document,
     split_passages,
@@ -129,7 +129,7 @@ def test_broken_document_is_skipped_with_a_reason(lake: Path) -> None:
 
 
 def test_markdown_unwraps_hard_wrapped_paragraphs_and_lists() -> None:
-    from lakeboard.servers.search_agent.documents import markdown_to_text
+    from lakeboard.servers.search_agent.passages import markdown_to_text
 
     raw = ("# T\n\nA paragraph that is\nhard wrapped over\nthree lines, with *emphasis* and **strong** words.\n\n"
            "* First item that\n  continues here.\n* Second item.\n\n    code_line = 1\n    other_line = 2\n\n"

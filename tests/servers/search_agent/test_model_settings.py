@@ -10,7 +10,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from lakeboard.host.llm import ChatProvider
-from lakeboard.host.sampling import SamplingHandler
+from lakeboard.host.sampling_handler import SamplingHandler
 from tests.support.scripted_llm import ScriptedLLM
 
 from .conftest import AQI_QUESTION, REPO, module_command, server_env

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, stem
-from lakeboard.servers.search_agent.documents import Passage
-from lakeboard.servers.search_agent.ranking import PassageRanker, content_words, tokens
+from lakeboard.servers.search_agent.passages import Passage
+from lakeboard.servers.search_agent.passage_ranking import PassageRanker, content_words, tokens
 
 
 def passage(title: str, text: str) -> Passage:

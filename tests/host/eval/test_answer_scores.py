@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lakeboard.host.eval.answers import rouge1_f1, score_answer, success, to_number
+from lakeboard.host.eval.answer_scores import rouge1_f1, score_answer, success, to_number
 
 KRAMABENCH = Path(__file__).resolve().parents[4] / "shared" / "kramabench"
 

@@ -1,6 +1,6 @@
 """Each mode's data discovery with no model, so the paper's Table 2 can be reproduced offline.
 
-- blackboard: the broadcast, every file agent deciding on its own (host/discovery.py);
+- blackboard: the broadcast, every file agent deciding on its own (host/discover_files.py);
 - master-slave: the host, standing in for the main agent, names the partitions whose
   descriptions are closest to the question (BM25 over each partition's name and description:
   the best one, and others scoring at least half as well, three at most); those file agents
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from lakeboard.host.baselines.retrieval import BM25, FileRetriever
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.discovery import discover, discovery_of
+from lakeboard.host.discover_files import discover, discovery_of
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest
 from lakeboard.schemas.profiles import FileEntry

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, prose_words, stem
-from lakeboard.servers.search_agent.documents import Passage
+from lakeboard.servers.search_agent.passages import Passage
 
 
 def tokens(text: str) -> list[str]:

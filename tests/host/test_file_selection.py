@@ -1,4 +1,4 @@
-from lakeboard.host.ranking import SelectionPolicy, select_files
+from lakeboard.host.file_selection import SelectionPolicy, select_files
 from lakeboard.schemas.messages import FileMatch
 
 

@@ -129,7 +129,7 @@ or answer) and the fields of that action."""
 
 def system_prompt(lake: str, max_steps: int, *, tools: bool = False, mode: ModeText = BLACKBOARD_TEXT) -> str:
     """The system prompt: the actions as JSON objects in text, or (`tools`) as tool calls; `mode`
-    is the blackboard's or one of the paper's baselines' (host/baselines/prompts.py)."""
+    is the blackboard's or one of the paper's baselines' (host/baselines/baseline_prompts.py)."""
     return _template(mode, tools).format(lake=lake, max_steps=max_steps)
 
 

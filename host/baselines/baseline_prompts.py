@@ -1,4 +1,4 @@
-"""The main agent's prompts in the paper's baselines, beside the blackboard's (host/agents/prompts.py).
+"""The main agent's prompts in the paper's baselines, beside the blackboard's (host/agents/main_agent_prompts.py).
 
 - master-slave (the paper's Fig. 8): the helpers are listed by name with what each knows, and
   the main agent asks one of them by name;
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from lakeboard.common.code_text import comment_text
 from lakeboard.common.prompt_data import data_block
-from lakeboard.host.agents.prompts import BLACKBOARD_TEXT, ModeText
+from lakeboard.host.agents.main_agent_prompts import BLACKBOARD_TEXT, ModeText
 from lakeboard.schemas.profiles import FileEntry
 
 MASTER_SLAVE_TEXT = ModeText(

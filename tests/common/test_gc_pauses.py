@@ -1,11 +1,11 @@
-"""lakeboard.servers.process: the collector paused around bursts of allocation, and working again after."""
+"""lakeboard.common.gc_pauses: the collector paused around bursts of allocation, and working again after."""
 
 from __future__ import annotations
 
 import gc
 import weakref
 
-from lakeboard.servers.process import collector_paused, quick_imports
+from lakeboard.common.gc_pauses import collector_paused, quick_imports
 
 
 class _Node:

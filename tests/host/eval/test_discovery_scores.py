@@ -1,6 +1,6 @@
 import pytest
 
-from lakeboard.host.eval.discovery import score_discovery
+from lakeboard.host.eval.discovery_scores import score_discovery
 
 LAKE = ["a.csv", "data/Sub Dir/x.csv", "data/Sub Dir/y.csv", "data/other/z.csv", "top/b.xlsx"]
 

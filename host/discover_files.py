@@ -7,9 +7,9 @@ helper decides on its own, and the host only reads the response board.
 from __future__ import annotations
 
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.ranking import select_files
+from lakeboard.host.file_selection import select_files
 from lakeboard.schemas.board import Posting
-from lakeboard.schemas.discovery import DiscoveryResult
+from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
 
 

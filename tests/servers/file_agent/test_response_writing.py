@@ -5,7 +5,7 @@ import sys
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest
 from lakeboard.servers.file_agent.agent import FileAgent
-from lakeboard.servers.file_agent.answers import necessary_steps
+from lakeboard.servers.file_agent.response_writing import necessary_steps
 from lakeboard.servers.profiling import profile_file
 
 
@@ -44,7 +44,7 @@ def test_an_explanation_says_what_time_a_file_covers():
 
     from lakeboard.schemas.families import TimeCoverage
     from lakeboard.schemas.profiles import FileProfile
-    from lakeboard.servers.file_agent.answers import explanation
+    from lakeboard.servers.file_agent.response_writing import explanation
 
     prof = FileProfile(path="a/visits.csv", format="csv", summary="visits per day")
     text = explanation(prof, coverage=TimeCoverage(start=date(2019, 3, 2), end=date(2021, 7, 30), source="data"))
