@@ -3,7 +3,8 @@
 A page in the user's browser can reach a server on 127.0.0.1 (DNS rebinding), so every HTTP
 server checks the Host and Origin headers against an allow-list: the local names 127.0.0.1,
 localhost and [::1] on any port, plus what `--allowed-hosts` and `--allowed-origins` add.
-fastmcp's Host/Origin guard does the checking, and its static token verifier the bearer token.
+fastmcp's Host/Origin guard does the checking; `BearerToken` checks the bearer token and, when it
+is missing or wrong, says so (fastmcp's OAuth verifier would tell the user to re-register a client).
 
 There is always a token: on a shared machine every local account can reach 127.0.0.1, so a
 server given none makes one (`secrets.token_urlsafe`), writes it to an owner-only file (see
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import logging
 import os
 import secrets
@@ -154,10 +156,9 @@ def serve_http(server: FastMCP, settings: HttpSettings, *, token_path: Path, **r
         log.warning("Listening on %s, but only the Host names 127.0.0.1, localhost and [::1] are accepted: "
                     "add the names other machines use with --allowed-hosts (or %s).", settings.host, HOSTS_ENV)
     # Imported here: the flags and settings above stay light for processes that never serve.
-    from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+    from starlette.middleware import Middleware
 
     token = _token(settings, token_path)
-    server.auth = StaticTokenVerifier(tokens={token: {"client_id": "lakeboard", "scopes": []}})
     server.run(
         transport="http",
         host=settings.host,
@@ -166,8 +167,36 @@ def serve_http(server: FastMCP, settings: HttpSettings, *, token_path: Path, **r
         host_origin_protection=True,  # every request, whatever the bind address
         allowed_hosts=settings.allowed_hosts,
         allowed_origins=settings.allowed_origins,
+        middleware=[Middleware(BearerToken, token=token)],
         **run_options,
     )
+
+
+TOKEN_REFUSED = ("The bearer token is missing or wrong: send the header 'Authorization: Bearer TOKEN' with the "
+                 "token given to this server (--auth-token or LAKEBOARD_AUTH_TOKEN), or the one it wrote to its "
+                 "token file when it was started without one.")
+
+
+class BearerToken:
+    """ASGI middleware: an HTTP request passes only with `Authorization: Bearer <token>`; else 401 and a sentence."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
+        if secrets.compare_digest(given, self._expected):  # in constant time: no guessing byte by byte
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps({"error": "invalid_token", "error_description": TOKEN_REFUSED}).encode()
+        await send({"type": "http.response.start", "status": 401, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", b'Bearer error="invalid_token"')]})
+        await send({"type": "http.response.body", "body": body})
 
 
 def bearer_headers(token: str) -> dict[str, str]:

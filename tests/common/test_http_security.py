@@ -111,6 +111,10 @@ def test_a_foreign_origin_is_refused(served: str) -> None:
 
 def test_a_missing_or_wrong_token_is_refused(served: str) -> None:
     assert _initialize(served) == 401
+    refused = httpx.post(served, json=INITIALIZE, headers={**MCP_HEADERS, "Authorization": "Bearer wrong"}, timeout=30)
+    # the user is told what is wrong, not to re-register an OAuth client
+    assert "bearer token is missing or wrong" in refused.json()["error_description"]
+    assert "regist" not in refused.text
     for wrong in ("x", TOKEN + "x", TOKEN[:-1], TOKEN.upper(), "Bearer"):
         assert _initialize(served, Authorization=f"Bearer {wrong}") == 401, wrong
     assert _initialize(served, Authorization=f"Basic {TOKEN}") == 401
