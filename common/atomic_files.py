@@ -9,16 +9,19 @@ from pathlib import Path
 from typing import Any
 
 
-def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+def write_text_atomic(path: Path, text: str, *, durable: bool = True, mode: int | None = None) -> None:
     """Write to a temporary file beside `path`, then rename it into place.
 
-    The file is owner-only (0600, as mkstemp makes it), and so is a folder made for it (0700).
+    The file is owner-only (0600, as mkstemp makes it) unless `mode` says otherwise (a file of
+    the user's that we update keeps its own), and a folder made for it is 0700.
     `durable` syncs the data to disk before the rename, so a power cut leaves the old or
     the new file; caches that are rebuilt anyway skip it (one sync per entry is slow).
     """
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             if durable:
@@ -35,5 +38,5 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
         raise
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def write_json_atomic(path: Path, data: Any, *, mode: int | None = None) -> None:
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=mode)

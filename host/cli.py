@@ -204,13 +204,14 @@ def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
         if args.write is None:
             print(json.dumps(block, indent=2))
             return 0
-        kept = merge_into(args.write, block)
+        merged = merge_into(args.write, block)
     except ClientConfigError as exc:
         print(f"lakeboard servers: {exc}", file=sys.stderr)
         return 2
     (name,) = block["mcpServers"]
-    others = f"; the other servers are kept: {', '.join(kept)}" if kept else ""
-    print(f"Wrote the server {name!r} into {args.write}{others}. Restart the client to load it.")
+    others = f"; the other servers are kept: {', '.join(merged.kept)}" if merged.kept else ""
+    what = "Replaced the earlier entry of the server" if merged.replaced else "Wrote the server"
+    print(f"{what} {name!r} in {args.write}{others}. Restart the client to load it.")
     return 0
 
 

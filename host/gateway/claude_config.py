@@ -8,8 +8,9 @@ paths absolute, so it starts from wherever the client starts it.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lakeboard.common.atomic_files import write_json_atomic
 from lakeboard.common.child_processes import module_run, with_safe_path
@@ -45,24 +46,34 @@ def claude_block(lake: Lake, *, kernel_url: str | None = None, kernel_token: str
     return {"mcpServers": {name: raw}}
 
 
-def merge_into(path: Path, block: dict[str, Any]) -> list[str]:
+class Merged(NamedTuple):
+    """What `merge_into` did: the servers it replaced (same name, an entry there before) and the ones it kept."""
+
+    replaced: list[str]
+    kept: list[str]
+
+
+def merge_into(path: Path, block: dict[str, Any]) -> Merged:
     """Add (or replace) the block's servers in the JSON file at `path`, atomically; everything else
-    in it is kept. A missing file is created. Returns the names of the other servers kept."""
+    in it is kept, and so is the file's mode. A missing file is created (owner-only)."""
     path = path.expanduser()
     if path.is_symlink():
         path = path.resolve()  # update the file the link points to, and keep the link
     data: dict[str, Any] = {}
+    mode = None
     if path.exists():
         if not path.is_file():
             raise ClientConfigError(f"{path} is not a file: give the path of claude_desktop_config.json")
         data = read_json(path, ClientConfigError, "; fix it, or move it away and run this again. Nothing was written")
         if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
             raise ClientConfigError(f"{path} does not hold a JSON object with an 'mcpServers' object. Nothing was written")
+        mode = stat.S_IMODE(path.stat().st_mode)
     servers = dict(data.get("mcpServers", {}))
+    replaced = [name for name in block["mcpServers"] if name in servers and servers[name] != block["mcpServers"][name]]
     kept = [name for name in servers if name not in block["mcpServers"]]
     servers.update(block["mcpServers"])
     try:
-        write_json_atomic(path, {**data, "mcpServers": servers})
+        write_json_atomic(path, {**data, "mcpServers": servers}, mode=mode)
     except OSError as exc:
         raise ClientConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return kept
+    return Merged(replaced, kept)

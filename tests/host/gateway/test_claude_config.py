@@ -28,7 +28,9 @@ def test_the_block_joins_the_other_servers_and_settings(tmp_path: Path) -> None:
         "lakeboard-demo": {"command": "/old/python", "args": []},
     }}
     path.write_text(json.dumps(theirs))
-    assert merge_into(path, BLOCK) == ["files"]
+    path.chmod(0o644)
+    assert merge_into(path, BLOCK) == (["lakeboard-demo"], ["files"])  # replaced, kept
+    assert path.stat().st_mode & 0o777 == 0o644  # the user's file keeps its mode
     data = json.loads(path.read_text())
     assert data["globalShortcut"] == "Ctrl+Space"
     assert data["mcpServers"] == {"files": theirs["mcpServers"]["files"], **BLOCK["mcpServers"]}
@@ -37,7 +39,9 @@ def test_the_block_joins_the_other_servers_and_settings(tmp_path: Path) -> None:
 
 def test_a_missing_file_is_created_and_a_link_keeps_pointing_at_its_file(tmp_path: Path) -> None:
     fresh = tmp_path / "Claude" / "claude_desktop_config.json"
-    assert merge_into(fresh, BLOCK) == [] and json.loads(fresh.read_text()) == BLOCK
+    assert merge_into(fresh, BLOCK) == ([], []) and json.loads(fresh.read_text()) == BLOCK
+    assert fresh.stat().st_mode & 0o777 == 0o600
+    assert merge_into(fresh, BLOCK).replaced == []  # the same entry again replaces nothing
     link = tmp_path / "link.json"
     link.symlink_to(fresh)
     merge_into(link, {"mcpServers": {"other": {"url": "http://127.0.0.1:1/mcp"}}})
@@ -72,8 +76,12 @@ def test_servers_claude_prints_the_gateway_and_write_merges_it(gateway_config: P
     done = lakeboard("servers", str(gateway_config), "--write", str(target), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "'lakeboard-demo'" in done.stdout and "other servers are kept: files" in done.stdout
+    assert "Replaced" not in done.stdout
     servers = json.loads(target.read_text())["mcpServers"]
     assert set(servers) == {"files", "lakeboard-demo"} and servers["lakeboard-demo"]["args"][-1] == str(gateway_config)
+    done = lakeboard("servers", str(gateway_config), "--write", str(target), "--kernel-url", "http://127.0.0.1:1/mcp",
+                     cwd=tmp_path)
+    assert done.returncode == 0 and "Replaced the earlier entry of the server 'lakeboard-demo'" in done.stdout
 
     target.write_text("{broken")
     done = lakeboard("servers", str(gateway_config), "--write", str(target), cwd=tmp_path)
