@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,8 @@ from typing import NoReturn
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.common.code_text import printable
 from lakeboard.common.process_exit import exit_now
-from lakeboard.host.baselines import MODES
-from lakeboard.host.lakes import LakeError, indexer_command, indexer_environment, resolve_lake
+from lakeboard.host.baselines.modes import MODES
+from lakeboard.host.lakes import LakeError, indexer_command, indexer_environment, indexer_failure, resolve_lake
 
 
 def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
@@ -25,7 +26,11 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
                                          ("--llm-config", args.llm_config)) if value for f in (flag, str(value))]
     env = indexer_environment({"LAKEBOARD_LLM_API_KEY": args.api_key} if args.api_key else None)
     command = indexer_command(args.lake, args.out, name=args.name, extra=[*model_flags, *extra])
-    return subprocess.run(command, env=env).returncode
+    code = subprocess.run(command, env=env).returncode
+    if code < 0 or code == 130:  # a signal leaves no word from the indexer itself
+        print(f"lakeboard index: {indexer_failure(code)}", file=sys.stderr)
+        return 130 if code in (130, -signal.SIGINT) else 128 - code
+    return code
 
 
 async def _discover(args: argparse.Namespace) -> int:
@@ -322,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
     except LakeError as exc:  # a lake or config that cannot be used: a sentence, not a traceback
         print(f"lakeboard {args.command}: {printable(exc, 4000)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's code for it
+        print(f"lakeboard {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 def run() -> NoReturn:

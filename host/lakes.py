@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -229,4 +230,16 @@ def run_indexer(lake: Path, out: Path, *, name: str | None = None, quiet: bool =
     proc = subprocess.run(indexer_command(lake, out, name=name, quiet=quiet), env=indexer_environment(),
                           stdout=sys.stderr if quiet else None)
     if proc.returncode != 0:
-        raise LakeError(f"indexing {str(lake)!r} failed (exit {proc.returncode}); see the messages above")
+        raise LakeError(f"indexing {str(lake)!r} failed: {indexer_failure(proc.returncode)}")
+
+
+def indexer_failure(returncode: int) -> str:
+    """What an indexer's non-zero exit means, for a user: it says its own errors, but a signal leaves no word."""
+    if returncode == 130 or returncode == -signal.SIGINT:
+        return "interrupted"
+    if returncode < 0:
+        name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else f"signal {-returncode}"
+        why = " (the system may have run out of memory)" if -returncode == signal.SIGKILL else ""
+        return (f"the indexer was stopped by {name}{why}; the config folder keeps its last complete index. "
+                "Run `lakeboard index` again; files already profiled are not profiled twice")
+    return f"exit {returncode}; see the messages above"

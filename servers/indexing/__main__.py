@@ -147,4 +147,7 @@ def _analyse(config_dir: Path, model, *, quiet: bool) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: `lakeboard index` says it once
+        sys.exit(130)

@@ -1,0 +1,80 @@
+"""Ctrl-C and a killed indexer: one line that says what happened, the shell's exit code, no traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from tests.conftest import DEMO_LAKE
+
+
+def _lakeboard(*args: str, cwd: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAKEBOARD_", "OPENAI_"))}
+    return subprocess.Popen([sys.executable, "-P", "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own process group, as a terminal gives it
+
+
+def _lake(tmp_path: Path) -> Path:
+    """A lake of a few hundred small tables: its indexer runs for a few seconds, long enough to interrupt."""
+    lake = tmp_path / "lake"
+    for i in range(400):
+        folder = lake / f"station_{i % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = "".join(f"2024-01-{d:02d},{(i * d) % 97},{d % 7}\n" for d in range(1, 29))
+        (folder / f"readings_{i}.csv").write_text("day,rainfall_mm,wind\n" + rows)
+    return lake
+
+
+def _wait_for_indexer(proc: subprocess.Popen) -> psutil.Process:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for child in psutil.Process(proc.pid).children(recursive=True):
+            try:
+                if "lakeboard.servers.indexing" in child.cmdline():
+                    return child
+            except psutil.NoSuchProcess:
+                pass
+        if proc.poll() is not None:
+            raise AssertionError(f"lakeboard index ended first: {proc.communicate()}")
+        time.sleep(0.02)
+    raise AssertionError("the indexer never started")
+
+
+def test_ctrl_c_during_index_prints_one_line_and_exits_130(tmp_path: Path) -> None:
+    proc = _lakeboard("index", str(_lake(tmp_path)), "--out", str(tmp_path / "configs"), cwd=tmp_path)
+    _wait_for_indexer(proc)
+    time.sleep(0.5)  # inside the indexer's work, past its imports
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal does: the whole group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "lakeboard index: interrupted" in err
+
+
+def test_a_killed_indexer_is_named_and_its_signal_given(tmp_path: Path) -> None:
+    proc = _lakeboard("index", str(_lake(tmp_path)), "--out", str(tmp_path / "configs"), cwd=tmp_path)
+    _wait_for_indexer(proc).kill()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGKILL, err
+    assert "lakeboard index: the indexer was stopped by SIGKILL" in err and "Run `lakeboard index` again" in err
+
+
+def test_ctrl_c_during_discover_prints_one_line_and_exits_130(tmp_path: Path) -> None:
+    index = subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(DEMO_LAKE), "--out",
+                            str(tmp_path / "configs"), "--name", "demo"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=600)
+    assert index.returncode == 0, index.stderr
+    proc = _lakeboard("discover", str(tmp_path / "configs" / "demo"), "daily bus boardings per route", cwd=tmp_path)
+    deadline = time.monotonic() + 60  # interrupt once its helpers are starting
+    while time.monotonic() < deadline and len(psutil.Process(proc.pid).children(recursive=True)) < 2:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "lakeboard discover: interrupted"
