@@ -318,3 +318,18 @@ async def test_cpu_time_limit_restarts_the_kernel(kernel_dirs: dict[str, Path], 
         assert (await run(client, "1 + 1")).result == "2"
         contents = await client.read_resource("kernel://notebook.ipynb")
         assert "CPU" in json.dumps(json.loads(contents[0].text)["cells"])
+
+
+async def test_a_matplotlib_figure_comes_back_as_an_image_and_into_the_notebook(kernel: Client) -> None:
+    # A person would rather look at a chart: the kernel has matplotlib, and its inline backend
+    # turns a shown figure into a PNG display, as in Jupyter.
+    code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [4, 1, 9])\nplt.title('rain')\nplt.show()"
+    raw = await kernel.call_tool("execute", {"code": code}, timeout=120)
+    result = ExecutionResult.model_validate(raw.structured_content)
+    assert result.ok, (result.error, result.stderr)
+    images = [block for block in raw.content if block.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == "image/png"
+    assert base64.b64decode(images[0].data).startswith(b"\x89PNG")
+    notebook = json.loads((await kernel.read_resource("kernel://notebook.ipynb"))[0].text)
+    outputs = [o for cell in notebook["cells"] if "plt.show()" in "".join(cell["source"]) for o in cell["outputs"]]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
