@@ -29,7 +29,7 @@ DEV_TARGET = 0.62
 def run_domain(domain: str, workload: Path, lake: Path, work: Path) -> dict:
     out = work / f"{domain}.jsonl"
     t0 = time.perf_counter()
-    cmd = [sys.executable, "-m", "lakeboard.host.cli", "eval", str(workload),
+    cmd = [sys.executable, "-P", "-m", "lakeboard.host.cli", "eval", str(workload),
            "--lake", str(lake), "--configs", str(work / "configs"),
            "--discovery-only", "--out", str(out)]
     subprocess.run(cmd, check=True, cwd=REPO, stdout=subprocess.DEVNULL)

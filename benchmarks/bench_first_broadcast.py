@@ -12,9 +12,14 @@ Targets on this 2-core machine: at most 16 file-agent servers, median time to th
 broadcast answered <= 5 s, idle RSS of all servers together <= 1.5 GB.
 
     python benchmarks/bench_first_broadcast.py [--lake DIR | --generated] [--runs 3] [--request TEXT] [--no-fork]
+                                               [--gateway]
 
 `--no-fork` starts every server on its own (LAKEBOARD_FORK_SERVERS=0), for comparison with
 the servers forked from one fork server (the default).
+
+`--gateway` measures the path MCP clients take instead: `lakeboard serve CONFIG` started over
+stdio as a client starts it, timed from its start to the first `request_help` answered; the
+idle memory is that of the servers under the last run's gateway (its helpers and fork server).
 
 Default lake: the KramaBench legal lake (../shared/kramabench). `--generated` builds the
 many-folders lake of `make_folders_lake.py` (~1,500 small files in hundreds of folders)
@@ -56,7 +61,7 @@ def cold_run(config: Path, request: str, trace: Path, fork: bool) -> dict:
     """One `lakeboard discover` in a fresh process: wall time, CPU of its tree, failures."""
     env = {**os.environ, "LAKEBOARD_FORK_SERVERS": "1" if fork else "0"}
     cpu0, t0 = _children_cpu_s(), time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "lakeboard.host.cli", "discover", str(config), request, "--json",
+    out = subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "discover", str(config), request, "--json",
                           "--trace", str(trace)], check=True, cwd=REPO, capture_output=True, text=True,
                          env=env).stdout
     wall, cpu = time.perf_counter() - t0, _children_cpu_s() - cpu0
@@ -65,6 +70,39 @@ def cold_run(config: Path, request: str, trace: Path, fork: bool) -> dict:
     posting = next(e for e in events if e["kind"] == "posting")
     return {"wall_s": wall, "cpu_s": cpu, "files": json.loads(out)["files"], "errors": posting["data"]["errors"],
             "last_start_s": max(started, default=0.0), "broadcast_s": posting["elapsed_s"]}
+
+
+def _trace_events(path: Path, skip: int) -> list[dict]:
+    lines = path.read_text().splitlines() if path.is_file() else []
+    return [json.loads(line) for line in lines[skip:] if line.strip()]
+
+
+async def gateway_run(config: Path, request: str, fork: bool, measure: bool, idle_s: float = 2.0) -> dict:
+    """One `lakeboard serve` over stdio: time to its first request_help answer; idle memory when `measure`."""
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+
+    env = {**os.environ, "LAKEBOARD_FORK_SERVERS": "1" if fork else "0"}
+    transport = StdioTransport(sys.executable, ["-P", "-m", "lakeboard.host.cli", "serve", str(config)], env=env,
+                               cwd=str(REPO), keep_alive=False)
+    trace = config / "traces" / "gateway.jsonl"
+    seen = len(_trace_events(trace, 0))
+    cpu0, t0 = _children_cpu_s(), time.perf_counter()
+    memory = None
+    async with Client(transport, mode="legacy", timeout=300) as client:
+        board = (await client.call_tool("request_help", {"request": request})).structured_content
+        wall = time.perf_counter() - t0
+        if measure:
+            await asyncio.sleep(idle_s)
+            (gateway,) = [p for p in psutil.Process().children() if "serve" in p.cmdline()]
+            memory = {"errors": [], **group_memory(gateway.children(recursive=True)),
+                      "gateway_rss": gateway.memory_info().rss}
+    cpu = _children_cpu_s() - cpu0
+    events = _trace_events(trace, seen)
+    started = [e["elapsed_s"] for e in events if e["kind"] == "server_started"]
+    failures = board["failed"] + board["timed_out"] + board.get("skipped", [])
+    return {"wall_s": wall, "cpu_s": cpu, "files": board["files"], "errors": {f["helper"]: f["kind"] for f in failures},
+            "last_start_s": max(started, default=0.0), "broadcast_s": board["elapsed_s"], "memory": memory}
 
 
 def _resident_pages(pid: int) -> set[int] | None:
@@ -143,6 +181,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--request", default=None)
     ap.add_argument("--no-fork", action="store_true", help="start every server on its own")
+    ap.add_argument("--gateway", action="store_true", help="time `lakeboard serve` over stdio instead of `discover`")
     args = ap.parse_args()
     request = args.request or (GENERATED_REQUEST if args.generated else LEGAL_REQUEST)
     with tempfile.TemporaryDirectory() as tmp:
@@ -152,7 +191,7 @@ def main() -> int:
 
             lake = Path(tmp) / "folders-lake"
             generate(lake, log=lambda _: None)
-        subprocess.run([sys.executable, "-m", "lakeboard.servers.indexing", str(lake), "--out", tmp, "--name", "bench",
+        subprocess.run([sys.executable, "-P", "-m", "lakeboard.servers.indexing", str(lake), "--out", tmp, "--name", "bench",
                         "--quiet"], check=True, cwd=REPO, stdout=subprocess.DEVNULL)
         config = Path(tmp) / "bench"
         from lakeboard.host.lakes import resolve_lake
@@ -163,14 +202,21 @@ def main() -> int:
         n_folders = len({p.parent for p in lake.rglob("*") if p.is_file()})
         load_before = os.getloadavg()
         fork = not args.no_fork
-        runs = [cold_run(config, request, Path(tmp) / f"trace-{i}.jsonl", fork) for i in range(args.runs)]
-        memory = asyncio.run(idle_memory(config, request, fork))
+        if args.gateway:
+            runs = [asyncio.run(gateway_run(config, request, fork, measure=i == args.runs - 1))
+                    for i in range(args.runs)]
+            memory = runs[-1]["memory"]
+        else:
+            runs = [cold_run(config, request, Path(tmp) / f"trace-{i}.jsonl", fork) for i in range(args.runs)]
+            memory = asyncio.run(idle_memory(config, request, fork))
         load_after = os.getloadavg()
 
     med = statistics.median(r["wall_s"] for r in runs)
     together_gb = memory["together"] / 2**30
     print(f"lake: {lake} ({n_files} files in {n_folders} folders); request: {request!r}")
-    print("servers: " + ("forked from one fork server" if fork else "each started on its own"))
+    print("servers: " + ("forked from one fork server" if fork else "each started on its own")
+          + (", under `lakeboard serve` over stdio (time to its first request_help answer)" if args.gateway
+             else ", under `lakeboard discover`"))
     print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f} on {os.cpu_count()} cores")
     for i, r in enumerate(runs, 1):
         failed = f"; failed: {', '.join(sorted(r['errors']))}" if r["errors"] else ""
@@ -186,6 +232,8 @@ def main() -> int:
           f"{max(mb):.0f} MB; unique (USS) per process: median {statistics.median(memory['uss']) / 2**20:.0f} MB")
     print(f"summed over processes: RSS {sum(memory['rss']) / 2**30:.2f} GB (counts shared pages once per process), "
           f"PSS {sum(memory['pss']) / 2**30:.2f} GB")
+    if args.gateway:
+        print(f"the gateway process itself: RSS {memory['gateway_rss'] / 2**30:.2f} GB (not counted below)")
     how = "each physical page once, from /proc/PID/pagemap" if memory["by_pages"] else "summed PSS"
     checks = [
         (f"file-agent servers: {agents} ({len(helpers)} helpers in all)", f"<= {MAX_SERVERS}", agents <= MAX_SERVERS),

@@ -45,7 +45,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def client_for(lake: Path, workdir: Path, unsafe: bool, log: Path) -> Client:
-    args = ["-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir)]
+    args = ["-P", "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir)]
     if unsafe:
         args.append("--unsafe-no-sandbox")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir), "PYTHONPATH": str(REPO)}

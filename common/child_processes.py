@@ -68,9 +68,34 @@ def module_run(command: str, args: Sequence[str]) -> ModuleRun | None:
 
 
 def is_this_python(command: str) -> bool:
-    """Whether `command` is this interpreter, compared as written (a virtualenv's python links elsewhere)."""
+    """Whether `command`, looked up as a child would be, runs this interpreter with this one's packages.
+
+    Spellings of one interpreter (`python`, `python3`, its absolute path) are links to one file. A
+    virtualenv's python links to its base interpreter too, yet runs with the virtualenv's packages,
+    which Python finds by the pyvenv.cfg beside the path it was started by: that is compared as well.
+    """
     found = shutil.which(command)
-    return found is not None and os.path.abspath(found) == os.path.abspath(sys.executable)
+    if found is None or not sys.executable:
+        return False
+    found, this = os.path.abspath(found), os.path.abspath(sys.executable)
+    venv = _virtualenv_of(found)
+    if venv != _virtualenv_of(this):
+        return False
+    if venv is not None and os.path.dirname(found) == os.path.dirname(this):
+        return True  # one virtualenv's own folder: its pythons may be copies (`--copies`), not links
+    try:
+        return os.path.samefile(found, this)
+    except OSError:
+        return False
+
+
+def _virtualenv_of(executable: str) -> str | None:
+    """The virtualenv an interpreter started by this path runs in: where Python itself looks for pyvenv.cfg."""
+    folder = os.path.dirname(executable)
+    for candidate in (folder, os.path.dirname(folder)):
+        if os.path.isfile(os.path.join(candidate, "pyvenv.cfg")):
+            return os.path.realpath(candidate)
+    return None
 
 
 def safe_python_args(command: str, args: Sequence[str]) -> list[str]:

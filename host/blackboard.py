@@ -3,7 +3,10 @@
 Posting broadcasts `can_help` to every helper concurrently; each helper that volunteers
 is asked to `respond` as soon as it has decided, so a posting takes as long as the
 slowest helper, never the sum. Each call has its own timeout; a helper that errors,
-hangs or dies is recorded in its outcome (and the trace) and skipped. Responses go to
+hangs or dies is recorded in its outcome (and the trace) and skipped. A helper the pool
+marks slow (it left a call unanswered and has not answered since) is not asked at all: its
+outcome says it was skipped, so one hanging helper does not cost every posting its timeout.
+Responses go to
 the ResponseBoard, which only the main agent reads: helpers only ever see the request.
 """
 
@@ -123,6 +126,12 @@ class Blackboard:
 
         async def serve(name: str, respond: bool) -> None:
             outcome = outcomes[name]
+            slow = self.pool.slow(name)
+            if slow is not None:
+                message = (f"skipped: {slow} last time; it is asked again once that answer has arrived "
+                           "and it answers a ping")
+                self._fail(outcome, request.id, "can_help", "skipped", message, time.monotonic())
+                return
             if not await self._ask(outcome, request.id, arguments, quiet_if_missing=name in optional):
                 not_helpers.add(name)
                 return

@@ -198,7 +198,7 @@ def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
-    lake = resolve_lake(args.lake, configs=args.configs)
+    lake = resolve_lake(args.lake, configs=args.configs, refresh=False)  # its entries do not change with an index
     if not (args.claude or args.write):
         print(json.dumps(lake.all_servers().to_mcp_config(), indent=2))
         return 0
@@ -226,17 +226,21 @@ def _cmd_serve(args: argparse.Namespace, _extra: list[str]) -> int:
     return serve(args)
 
 
+# Said, not computed, in --help: the folder depends on LAKEBOARD_HOME when a command runs.
+_DEFAULT_CONFIGS = "$LAKEBOARD_HOME/configs, else configs/ in the user data folder, e.g. ~/.local/share/lakeboard"
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="lakeboard", description=__doc__)
     ap.add_argument("-v", "--verbose", action="store_true", help="log what the host does")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("index", help="profile a lake, partition it, write configs/NAME/{clusters,servers}.json",
+    p = sub.add_parser("index", help="profile a lake, partition it, write CONFIGS/NAME/{clusters,servers}.json",
                        description="Other flags (--strategy, --clusters, --docs, --workers, --time-budget, --quiet) "
                                    "go to the indexer.")
     p.add_argument("lake", type=Path)
     p.add_argument("--name")
-    p.add_argument("--out", type=Path, default=Path("configs"))
+    p.add_argument("--out", type=Path, help=f"configs folder (default: {_DEFAULT_CONFIGS})")
     p.add_argument("--model", help="model for the file agents' analysis and --strategy llm (given as for ask)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
     p.add_argument("--api-key", help="API key (else LAKEBOARD_LLM_API_KEY / OPENAI_API_KEY)")
@@ -244,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_index, passthrough=True)
 
     def lake_args(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--configs", type=Path, default=Path("configs"), help="where lake configs live (default ./configs)")
+        q.add_argument("--configs", type=Path, help=f"where lake configs live (default: {_DEFAULT_CONFIGS})")
         q.add_argument("--reindex", action="store_true", help="index the lake again before answering")
 
     def model_args(q: argparse.ArgumentParser) -> None:
@@ -281,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="run a KramaBench-style workload and score it")
     p.add_argument("workload", type=Path)
     p.add_argument("--lake", required=True)
-    p.add_argument("--config", type=Path, help="config folder (default: index the lake into ./configs)")
+    p.add_argument("--config", type=Path, help="config folder (default: the lake's, indexed on first use)")
     p.add_argument("--discovery-only", action="store_true")
     p.add_argument("--mode", nargs="+", choices=[*MODES, "all"], default=["blackboard"],
                    help="the system, or the paper's baselines, to run (several, or all, for a table per mode; "

@@ -62,10 +62,10 @@ class ForkServerError(RuntimeError):
 def forked_run(entry: StdioServerEntry) -> ModuleRun | None:
     """The `python [-P] -m MODULE ARGS` an entry runs with this host's own Python, else None.
 
-    Only this Python: its fork server has this Python's modules. The path is compared as
-    written (no symlinks followed): a virtualenv's python links to a base interpreter
-    whose packages differ. Only `-P` among the flags: the fork server runs under it, and
-    any other flag would change what the server is.
+    Only this Python: its fork server has this Python's modules. Any spelling of it counts
+    (`python`, `python3`, a path), but not a virtualenv's python that links to it: that one
+    has other packages (`is_this_python`). Only `-P` among the flags: the fork server runs
+    under it, and any other flag would change what the server is.
     """
     run = module_run(entry.command, entry.args)
     if run is None or any(flag != SAFE_PATH_FLAG for flag in run.flags) or not is_this_python(entry.command):

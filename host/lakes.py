@@ -1,7 +1,9 @@
 """From what a user types (a lake folder or a config folder) to a lake's servers.
 
 A lake folder that has not been indexed is indexed first, by running the indexer as its
-own process: the host never imports server code, it only starts server commands.
+own process: the host never imports server code, it only starts server commands. A lake that
+changed since it was indexed (a file added, removed or changed) is re-indexed before it is
+used, with one line saying so: an index never answers from files that are gone.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from lakeboard.common.child_processes import inheritable_environment, python_module_command
+from lakeboard.common.config_home import default_configs
 from lakeboard.common.file_names import is_utf8
+from lakeboard.common.lake_stamps import lake_changes, lake_stamps, read_indexed
 from lakeboard.host.servers_config import ServerEntry, ServersConfig, ServersConfigError, load_servers
 
 log = logging.getLogger(__name__)
@@ -146,9 +151,12 @@ def config_name(lake: Path, configs: Path) -> str:
 
 
 def resolve_lake(
-    location: str | Path, *, configs: Path = Path("configs"), reindex: bool = False, quiet: bool = False
+    location: str | Path, *, configs: Path | None = None, reindex: bool = False, quiet: bool = False,
+    refresh: bool = True,
 ) -> Lake:
-    """The lake or config folder a user named; a lake not indexed yet is indexed into `configs`.
+    """The lake or config folder a user named; a lake not indexed yet is indexed into `configs`
+    (None: the default configs folder, see common/config_home.py), and with `refresh` a lake
+    that changed since it was indexed is re-indexed first.
 
     Raises LakeError, with one sentence saying what to give instead, for a path that does not
     exist, a file that is not a config file, a config that cannot be read, and a config folder
@@ -165,16 +173,44 @@ def resolve_lake(
         _check_servers(folder)
         if reindex and root is not None:
             run_indexer(root, folder.parent, name=folder.name, quiet=quiet)
+        elif refresh:
+            refresh_index(folder, root)
         return Lake(folder, root)
     lake = path.resolve()
+    configs = configs if configs is not None else default_configs()
     if configs.exists() and not configs.is_dir():
         raise LakeError(f"{str(configs)!r} is a file: --configs names the folder lake configs are written to")
     config_dir = (configs / config_name(lake, configs)).resolve()
     _refuse_inside(config_dir, lake)
     if reindex or not (config_dir / "servers.json").is_file():
         run_indexer(lake, config_dir.parent, name=config_dir.name, quiet=quiet)
+    elif refresh:
+        refresh_index(config_dir, lake)
     _check_servers(config_dir)
     return Lake(config_dir, lake)
+
+
+def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
+    """Re-index `lake` into `config_dir` if it changed since the index recorded it; the line said, or None.
+
+    Cheap when nothing changed: one walk with a stat per file, no read. The indexer re-profiles
+    only the files that changed (its profile cache), with the options the index was made with.
+    An index without stamps (older, or written by hand) is left as it is.
+    """
+    indexed = read_indexed(config_dir)
+    if indexed is None or lake is None:
+        return None
+    try:
+        changes = lake_changes(indexed.files, lake_stamps(lake))
+    except OSError:
+        return None  # the lake cannot be listed now: its servers say so
+    if not changes:
+        return None
+    t0 = time.perf_counter()
+    run_indexer(lake, config_dir.parent, name=config_dir.name, quiet=True, extra=indexed.index_args, silent=True)
+    line = f"the lake changed since it was indexed ({changes.describe()}); re-indexed in {time.perf_counter() - t0:.1f} s"
+    print(line, file=sys.stderr)  # stderr: stdout may be JSON or the gateway's MCP channel
+    return line
 
 
 _GIVE = "give a lake folder, or a config folder written by `lakeboard index`"
@@ -184,7 +220,7 @@ def _refuse_inside(config_dir: Path, lake: Path | None) -> None:
     if lake is not None and is_inside(config_dir, lake):
         raise LakeError(
             f"the config folder {config_dir} is inside its lake {lake}, and Lakeboard never writes into a lake: "
-            "pass --configs DIR outside the lake (or run from a folder outside it)"
+            "pass --configs DIR outside the lake (or set LAKEBOARD_HOME to a folder outside it)"
         )
 
 
@@ -208,12 +244,13 @@ def _lake_of(config_dir: Path) -> Path | None:
         return None
 
 
-def indexer_command(lake: Path, out: Path, *, name: str | None = None, quiet: bool = False,
+def indexer_command(lake: Path, out: Path | None, *, name: str | None = None, quiet: bool = False,
                     extra: list[str] = ()) -> list[str]:
-    """The command that indexes `lake` into `out` (the indexer runs as its own process, never importing
-    from the current folder: a user may index the folder they are in, and the lake's code must not run)."""
-    cmd = python_module_command("lakeboard.servers.indexing", str(Path(lake).absolute()), "--out", str(Path(out).absolute()),
-                                *extra)
+    """The command that indexes `lake` into `out` (None: the default configs folder). The indexer runs as its
+    own process, never importing from the current folder: a user may index the folder they are in, and the
+    lake's code must not run."""
+    where = ["--out", str(Path(out).absolute())] if out is not None else []
+    cmd = python_module_command("lakeboard.servers.indexing", str(Path(lake).absolute()), *where, *extra)
     if name:
         cmd += ["--name", name]
     if quiet:
@@ -226,9 +263,12 @@ def indexer_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**inheritable_environment(os.environ), **(extra or {})}
 
 
-def run_indexer(lake: Path, out: Path, *, name: str | None = None, quiet: bool = False) -> None:
-    proc = subprocess.run(indexer_command(lake, out, name=name, quiet=quiet), env=indexer_environment(),
-                          stdout=sys.stderr if quiet else None)
+def run_indexer(lake: Path, out: Path, *, name: str | None = None, quiet: bool = False, extra: list[str] = (),
+                silent: bool = False) -> None:
+    """Index `lake` into `out`; `quiet`: its report goes to stderr, `silent`: nowhere (its errors still do)."""
+    proc = subprocess.run(indexer_command(lake, out, name=name, quiet=quiet, extra=list(extra)),
+                          env=indexer_environment(),
+                          stdout=subprocess.DEVNULL if silent else sys.stderr if quiet else None)
     if proc.returncode != 0:
         raise LakeError(f"indexing {str(lake)!r} failed: {indexer_failure(proc.returncode)}")
 

@@ -10,6 +10,8 @@ helper that hangs or dies must not hold up calls to the others.
 A server found dead (its process exited, its connection dropped) is restarted in the
 background at once; the next call to it waits for the restart within its own timeout.
 A server that times out is probed; if it no longer answers at all it is restarted too.
+If it still answers, it is marked slow (`slow(name)` says why) until the call it left
+unanswered has returned and it answers a ping; broadcasts skip it meanwhile.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,9 @@ from lakeboard.schemas.board import ErrorKind, ServerState, ServerStatus
 logger = logging.getLogger(__name__)
 
 _MAX_BACKOFF_S = 30.0
+# A slow server whose late answer has not come in this long is restarted: the work it was
+# stuck on is abandoned, and its new process is asked again at the next broadcast.
+_LATE_ANSWER_LIMIT_S = 300.0
 _CLOSE_TIMEOUT_S = 5.0
 
 # What a stdio server inherits from the host: what running Python and reading files needs,
@@ -165,6 +170,9 @@ class _Member:
     ever_connected: bool = False
     last_error: str | None = None
     connecting: asyncio.Task[None] | None = None
+    slow: str | None = None  # why broadcasts skip it: a call it left unanswered
+    late_calls: set[asyncio.Future[Any]] = field(default_factory=set)  # timed out, still awaited
+    recovering: asyncio.Task[None] | None = None
 
     def status(self) -> ServerStatus:
         return ServerStatus(
@@ -174,6 +182,7 @@ class _Member:
             tools=list(self.tools),
             restarts=self.restarts,
             last_error=self.last_error,
+            slow=self.slow,
         )
 
 
@@ -238,8 +247,10 @@ class ClientPool:
             not in it get none and so do not see the sampling capability).
         fork_servers: start `python -m MODULE` stdio servers run by this Python as forks
             of one process that imported their modules (`host/forked_servers.py`), which
-            makes a lake's many helpers cheap to start. Default: on where the system
-            allows it (Linux), unless the environment sets LAKEBOARD_FORK_SERVERS=0.
+            makes a lake's many helpers cheap to start. The fork server is made at the
+            first such start, from the entries mounted by then (a pool may start empty and
+            have its servers mounted later, as the gateway's does). Default: on where the
+            system allows it (Linux), unless the environment sets LAKEBOARD_FORK_SERVERS=0.
     """
 
     def __init__(
@@ -270,16 +281,18 @@ class ClientPool:
         self._closed = False
         if fork_servers is None:
             fork_servers = os.environ.get("LAKEBOARD_FORK_SERVERS", "1").strip() != "0"
-        can_fork = fork_servers and forking_available()
-        self._fork_server = self._make_fork_server(entries.values()) if can_fork else None
+        self._can_fork = fork_servers and forking_available()
+        self._fork_server: ForkServer | None = None
 
-    def _make_fork_server(self, entries: Iterable[ServerEntry]) -> ForkServer | None:
-        forked = [(e, m) for e in entries if isinstance(e, StdioServerEntry) and (m := forked_module(e)) is not None]
-        if not forked:
-            return None
-        log_file = self.log_dir / "fork-server.log" if self.log_dir is not None else None
-        env = server_environment(shared_environment(e.env for e, _ in forked))
-        return ForkServer((m for _, m in forked), env, log_file)
+    def _forks(self) -> ForkServer:
+        """The pool's one fork server, made at the first forked start to preload every mounted entry's module."""
+        if self._fork_server is None:
+            entries = [m.entry for m in self._members.values()]
+            forked = [(e, m) for e in entries if isinstance(e, StdioServerEntry) and (m := forked_module(e)) is not None]
+            log_file = self.log_dir / "fork-server.log" if self.log_dir is not None else None
+            env = server_environment(shared_environment(e.env for e, _ in forked))
+            self._fork_server = ForkServer((m for _, m in forked), env, log_file)
+        return self._fork_server
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -358,6 +371,10 @@ class ClientPool:
     def tools(self, name: str) -> list[str]:
         return list(self._member(name).tools)
 
+    def slow(self, name: str) -> str | None:
+        """Why a server is skipped by broadcasts (a call it left unanswered), or None when it is not."""
+        return self._member(name).slow
+
     def status(self, name: str | None = None) -> dict[str, ServerStatus]:
         """Status of one server, or of all of them (name -> ServerStatus)."""
         members = [self._member(name)] if name is not None else self._members.values()
@@ -428,9 +445,20 @@ class ClientPool:
             raise ToolMissing(name, tool, f"server {name!r} has no tool {tool!r}; it has: {', '.join(member.tools)}")
 
         remaining = max(0.0, deadline - time.monotonic())
+        # Its own task, left to run when the caller stops waiting: the server is taken as slow
+        # until that late answer arrives (see _recover).
+        pending = asyncio.ensure_future(client.call_tool_mcp(tool, dict(arguments or {})))
         try:
-            with anyio.move_on_after(remaining) as scope:
-                raw = await client.call_tool_mcp(tool, dict(arguments or {}))
+            await asyncio.wait({pending}, timeout=remaining)
+        except BaseException:
+            pending.cancel()
+            raise
+        if not pending.done():
+            self._probe(member, client)
+            self._mark_slow(member, client, pending, f"it did not answer {tool} within {timeout_s:g} s")
+            raise ServerTimeout(name, tool, f"server {name!r} did not answer {tool} within {timeout_s:g}s")
+        try:
+            raw = pending.result()
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self._on_death(member, client, exc)
@@ -448,9 +476,6 @@ class ClientPool:
             # Transport failures: broken pipe, HTTP disconnect, connection refused.
             self._on_death(member, client, exc)
             raise ServerDied(name, tool, f"server {name!r} failed during {tool}: {_describe(exc)}") from exc
-        if scope.cancelled_caught:
-            self._probe(member, client)
-            raise ServerTimeout(name, tool, f"server {name!r} did not answer {tool} within {timeout_s:g}s")
 
         elapsed = time.monotonic() - started
         text = _result_text(raw)
@@ -517,9 +542,9 @@ class ClientPool:
         log_file = self.log_dir / f"{member.name}.log" if self.log_dir is not None else None
         if isinstance(entry, StdioServerEntry):
             args, env, cwd = stdio_launch(entry)
-            run = forked_run(entry) if self._fork_server is not None else None
+            run = forked_run(entry) if self._can_fork else None
             if run is not None:
-                return ForkedStdioTransport(self._fork_server, run.module, list(run.args), env, cwd, log_file)
+                return ForkedStdioTransport(self._forks(), run.module, list(run.args), env, cwd, log_file)
             return StdioTransport(command=entry.command, args=args, env=env, cwd=cwd, keep_alive=False,
                                   log_file=log_file)
         assert isinstance(entry, HttpServerEntry)
@@ -565,7 +590,7 @@ class ClientPool:
                 self._emit("server_failed", member.name, time.monotonic() - started, error=member.last_error)
                 return
         member.client, member.tools, member.state = client, tools, "ready"
-        member.failures, member.retry_at = 0, 0.0
+        member.failures, member.retry_at, member.slow = 0, 0.0, None  # a new process owes no late answer
         kind = "server_restarted" if member.ever_connected else "server_started"
         if member.ever_connected:
             member.restarts += 1
@@ -596,7 +621,7 @@ class ClientPool:
         """Record that `client`'s server died and restart it in the background."""
         if member.client is not client or member.state != "ready" or self._closed:
             return  # already handled by a concurrent call
-        member.state = "restarting"
+        member.state, member.slow = "restarting", None  # broadcasts wait for the restart, as for any death
         member.last_error = _describe(exc)
         logger.warning("server %s died: %s; restarting", member.name, member.last_error)
         self._emit("server_died", member.name, None, error=member.last_error)
@@ -615,6 +640,48 @@ class ClientPool:
 
         if not self._closed:
             self._spawn(probe())
+
+    def _mark_slow(self, member: _Member, client: Client, late: asyncio.Future[Any], why: str) -> None:
+        """Skip the server in broadcasts until `late` (and any other late call) has returned and it answers a ping."""
+        late.add_done_callback(lambda f: f.cancelled() or f.exception())  # its outcome is nobody's to raise
+        if member.client is not client or self._closed:
+            return  # it is restarting already
+        member.late_calls.add(late)
+        late.add_done_callback(member.late_calls.discard)
+        if member.slow is None:
+            member.slow = why
+            logger.warning("server %s is slow: %s; broadcasts skip it until it answers again", member.name, why)
+            self._emit("server_slow", member.name, None, reason=why)
+        if member.recovering is None:
+            member.recovering = self._spawn(self._recover(member, client))
+            member.recovering.add_done_callback(lambda _t, m=member: setattr(m, "recovering", None))
+
+    async def _recover(self, member: _Member, client: Client) -> None:
+        """Clear a slow mark once the late calls have returned and a ping is answered within health_timeout_s.
+
+        A server that answers pings while its tool hangs stays skipped while the tool hangs, up to
+        _LATE_ANSWER_LIMIT_S; one that stops answering pings, or passes that limit, is restarted
+        (its new process is not slow). Pings back off from 1 s to _MAX_BACKOFF_S.
+        """
+        delay, give_up_at = 1.0, time.monotonic() + _LATE_ANSWER_LIMIT_S
+        while member.client is client and member.slow is not None:
+            if member.late_calls and time.monotonic() > give_up_at:
+                self._on_death(member, client, RuntimeError(
+                    f"restarted: {member.slow}, and its answer had not come {_LATE_ANSWER_LIMIT_S:g} s later"))
+                return
+            if member.late_calls:
+                await asyncio.wait(set(member.late_calls), timeout=delay)
+                delay = min(_MAX_BACKOFF_S, delay * 2)
+            try:
+                with anyio.fail_after(self.health_timeout_s):
+                    await client.ping()
+            except Exception as exc:
+                why = "it did not answer a ping" if isinstance(exc, TimeoutError) else _describe(exc)
+                self._on_death(member, client, RuntimeError(f"unresponsive while slow ({why})"))
+                return
+            if not member.late_calls and member.client is client:
+                self._emit("server_recovered", member.name, None, was=member.slow)
+                member.slow = None
 
     def _emit(self, kind: str, server: str, elapsed_s: float | None, **data: Any) -> None:
         if self.trace is not None:

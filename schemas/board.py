@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, computed_field, model_validator
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
 
 Phase = Literal["can_help", "respond"]
-ErrorKind = Literal["timeout", "died", "unavailable", "tool_error", "protocol", "invalid_output"]
+ErrorKind = Literal["timeout", "died", "unavailable", "tool_error", "protocol", "invalid_output", "skipped"]
 """How a call to a server went wrong.
 
 - timeout: no answer within the per-server timeout (the server may still be alive)
@@ -23,6 +23,7 @@ ErrorKind = Literal["timeout", "died", "unavailable", "tool_error", "protocol", 
 - tool_error: the server answered with a tool error (it raised)
 - protocol: the server answered with a JSON-RPC error (unknown tool, bad arguments)
 - invalid_output: the answer did not validate against the contract in schemas/messages.py
+- skipped: not asked: it left a call unanswered before and has not answered since (pool's slow mark)
 """
 ResponseKind = Literal["file", "search"]
 ServerState = Literal["starting", "ready", "restarting", "dead", "closed"]
@@ -151,6 +152,7 @@ class ServerStatus(BaseModel):
     tools: list[str] = Field(default_factory=list)
     restarts: int = Field(0, description="successful reconnects after the first connect")
     last_error: str | None = None
+    slow: str | None = Field(None, description="why broadcasts skip it until it answers again, when they do")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+# The images a display carries as base64 text, and that come back as MCP image content: the
+# formats common MCP clients and vision models show (an SVG stays text).
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
 
 class ExecutionError(BaseModel):
     """An exception the cell raised (or a limit the sandbox enforced on it)."""

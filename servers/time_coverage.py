@@ -14,8 +14,9 @@ from pathlib import PurePosixPath
 
 from lakeboard.schemas.families import TimeCoverage
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile
+from lakeboard.servers.time_vocabulary import TIME_COLUMN_WORDS, YEAR, YEAR_COLUMN_WORDS
 
-_Y = r"(1[6-9]\d\d|20\d\d)"
+_Y = rf"({YEAR})"
 _M = r"(0[1-9]|1[0-2])"
 _D = r"(0[1-9]|[12]\d|3[01])"
 # a full date in a name: 20130401, 2013-04-01, 2013_04_01, 2013.04.01
@@ -23,7 +24,6 @@ DATE_IN_NAME = re.compile(rf"(?<!\d){_Y}([-_.]?){_M}\2{_D}(?!\d)")
 MONTH_IN_NAME = re.compile(rf"(?<!\d){_Y}[-_.]?{_M}(?!\d)")
 YEAR_IN_NAME = re.compile(rf"(?<!\d){_Y}(?!\d)")
 _ISO_PREFIX = re.compile(rf"^\s*{_Y}(?:[-/.]{_M}(?:[-/.]{_D})?)?")
-_TIME_WORDS = ("date", "time", "year", "day", "month", "period", "timestamp", "datetime", "yr")
 
 
 def dates_in(text: str) -> list[date]:
@@ -65,7 +65,7 @@ def _as_date(value: str | None, *, end: bool) -> date | None:
         return None
     y = int(m.group(1))
     if m.group(2) is None:
-        # a bare number 1600..2099 is a year only in a column named for time; checked by the caller
+        # a bare number in YEAR_MIN..YEAR_MAX is a year only in a column named for years; checked by the caller
         return date(y, 12, 31) if end else date(y, 1, 1)
     mo = int(m.group(2))
     if m.group(3) is None:
@@ -80,7 +80,8 @@ def _is_time_column(col: ColumnProfile) -> bool:
     if "datetime" in col.dtype or "date" in col.dtype:
         return True
     name = col.name.lower()
-    return any(w in name for w in _TIME_WORDS)
+    # inside the name: column names run words together ("birthdate", "fiscalyear")
+    return any(w in name for w in TIME_COLUMN_WORDS)
 
 
 def coverage_from_data(profile: FileProfile) -> TimeCoverage | None:
@@ -96,7 +97,7 @@ def coverage_from_data(profile: FileProfile) -> TimeCoverage | None:
             if lo is None or hi is None or lo > hi:
                 continue
             bare_years = re.fullmatch(r"\s*\d{4}(\.0)?\s*", str(col.minimum)) is not None
-            if bare_years and not any(w in col.name.lower() for w in ("year", "yr", "fy")):
+            if bare_years and not any(w in col.name.lower() for w in YEAR_COLUMN_WORDS):
                 continue
             starts.append(lo)
             ends.append(hi)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -13,6 +17,22 @@ KRAMABENCH = (REPO.parent / "shared" / "kramabench").resolve()
 KRAMA_DOMAINS = ("archeology", "legal", "wildfire")
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+# Tests never write into the user's own data folder (nor a LAKEBOARD_HOME of theirs): lake configs
+# written without --out/--configs go to this session's own home, and child processes inherit it.
+REAL_DATA_FOLDER = platformdirs.user_data_path("lakeboard")
+_REAL_DATA_FOLDER_EXISTED = REAL_DATA_FOLDER.exists()
+TEST_HOME = Path(tempfile.mkdtemp(prefix="lakeboard-home-"))
+os.environ["LAKEBOARD_HOME"] = str(TEST_HOME)
+atexit.register(shutil.rmtree, TEST_HOME, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_data_folder_untouched():
+    """Fails the session when a test (or a child that lost LAKEBOARD_HOME) wrote into the real user data folder."""
+    yield
+    if not _REAL_DATA_FOLDER_EXISTED:
+        assert not REAL_DATA_FOLDER.exists(), f"a test wrote into the user data folder {REAL_DATA_FOLDER}"
 
 
 def krama_lake(domain: str) -> Path:

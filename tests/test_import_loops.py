@@ -114,3 +114,38 @@ def test_host_and_servers_meet_only_in_common_and_schemas() -> None:
     assert crossings(graph, "lakeboard.servers", "lakeboard.host") == []
     for shared in ("lakeboard.common", "lakeboard.schemas"):
         assert crossings(graph, shared, "lakeboard.host") == crossings(graph, shared, "lakeboard.servers") == []
+
+
+def package_loops(root: Path) -> list[tuple[str, str]]:
+    """Pairs of packages, neither inside the other, each importing the other (at any depth of module)."""
+    modules = _modules(root)
+    packages = {name for name, f in modules.items() if f.name == "__init__.py"}
+
+    def package(module: str) -> str:
+        return module if module in packages else module.rpartition(".")[0]
+
+    edges = {(package(m), package(t)) for m, targets in import_graph(root).items() for t in targets}
+    return sorted((a, b) for a, b in edges if a < b and (b, a) in edges
+                  and not b.startswith(a + ".") and not a.startswith(b + "."))
+
+
+def test_the_finder_sees_two_packages_import_each_other(tmp_path: Path) -> None:
+    files = {
+        "host/__init__.py": "",
+        "host/board.py": "",
+        "host/cli.py": "from lakeboard.host.agents import x\n",  # a package and its parent may meet
+        "host/agents/__init__.py": "",
+        "host/agents/x.py": "from lakeboard.host.baselines.modes import m\nfrom lakeboard.host import board\n",
+        "host/baselines/__init__.py": "",
+        "host/baselines/modes.py": "def m():\n    from lakeboard.host.agents import x\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert package_loops(tmp_path) == [("lakeboard.host.agents", "lakeboard.host.baselines")]
+
+
+def test_packages_are_layers() -> None:
+    """No two packages import each other: the agents use the modes the baselines define
+    (host/baselines/modes.py), never the other way round."""
+    assert package_loops(REPO) == []

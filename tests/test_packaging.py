@@ -66,7 +66,7 @@ def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _wheel_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith(("LAKEBOARD_", "OPENAI_"))}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and (k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "OPENAI_")))}
     return {**env, "HF_HUB_OFFLINE": "1", "FASTMCP_LOG_LEVEL": "WARNING"}
 
 

@@ -144,7 +144,8 @@ class MainAgent:
         usage_mark = self.provider.ledger.mark()
         messages = [
             ChatMessage(role="system", content=self._system_prompt()),
-            ChatMessage(role="user", content=prompts.question_prompt(question, self.max_steps, self.mode.context)),
+            ChatMessage(role="user",
+                        content=main_agent_prompts.question_prompt(question, self.max_steps, self.mode.context)),
         ]
         self._called_a_tool = False
         result = RunResult(question=question, status="max_steps", model=self.provider.settings.model)
@@ -160,7 +161,7 @@ class MainAgent:
                 index += 1
                 if reply.action is None:
                     # Still malformed after every re-ask: the action is spent.
-                    messages.append(ChatMessage(role="user", content=prompts.observation_prompt(
+                    messages.append(ChatMessage(role="user", content=main_agent_prompts.observation_prompt(
                         "an unusable reply", index, self.max_steps, "No action was taken.")))
                     result.notes.append(f"action {index}: the model's reply was unusable after {reply.reasks} re-asks")
                     continue
@@ -184,7 +185,8 @@ class MainAgent:
                 if outcome.final is not None:
                     result = self._finish(result, outcome.final)
                     break
-                observed = prompts.observation_prompt(reply.action.action, index, self.max_steps, outcome.observation)
+                observed = main_agent_prompts.observation_prompt(reply.action.action, index, self.max_steps,
+                                                                 outcome.observation)
                 if reply.call:
                     messages.append(ChatMessage(role="tool", content=observed, tool_call_id=reply.call.id))
                 else:
@@ -240,7 +242,8 @@ class MainAgent:
                 reasks += 1
                 rejected = [
                     ChatMessage(role="assistant", content=history.clip(shown, _REJECTED_CHARS) or "(empty reply)"),
-                    ChatMessage(role="user", content=prompts.reask_prompt(str(exc), tools=self.native_tools)),
+                    ChatMessage(role="user",
+                                content=main_agent_prompts.reask_prompt(str(exc), tools=self.native_tools)),
                 ]
                 continue
             self._emit("model_reply", time.monotonic() - started, ok=True, action=action.action,
@@ -272,11 +275,12 @@ class MainAgent:
         tools = None
         if self.native_tools:
             tools = action_tools.TOOLS if self.mode.broadcasts else action_tools.tools_for(
-                self.mode.text.help_action, named_helper=self.mode.name == "master-slave")
+                self.mode.text.help_action, named_helper=self.mode.names_a_helper)
         return await self.provider.complete(messages, label="main", tools=tools)
 
     def _system_prompt(self) -> str:
-        return prompts.system_prompt(str(self.lake_root), self.max_steps, tools=self.native_tools, mode=self.mode.text)
+        return main_agent_prompts.system_prompt(str(self.lake_root), self.max_steps, tools=self.native_tools,
+                                                mode=self.mode.text)
 
     def _use_text_protocol(self, messages: list[ChatMessage], why: str) -> None:
         """Switch this run to the JSON-in-text protocol, rewriting the conversation so far."""
@@ -309,7 +313,7 @@ class MainAgent:
             posting = await self.blackboard.post(request)
         elif self.mode.text.help_action is None:
             return _Outcome("Nobody helps in this setting: the files are listed with the question.", ok=False)
-        elif self.mode.name == "master-slave":
+        elif self.mode.names_a_helper:
             if action.helper not in self.mode.helpers:
                 named = f"No helper is called {action.helper!r}" if action.helper else "The request names no helper"
                 return _Outcome(f'{named}; set "helper" to one of: {", ".join(self.mode.helpers)}.', ok=False)

@@ -6,38 +6,9 @@ requests by it, and it tells a person reading a trace which agent spoke.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from lakeboard.host.baselines.modes import BLACKBOARD_TEXT, ModeText
 
 MAIN_AGENT_MARKER = "You are the main agent of Lakeboard"
-
-@dataclass(frozen=True)
-class ModeText:
-    """What changes in the prompt between the blackboard and the paper's baselines."""
-
-    lake_note: str  # ends the lake's bullet: who knows its files
-    helpers: str  # the inputs' bullet on who helps ("" for nobody)
-    help_action: str | None  # what request_help does (None: no such action)
-    help_json: str  # its JSON form
-    code_files: str  # whose files run_code loads
-    first_rule: str
-
-
-BLACKBOARD_TEXT = ModeText(
-    lake_note="You cannot list or read the\n  lake yourself; other agents know its files.",
-    helpers="""\
-- A blackboard. When you post a request on it, every helper agent reads the request and decides by
-  itself whether it can help. The file agents each know one part of the lake: a file agent that
-  helps answers with the relevant files, code that loads them correctly, an explanation of the data,
-  a sample of it and the steps needed to use it. A search agent answers questions that need general
-  or domain knowledge.
-""",
-    help_action="""Post a request on the blackboard for data or knowledge that you need. Describe what
-   you need in plain words (the quantities, the places and the period); do not guess file names.""",
-    help_json='{{"action": "request_help", "request": "...", "reason": "why you need it"}}',
-    code_files="the files that\n   the helpers suggested",
-    first_rule="""Ask the blackboard before you guess where data is. Use the code and the steps that the helpers give
-  you, and check the data (headers, units, missing values and footnotes) before you compute with it.""",
-)
 
 _INTRO = """\
 You are the main agent of Lakeboard, a data scientist who answers questions about a data lake.
@@ -129,7 +100,7 @@ or answer) and the fields of that action."""
 
 def system_prompt(lake: str, max_steps: int, *, tools: bool = False, mode: ModeText = BLACKBOARD_TEXT) -> str:
     """The system prompt: the actions as JSON objects in text, or (`tools`) as tool calls; `mode`
-    is the blackboard's or one of the paper's baselines' (host/baselines/baseline_prompts.py)."""
+    is the blackboard's or one of the paper's baselines' (host/baselines/modes.py)."""
     return _template(mode, tools).format(lake=lake, max_steps=max_steps)
 
 

@@ -26,7 +26,8 @@ from typing import Any
 from lakeboard.common.atomic_files import write_text_atomic
 from lakeboard.host.agents.main_agent import MainAgent
 from lakeboard.host.agents.offline_agent import answer_offline
-from lakeboard.host.baselines.modes import AgentMode
+from lakeboard.host.baselines.mode_setup import ModeSetup
+from lakeboard.host.baselines.modes import Mode
 from lakeboard.host.blackboard import Blackboard
 from lakeboard.host.kernel_session import KernelClient
 from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS, KernelWorkdirs, own_workdirs
@@ -108,9 +109,7 @@ class AskSession:
         self.kernel: KernelClient | None = None
         self._lake_paths: list[str] | None = None
         self._native_tools = True  # until the endpoint shows it does without them
-        self._partitions: list | None = None  # the baselines' view of the lake, gathered once
-        self._entries: list | None = None
-        self._retriever = None
+        self.modes: ModeSetup | None = None
         self._own_folders: list[Path] = []
 
     async def __aenter__(self) -> AskSession:
@@ -141,6 +140,7 @@ class AskSession:
         self.blackboard = Blackboard(
             self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s, respond_timeout_s=self.helper_timeout_s
         )
+        self.modes = ModeSetup(self.blackboard, self.lake.config_dir)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -163,13 +163,14 @@ class AskSession:
         return self._lake_paths
 
     async def ask(self, question: str, *, task_id: str = "main-task", max_steps: int | None = None,
-                  mode: str = "blackboard") -> RunResult:
+                  mode: Mode = "blackboard") -> RunResult:
         """Answer one question (with the model) or find and load its data (without).
 
         `mode` is the blackboard or one of the paper's baselines (master-slave, rag, all-files),
         each with its own prompt; without a model the blackboard finds the data whatever the mode.
         """
-        assert self.blackboard is not None and self.kernel is not None and self.lake.root is not None
+        assert self.blackboard is not None and self.kernel is not None and self.modes is not None
+        assert self.lake.root is not None
         if self.trace is not None:
             self.trace.emit("ask", question=question, task_id=task_id, mode=mode,
                             model=self.settings.model if self.settings else None)
@@ -191,7 +192,7 @@ class AskSession:
             max_steps=max_steps or self.max_steps,
             cell_timeout_s=self.cell_timeout_s,
             native_tools=self._native_tools,
-            mode=await self.agent_mode(mode, question),
+            mode=await self.modes.agent_mode(mode, question),
         )
         result = await agent.run(question, task_id=task_id)
         self._native_tools = agent.native_tools
@@ -204,38 +205,6 @@ class AskSession:
             result.notes.extend(n for n in fallback.notes if not n.startswith("No model is configured"))
         result.usage = self.provider.ledger.spent_since(usage_mark)
         return result
-
-    async def agent_mode(self, mode: str, question: str) -> AgentMode:
-        """What the main agent is given in `mode`: its prompt, the helpers or files shown up front."""
-        from lakeboard.host.baselines.offline_modes import RAG_FILES, file_inventory, partitions_of
-        from lakeboard.host.baselines.baseline_prompts import MODE_TEXTS, files_context, helpers_context
-        from lakeboard.host.baselines.retrieval import FileRetriever
-        from lakeboard.schemas.clusters import ClusterConfig
-
-        if mode == "blackboard":
-            return AgentMode()
-        if mode not in MODE_TEXTS:
-            raise ValueError(f"unknown mode {mode!r}: use blackboard, master-slave, rag or all-files")
-        assert self.pool is not None and self.blackboard is not None
-        if self._partitions is None:
-            config = ClusterConfig.model_validate_json((self.lake.config_dir / "clusters.json").read_text())
-            self._partitions = partitions_of(config, self.pool.helpers)
-        file_agents = {p.helper for p in self._partitions}
-        search = tuple(h for h in self.pool.helpers if h not in file_agents)
-        if mode == "master-slave":
-            about = [(p.helper, p.description or p.name) for p in self._partitions]
-            about += [(name, "the search agent: general and domain knowledge") for name in search]
-            return AgentMode(mode, MODE_TEXTS[mode], helpers_context(about), tuple(name for name, _ in about))
-        if self._entries is None:
-            self._entries = await file_inventory(self.blackboard, sorted(file_agents))
-        if mode == "rag":
-            if self._retriever is None:
-                self._retriever = FileRetriever(self._entries)
-            by_path = {e.path: e for e in self._entries}
-            top = [by_path[p] for p in self._retriever.top(question, RAG_FILES)]
-            context = files_context(top, f"The {len(top)} files of the lake closest to the question:")
-            return AgentMode(mode, MODE_TEXTS[mode], context, search)
-        return AgentMode(mode, MODE_TEXTS[mode], files_context(self._entries, "Every file of the lake:"))
 
     async def save_notebook(self, path: Path) -> Path:
         """Write the kernel session so far as a notebook (atomically); returns the path."""

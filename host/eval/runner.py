@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 from lakeboard.host.eval.answers_runner import run_answer_eval
-from lakeboard.host.baselines import MODES
+from lakeboard.host.baselines.modes import MODES
 from lakeboard.host.eval.discovery_scores import score_discovery
 from lakeboard.host.eval.means import rounded_mean
-from lakeboard.host.lakes import Lake, LakeError, lake_files, resolve_lake
+from lakeboard.host.lakes import Lake, LakeError, lake_files, refresh_index, resolve_lake
 from lakeboard.schemas.workload import Workload, WorkloadTask
 
 
@@ -26,8 +26,11 @@ def load_workload(path: Path) -> list[WorkloadTask]:
 
 async def run_eval(args) -> int:
     tasks = load_workload(args.workload)
-    lake = Lake(args.config.resolve(), Path(args.lake).resolve()) if args.config else resolve_lake(
-        args.lake, configs=args.configs, reindex=args.reindex)
+    if args.config:
+        lake = Lake(args.config.resolve(), Path(args.lake).resolve())
+        refresh_index(lake.config_dir, lake.root)  # as resolve_lake does: never score against a stale index
+    else:
+        lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex)
     if lake.root is None:
         raise LakeError("cannot tell which folder the lake is: pass --lake LAKE")
     modes = list(MODES) if "all" in args.mode else list(dict.fromkeys(args.mode))

@@ -21,6 +21,7 @@ from lakeboard.host.servers_config import HttpServerEntry
 
 KERNEL_TOKEN_ENV = "LAKEBOARD_KERNEL_TOKEN"
 DEFAULT_PORT = 8760
+HELPER_TIMEOUT_S = 20.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,15 +33,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernel-token", metavar="TOKEN",
                         help=f"the remote kernel's --auth-token (env {KERNEL_TOKEN_ENV}, which keeps it out of "
                         "process listings)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="per-helper timeout in seconds (default 60)")
+    parser.add_argument("--timeout", type=float, default=HELPER_TIMEOUT_S,
+                        help=f"per-helper timeout in seconds, for can_help and again for respond (default "
+                        f"{HELPER_TIMEOUT_S:g}: a request_help then ends well within the 60 s MCP clients commonly wait)")
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="per-cell timeout in seconds (default 120)")
     parser.add_argument("--max-kernels", type=int, default=None,
                         help="kernels run at once, one per client session; beyond it run_code is refused "
                         "(env LAKEBOARD_MAX_KERNELS; default 4)")
     parser.add_argument("--kernel-idle-timeout", type=float, default=None, metavar="SECONDS",
                         help="stop a session's kernel unused this long (env LAKEBOARD_KERNEL_IDLE_TIMEOUT; default 1800)")
-    parser.add_argument("--configs", type=Path, default=Path("configs"),
-                        help="where lake configs are written when a lake folder is given (default ./configs)")
+    parser.add_argument("--configs", type=Path,
+                        help="where lake configs are written when a lake folder is given (default: "
+                        "$LAKEBOARD_HOME/configs, else configs/ in the user data folder)")
     add_http_arguments(parser, port=DEFAULT_PORT)
 
 

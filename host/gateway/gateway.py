@@ -52,6 +52,8 @@ class Gateway:
     """A lake's helpers on one blackboard, kernels by client session, and what the lake holds.
 
     kernel: a kernel server to use instead of the config's own (e.g. one on a Linux machine, by URL).
+    helper_timeout_s: each helper's limit for can_help, and again for respond; a request_help takes at
+        most about twice this, and a helper that timed out is skipped until it answers again (pool.slow).
     kernel_limits: how many kernels run at once, and how long one may sit unused.
     """
 
@@ -60,7 +62,7 @@ class Gateway:
         lake: Lake,
         *,
         kernel: ServerEntry | None = None,
-        helper_timeout_s: float = 60.0,
+        helper_timeout_s: float = 20.0,
         cell_timeout_s: float = 120.0,
         connect_timeout_s: float = 60.0,
         trace: Trace | None = None,
@@ -233,8 +235,9 @@ def _help_board(posting: Posting, files: list[str], notes: list[str]) -> HelpBoa
         declined=[Declined(helper=o.helper, reason=o.decision.reason, confidence=o.decision.confidence)
                   for o in posting.outcomes if o.decision is not None and not o.decision.can_help],
         timed_out=[f for f in failures if f.kind == "timeout"],
-        failed=[f for f in failures if f.kind != "timeout"],
-        helpers=len(posting.outcomes),
+        failed=[f for f in failures if f.kind not in ("timeout", "skipped")],
+        skipped=[f for f in failures if f.kind == "skipped"],
+        helpers=len(posting.outcomes) - sum(f.kind == "skipped" for f in failures),
         elapsed_s=round(posting.elapsed_s, 3),
         notes=notes,
     )

@@ -24,7 +24,7 @@ class Failure(BaseModel):
 
 
 class HelpBoard(BaseModel):
-    """One posting on the blackboard: every volunteer's response, and who declined, timed out or failed."""
+    """One posting on the blackboard: every volunteer's response, and who declined, timed out, failed or was skipped."""
 
     request: str
     request_id: str
@@ -35,6 +35,8 @@ class HelpBoard(BaseModel):
     declined: list[Declined] = Field(default_factory=list)
     timed_out: list[Failure] = Field(default_factory=list)
     failed: list[Failure] = Field(default_factory=list, description="helpers that errored, died or answered wrongly")
+    skipped: list[Failure] = Field(default_factory=list,
+                                   description="helpers not asked: they left a call unanswered and have not answered since")
     helpers: int = Field(0, description="how many helpers saw the request")
     elapsed_s: float = 0.0
     notes: list[str] = Field(default_factory=list, description="problems with the servers files, one sentence each")

@@ -19,6 +19,7 @@ from mcp_types import ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
 from lakeboard.common.client_sessions import NO_SESSION, client_session, when_session_ends
+from lakeboard.common.execution_images import image_content
 from lakeboard.common.live_sessions import SessionRefused
 from lakeboard.host.gateway import mcp_prompts
 from lakeboard.host.gateway.gateway import Gateway, NotAvailable, describe
@@ -27,8 +28,6 @@ from lakeboard.host.kernel_session import KernelUnavailable, render_execution
 from lakeboard.schemas.execution import ExecutionResult
 
 log = logging.getLogger(__name__)
-
-IMAGE_TYPES = ("image/png", "image/jpeg")  # what MCP image content carries
 
 
 def instructions(gateway: Gateway) -> str:
@@ -145,13 +144,7 @@ def _session_of(ctx: Context, gateway: Gateway) -> str:
 
 
 def _content(result: ExecutionResult) -> list[TextContent | ImageContent]:
-    content: list[TextContent | ImageContent] = [TextContent(type="text", text=render_execution(result))]
-    for item in result.display:
-        for mime in IMAGE_TYPES:
-            data = item.data.get(mime)
-            if isinstance(data, str):
-                content.append(ImageContent(type="image", data=data.replace("\n", ""), mime_type=mime))
-    return content
+    return [TextContent(type="text", text=render_execution(result)), *image_content(result)]
 
 
 def _lake_words(gateway: Gateway) -> tuple[str, str]:

@@ -1,8 +1,8 @@
 """How a file agent reaches a model, in order of preference:
 
 1. the calling client's model, through MCP sampling, in either protocol era
-   (`lakeboard.servers.client_model`; replayed steps are keyed "select", "analyse", "decide", ...);
-2. the server's own model (`lakeboard.servers.model_client.ServerModel`, from `LAKEBOARD_LLM_*` or
+   (`lakeboard.servers.llm.client_model`; replayed steps are keyed "select", "analyse", "decide", ...);
+2. the server's own model (`lakeboard.servers.llm.own_model.ServerModel`, from `LAKEBOARD_LLM_*` or
    `OPENAI_*` environment variables);
 3. none: `model_for` returns None and the offline engine answers.
 
@@ -19,8 +19,8 @@ from typing import Any
 
 import anyio
 
-from lakeboard.servers.model_client import ServerModel
-from lakeboard.servers.client_model import Model, sampling_model
+from lakeboard.servers.llm.client_model import Model, sampling_model
+from lakeboard.servers.llm.own_model import ServerModel
 
 MODE_ENV = "LAKEBOARD_FILE_AGENT_MODEL"
 LENT_MODEL_ENV = "LAKEBOARD_FILE_AGENT_MODEL_NAME"

@@ -35,8 +35,8 @@ from lakeboard.servers.file_agent import response_writing, file_agent_prompts
 from lakeboard.servers.file_agent.agent import FileAgent
 from lakeboard.servers.file_agent.analysis_store import AnalysisStore, StoredAnalysis, analysis_key, inputs_digest
 from lakeboard.servers.file_agent.model_access import OwnModel, model_for
-from lakeboard.servers.model_client import ModelUnavailable
-from lakeboard.servers.client_model import InputNeeded, Model, background_model
+from lakeboard.servers.llm.client_model import InputNeeded, Model, background_model
+from lakeboard.servers.llm.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lakeboard.common.child_processes import SAFE_FOLDER
 from lakeboard.common.code_text import printable
+from lakeboard.common.config_home import default_configs
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.servers.profiling.cache import CacheWriteError
 from lakeboard.servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
@@ -66,11 +67,24 @@ def _sentence(exc: Exception, out: Path) -> str:
             "a folder on another disk with --out DIR")
 
 
+# The options that say how a lake is indexed (not where, nor how loudly): a host that finds the
+# lake changed re-indexes with them. The API key is never among them (it is read from the environment).
+_RECORDED = {"strategy": "--strategy", "clusters": "--clusters", "docs": "--docs", "search_backend": "--search-backend",
+             "model": "--model", "base_url": "--base-url", "llm_config": "--llm-config", "time_budget": "--time-budget"}
+
+
+def _index_options(args: argparse.Namespace) -> list[str]:
+    options = [f for name, flag in _RECORDED.items() if getattr(args, name) is not None
+               for f in (flag, str(getattr(args, name)))]
+    return options + (["--no-analysis"] if args.no_analysis else [])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="lakeboard index", description="Profile a lake, partition it and write configs.")
     ap.add_argument("lake", type=Path)
     ap.add_argument("--name", help="config name (default: the lake folder's name)")
-    ap.add_argument("--out", type=Path, default=Path("configs"), help="configs folder (default: ./configs)")
+    ap.add_argument("--out", type=Path, help="configs folder (default: $LAKEBOARD_HOME/configs, else configs/ in "
+                                             "the user data folder, e.g. ~/.local/share/lakeboard/configs)")
     ap.add_argument("--strategy", choices=["directory", "embedding", "llm"], default="directory")
     ap.add_argument("--clusters", type=int, help="number of clusters (default: chosen by the strategy)")
     ap.add_argument("--docs", type=Path, help="documents folder for the search agent (default: LAKE/docs if any)")
@@ -89,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     keep_new_files_private()  # profiles hold samples of every file: owner-only, as all it writes
+    if args.out is None:
+        args.out = default_configs()
     _leave_current_folder(args)
 
     from lakeboard.common.llm_settings import LLMConfigError, LLMSettings
@@ -100,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         res = index_lake(
             args.lake, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
             docs=args.docs, search_backend=args.search_backend, workers=args.workers, progress=None if args.quiet else _progress_printer(),
-            model=model, time_budget_s=args.time_budget,
+            model=model, time_budget_s=args.time_budget, index_args=_index_options(args),
         )
     except (PartitionError, NotADirectoryError, ValueError, OSError, LLMConfigError) as exc:
         print(f"lakeboard index: {printable(_sentence(exc, args.out), 4000)}", file=sys.stderr)

@@ -19,7 +19,8 @@ import anyio
 from lakeboard.common.llm_settings import LLMSettings
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.servers.file_agent.analysis_store import AnalysisStore
-from lakeboard.servers.model_client import ModelUnavailable, ServerModel
+from lakeboard.servers.llm.errors import ModelUnavailable
+from lakeboard.servers.llm.own_model import ServerModel
 
 
 @dataclass

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from lakeboard.common.config_home import default_configs
+from lakeboard.common.lake_stamps import STAMPS_FILE, IndexedLake, lake_stamps
 from lakeboard.common.llm_settings import LLMSettings
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.servers.indexing.config_set import publish
@@ -50,7 +52,7 @@ def index_lake(
     lake: Path,
     *,
     name: str | None = None,
-    out: Path = Path("configs"),
+    out: Path | None = None,
     strategy: str = "directory",
     n_clusters: int | None = None,
     docs: Path | None = None,
@@ -59,9 +61,16 @@ def index_lake(
     progress: Callable[[int, int, str], None] | None = None,
     model: LLMSettings | None = None,
     time_budget_s: float | None = None,
+    index_args: list[str] | None = None,
 ) -> IndexResult:
+    """Index `lake` into `out`/NAME (`out`: the default configs folder when None).
+
+    `index_args` are the indexer options this index was made with (as `python -m
+    lakeboard.servers.indexing` takes them): they are recorded with the lake's stamps, so that
+    a host that finds the lake changed re-indexes it the same way.
+    """
     from lakeboard.servers.profiling import profile_lake
-    from lakeboard.servers.families import describe_families
+    from lakeboard.servers.profiling.families import describe_families
     from lakeboard.servers.relevance import vocabulary_of
 
     t0 = time.perf_counter()
@@ -69,7 +78,7 @@ def index_lake(
     if not lake.is_dir():
         raise NotADirectoryError(f"the lake {str(lake)!r} is not a folder")
     name = slug(name or lake.name)
-    out = out.expanduser().resolve()
+    out = (out if out is not None else default_configs()).expanduser().resolve()
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"{str(out)!r} is a file: --out names the folder configs are written to")
     config_dir = out / name
@@ -79,6 +88,10 @@ def index_lake(
             "into a lake: choose --out outside it"
         )
     _refuse_other_lake(config_dir, lake)
+    # Stamped before profiling: a file changed while it is profiled is seen as changed next time.
+    stamps = lake_stamps(lake)
+    if not stamps:  # before any folder is made: an empty lake leaves nothing behind
+        raise ValueError(f"the lake {str(lake)!r} holds no files")
     docs = docs or find_docs_folder(lake)
     backend = search_backend_for(docs, search_backend)  # a bad choice fails before the long part
     # Owner-only (profiles hold samples of every file), also a folder an older Lakeboard made.
@@ -107,6 +120,7 @@ def index_lake(
         "clusters.json": config.model_dump_json(indent=2),
         "servers.json": json.dumps(entries, indent=2, ensure_ascii=False) + "\n",
         "vocabulary.json": vocabulary_of(profiles).model_dump_json(),
+        STAMPS_FILE: IndexedLake(stamps, list(index_args or [])).to_json(),
     })
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "workdir").mkdir(exist_ok=True)

@@ -3,6 +3,7 @@
     configs/NAME/clusters.json   -> current/clusters.json     links made once, never changed
     configs/NAME/servers.json    -> current/servers.json
     configs/NAME/vocabulary.json -> current/vocabulary.json
+    configs/NAME/lake_stamps.json -> current/lake_stamps.json  what the walk saw (common/lake_stamps.py)
     configs/NAME/current         -> sets/<id>                 the one link each index flips
     configs/NAME/sets/<id>/      the files of one index
 

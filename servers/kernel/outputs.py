@@ -7,10 +7,9 @@ import re
 from collections import deque
 from typing import Any
 
-from lakeboard.schemas.execution import DisplayData, ExecutionError
+from lakeboard.schemas.execution import IMAGE_TYPES, DisplayData, ExecutionError
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 TEXT_TYPES = ("text/plain", "text/html", "text/markdown", "text/latex", "image/svg+xml", "application/javascript")
 MAX_DISPLAY_BYTES = 8 * 1024 * 1024  # all rich outputs of one cell, images included
 

@@ -13,10 +13,12 @@ from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.lifespan import lifespan
 from fastmcp.tools.base import ToolResult
-from mcp_types import ImageContent, TextContent, ToolAnnotations
+from mcp_types import TextContent, ToolAnnotations
 from pydantic import Field
 
+from lakeboard.common.execution_images import image_content
 from lakeboard.schemas.execution import (
+    IMAGE_TYPES,
     ExecutionResult,
     KernelActionResult,
     NotebookSaved,
@@ -24,7 +26,6 @@ from lakeboard.schemas.execution import (
     VariablesResult,
 )
 from lakeboard.servers.kernel.config import KernelConfig
-from lakeboard.servers.kernel.outputs import IMAGE_TYPES
 from lakeboard.servers.kernel.session import KernelStartError
 from lakeboard.servers.kernel.session_kernels import PROCESS, SessionKernels
 from lakeboard.servers.kernel.workdir_files import WorkdirPathError
@@ -60,12 +61,7 @@ def render_text(result: ExecutionResult) -> str:
 
 
 def to_tool_result(result: ExecutionResult) -> ToolResult:
-    content: list[TextContent | ImageContent] = [TextContent(type="text", text=render_text(result))]
-    for item in result.display:
-        for mime in IMAGE_TYPES:
-            data = item.data.get(mime)
-            if isinstance(data, str):
-                content.append(ImageContent(type="image", data=data.replace("\n", ""), mime_type=mime))
+    content = [TextContent(type="text", text=render_text(result)), *image_content(result)]
     return ToolResult(content=content, structured_content=result.model_dump(mode="json"))
 
 

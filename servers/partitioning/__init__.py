@@ -20,7 +20,7 @@ def strategy_named(name: str, *, n_clusters: int | None = None, model: LLMSettin
 
         return EmbeddingStrategy(n_clusters=n_clusters)
     if name == "llm":
-        from lakeboard.servers.model_client import ServerModel
+        from lakeboard.servers.llm.own_model import ServerModel
         from lakeboard.servers.partitioning.llm import LLMStrategy
 
         return LLMStrategy(n_clusters=n_clusters, model=ServerModel(model) if model is not None else None)

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from lakeboard.schemas.clusters import ClusterSpec
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.partitioning.base import describe, slug, unique_names
-from lakeboard.servers.families import column_signature, find_families
+from lakeboard.servers.profiling.families import column_signature, find_families
 
 
 # Clusters a lake gets when no number is asked for: about one per FILES_PER_CLUSTER files,

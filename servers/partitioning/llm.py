@@ -10,7 +10,8 @@ from lakeboard.common.json_replies import extract_json_object
 from lakeboard.common.prompt_data import data_block
 from lakeboard.schemas.clusters import ClusterSpec
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.model_client import ModelUnavailable, ServerModel
+from lakeboard.servers.llm.errors import ModelUnavailable
+from lakeboard.servers.llm.own_model import ServerModel
 from lakeboard.servers.partitioning.base import PartitionError, describe, slug, unique_names
 
 SYSTEM = "You organise the files of a data lake into clusters of related files. You answer with JSON only."

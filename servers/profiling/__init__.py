@@ -8,7 +8,8 @@
 
 One reader module per kind of file (delimited, with fixed_width for text aligned with
 spaces, excel, json_files, parquet, arrays, cdf, geo, html, documents, images, fallback);
-detect picks one from the extension and the content.
+detect picks one from the extension and the content. `families` groups the profiled files
+that belong together (dated series, same-shaped siblings).
 """
 
 from lakeboard.servers.profiling.cache import ProfileCache

@@ -57,11 +57,11 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".html": ("html", "html"),
     ".htm": ("html", "html"),
     ".xhtml": ("html", "html"),
-    ".pdf": ("pdf", "documents"),
-    ".docx": ("docx", "documents"),
-    ".md": ("markdown", "documents"),
-    ".markdown": ("markdown", "documents"),
-    ".rst": ("text", "documents"),
+    ".pdf": ("pdf", "text_documents"),
+    ".docx": ("docx", "text_documents"),
+    ".md": ("markdown", "text_documents"),
+    ".markdown": ("markdown", "text_documents"),
+    ".rst": ("text", "text_documents"),
     ".png": ("image", "images"),
     ".jpg": ("image", "images"),
     ".jpeg": ("image", "images"),
@@ -89,7 +89,7 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"\xcd\xf2\x60\x02", "cdf", "cdf"),
     (b"\xcc\xcc\x00\x01", "cdf", "cdf"),
     (b"\x00\x00\xff\xff", "cdf", "cdf"),
-    (b"%PDF", "pdf", "documents"),
+    (b"%PDF", "pdf", "text_documents"),
     (b"\x89PNG\r\n\x1a\n", "image", "images"),
     (b"\xff\xd8\xff", "image", "images"),
     (b"GIF87a", "image", "images"),
@@ -127,7 +127,7 @@ def _zip_kind(path: Path) -> tuple[str, str] | None:
     if "xl/workbook.xml" in lower or any(n.startswith("xl/") for n in lower):
         return ("excel", "excel")
     if "word/document.xml" in lower:
-        return ("docx", "documents")
+        return ("docx", "text_documents")
     if lower and all(n.endswith(".npy") for n in lower):
         return ("npz", "arrays")
     if any(n.endswith(".shp") for n in lower):
@@ -207,14 +207,14 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         if compression:
             return Detection("zip", "fallback")
         kind = _zip_kind(path)
-        if kind is None and _EXTENSION_FORMATS.get(ext, ("", ""))[1] in ("excel", "documents", "arrays", "geo"):
+        if kind is None and _EXTENSION_FORMATS.get(ext, ("", ""))[1] in ("excel", "text_documents", "arrays", "geo"):
             return None  # a damaged container: its own reader says what is wrong with it
         return Detection(*(kind or ("binary", "fallback")))
     if not head:
         return None
     if looks_binary(head):
         expected = _EXTENSION_FORMATS.get(ext)
-        if expected and expected[1] in ("excel", "geo", "parquet", "arrays", "cdf", "images", "documents"):
+        if expected and expected[1] in ("excel", "geo", "parquet", "arrays", "cdf", "images", "text_documents"):
             return None  # binary formats: their reader checks the content itself
         if ext in SHAPEFILE_SIDECARS:
             return None
@@ -230,7 +230,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("image", "images")
         if ext in (".xml", ".kml", ".gml", ".gpx", ".svg"):
             return None
-        return Detection("text", "documents") if ext not in _EXTENSION_FORMATS else None
+        return Detection("text", "text_documents") if ext not in _EXTENSION_FORMATS else None
     if low.startswith("{") or low.startswith("["):
         if ext in (".geojson", ".topojson"):
             return None
@@ -242,10 +242,10 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("json", "json_files")
         return None
     if low.startswith("%pdf"):
-        return Detection("pdf", "documents")
+        return Detection("pdf", "text_documents")
     expected = _EXTENSION_FORMATS.get(ext)
     if ext in _TEXT_EXTENSIONS:
-        return Detection("text", "documents")
+        return Detection("text", "text_documents")
     if expected is None:
         # Unknown extension, text content: maybe a table, else a document.
         return Detection("text", "delimited")

@@ -16,6 +16,7 @@ from datetime import date, datetime, time
 from typing import Any, NamedTuple, Protocol, Sequence
 
 from lakeboard.servers.profiling.column_stats import unique_names
+from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
 
@@ -29,7 +30,7 @@ _DATE = re.compile(
     r"|^\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?$"
 )
 _NA = frozenset({"na", "n/a", "nan", "null", "none", "-", "--", "#n/a", "n.a.", ".", "..", "...", "(x)", "(na)", "(d)"})
-_YEAR = re.compile(r"^(1[0-9]|2[0-9])\d\d$")
+_YEAR_CELL = re.compile(rf"^{YEAR}$")
 _NOTE_START = re.compile(r"^\s*(?:[*†‡§¹²³\d]\s|[*†‡§¹²³]|note|source|footnote|\(\w\)|\[\w+\])", re.IGNORECASE)
 
 
@@ -238,7 +239,7 @@ class _Analyzer:
         row = self.grid.row(i)
         vals = [str(v).strip() for v, k in zip(row, inf.kinds) if k == VALUE]
         if not vals or not all(
-            _YEAR.match(v.split(".")[0]) and ("." not in v or v.endswith(".0")) for v in vals
+            _YEAR_CELL.match(v.split(".")[0]) and ("." not in v or v.endswith(".0")) for v in vals
         ):
             return False
         if inf.n_value < 2:
@@ -247,7 +248,7 @@ class _Analyzer:
             return True
         below = self.grid.row(nxt)
         below_vals = [str(v).strip() for v, k in zip(below, self.info(nxt).kinds) if k == VALUE]
-        return not all(_YEAR.match(v) for v in below_vals)
+        return not all(_YEAR_CELL.match(v) for v in below_vals)
 
     # -- one run of non-blank rows ----------------------------------------------
     def layout_segment(self, seg: _Segment, first: bool, width: int) -> _SegmentLayout:

@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from lakeboard.servers.time_vocabulary import YEAR
+
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTHS["sept"] = 9
@@ -34,23 +36,22 @@ _FAR_FUTURE = date(9999, 12, 31)
 _FAR_PAST = date(1, 1, 1)
 
 _MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_YEAR = r"(?:1[6-9]\d\d|20\d\d|2100)"
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 
 # One point or span of time, most specific forms first. Each alternative is a named group.
 _WHEN = re.compile(
     rf"""(?ix)
     (?<![\w.])(?:
-        (?P<drd1>{_DAY})\s*(?:-|–|to|and|until|till|through)\s*(?P<drd2>{_DAY})\s+(?:of\s+)?(?P<drm>{_MONTH_NAME})\.?,?\s+(?P<dry>{_YEAR})
-      | (?P<rdm>{_MONTH_NAME})\.?\s+(?P<rdd1>{_DAY})\s*(?:-|–|to|until|till|through)\s*(?P<rdd2>{_DAY}),?\s+(?P<rdy>{_YEAR})
-      | (?P<sy1>{_YEAR})[-/](?P<sy2>\d\d)(?![\d/.-])
-      | (?P<iso>{_YEAR})[-/.](?P<iso_m>0?[1-9]|1[0-2])(?:[-/.](?P<iso_d>0?[1-9]|[12]\d|3[01]))?(?![\d])
-      | (?P<compact>{_YEAR})(?P<compact_m>0[1-9]|1[0-2])(?P<compact_d>0[1-9]|[12]\d|3[01])?(?!\d)
-      | (?P<dmy_d>{_DAY})\s+(?:of\s+)?(?P<dmy_m>{_MONTH_NAME})\.?,?\s+(?P<dmy_y>{_YEAR})
-      | (?P<mdy_m>{_MONTH_NAME})\.?\s+(?P<mdy_d>{_DAY})(?:,?\s+(?P<mdy_y>{_YEAR}))?(?![\d:])
-      | (?P<my_m>{_MONTH_NAME})\.?,?\s+(?:of\s+)?(?P<my_y>{_YEAR})
-      | (?P<decade>(?:1[6-9]|20)\d0)'?s
-      | (?P<year>{_YEAR})
+        (?P<drd1>{_DAY})\s*(?:-|–|to|and|until|till|through)\s*(?P<drd2>{_DAY})\s+(?:of\s+)?(?P<drm>{_MONTH_NAME})\.?,?\s+(?P<dry>{YEAR})
+      | (?P<rdm>{_MONTH_NAME})\.?\s+(?P<rdd1>{_DAY})\s*(?:-|–|to|until|till|through)\s*(?P<rdd2>{_DAY}),?\s+(?P<rdy>{YEAR})
+      | (?P<sy1>{YEAR})[-/](?P<sy2>\d\d)(?![\d/.-])
+      | (?P<iso>{YEAR})[-/.](?P<iso_m>0?[1-9]|1[0-2])(?:[-/.](?P<iso_d>0?[1-9]|[12]\d|3[01]))?(?![\d])
+      | (?P<compact>{YEAR})(?P<compact_m>0[1-9]|1[0-2])(?P<compact_d>0[1-9]|[12]\d|3[01])?(?!\d)
+      | (?P<dmy_d>{_DAY})\s+(?:of\s+)?(?P<dmy_m>{_MONTH_NAME})\.?,?\s+(?P<dmy_y>{YEAR})
+      | (?P<mdy_m>{_MONTH_NAME})\.?\s+(?P<mdy_d>{_DAY})(?:,?\s+(?P<mdy_y>{YEAR}))?(?![\d:])
+      | (?P<my_m>{_MONTH_NAME})\.?,?\s+(?:of\s+)?(?P<my_y>{YEAR})
+      | (?P<decade>(?={YEAR})\d\d\d0)'?s
+      | (?P<year>{YEAR})
       | (?P<month>{_MONTH_NAME})
     )(?![\w])
     """
@@ -301,7 +302,7 @@ def parse_constraints(text: str) -> Constraints:
 _SEASON_BEFORE = re.compile(
     r"(?i)\b(?:in|the|this|last|next|each|every|during|of|over|through|early|late|mid|since|until|by)[\s-]*$"
 )
-_YEAR_AFTER = re.compile(rf"^\s*(?:of\s+)?{_YEAR}\b")
+_YEAR_AFTER = re.compile(rf"^\s*(?:of\s+)?{YEAR}\b")
 
 
 def _is_season(text: str, m: re.Match[str]) -> bool:

@@ -11,6 +11,7 @@ from datetime import date
 
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.time_coverage import DATE_IN_NAME
+from lakeboard.servers.time_vocabulary import GRANULARITIES
 
 _GEOMETRY_WORDS = {
     "POLYGON": "polygon polygons boundary boundaries area areas region regions map geometry shape spatial",
@@ -20,9 +21,6 @@ _GEOMETRY_WORDS = {
     "LINESTRING": "line lines route routes path network map geometry spatial",
     "MULTILINESTRING": "line lines route routes path network map geometry spatial",
 }
-# (largest median gap in days, words): rows this far apart
-_GRANULARITY = [(0.9, "hourly hour"), (1.5, "daily day"), (8, "weekly week"), (32, "monthly month"),
-                (95, "quarterly quarter"), (370, "annual yearly year")]
 
 
 def geometry_words(profile: FileProfile) -> str:
@@ -59,5 +57,6 @@ def granularity_words(profile: FileProfile) -> str:
                 continue
             days = sorted(set(seen))
             gap = statistics.median((b - a).days for a, b in zip(days, days[1:]))
-            return next((words for limit, words in _GRANULARITY if gap <= limit), "")
+            fits = next((g for g in GRANULARITIES if gap <= g.max_gap_days), None)
+            return " ".join((*fits.adjectives, fits.unit)) if fits else ""
     return ""

@@ -16,7 +16,7 @@ from lakeboard.schemas.clusters import LakeVocabulary
 from lakeboard.schemas.families import Family, TimeCoverage
 from lakeboard.schemas.messages import FileMatch
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.families import describe_families
+from lakeboard.servers.profiling.families import describe_families
 from lakeboard.servers.relevance.constraints import Constraints, parse_constraints
 from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dictionaries
 from lakeboard.servers.relevance.evidence import content_terms
@@ -25,6 +25,7 @@ from lakeboard.servers.relevance.family_choice import FamilyChoice, choose_membe
 from lakeboard.servers.relevance.search_fields import FileDocument, build_document, profile_texts
 from lakeboard.servers.relevance.tokens import bigrams, query_terms, quoted_phrases, specificity, terms
 from lakeboard.servers.time_coverage import coverage_of
+from lakeboard.servers.time_vocabulary import granularity
 
 # A request term the lake has never seen still counts against coverage, but less than
 # an average term: it is often a word of the question rather than of the data.
@@ -40,8 +41,8 @@ _OUT_OF_PERIOD = 0.6
 # A file that matches only a request's framing words ("daily", "data", a year) keeps this
 # share of its score: too little to volunteer on.
 _FRAMING_ONLY = 0.3
-# One file per month is monthly data, whatever its rows hold.
-_SLOT_FORM = {"year": "annual yearly", "month": "monthly", "date": "daily"}
+# One file per month is monthly data, whatever its rows hold: a family slot's unit of time.
+_SLOT_UNIT = {"year": "year", "month": "month", "date": "day"}
 # A request that names members of a family (its towns, its ids) points at that family.
 _NAMED_BONUS = 0.15
 
@@ -112,7 +113,8 @@ class LexicalEngine:
         Where the pattern has no words of its own, the folder names the dataset."""
         stem = PurePosixPath(family.pattern).name.replace("<slot>", " ")
         own = terms(stem.rsplit(".", 1)[0] if "." in stem else stem)
-        per = _SLOT_FORM.get(family.slot, "")
+        unit = _SLOT_UNIT.get(family.slot)
+        per = " ".join(granularity(unit).adjectives) if unit else ""
         for member in family.members:
             doc = self.documents[member.path]
             name = set(own) or doc.fields.get("path", set())

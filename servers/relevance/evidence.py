@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from lakeboard.servers.relevance.constraints import Constraints
 from lakeboard.servers.relevance.tokens import stem
+from lakeboard.servers.time_vocabulary import GRANULARITY_WORDS
 
-# Words that describe the shape, period or kind of data in any lake.
+# Words that describe the shape, period or kind of data in any lake; with them, the words for
+# how often it comes (daily, monthly ...).
 _FRAMING = """
-    hourly daily weekly monthly quarterly yearly annual annually seasonal
-    data dataset datasets database file files table tables sheet spreadsheet record records row rows
+    seasonal data dataset datasets database file files table tables sheet spreadsheet record records row rows
     column columns field fields information info statistic statistics stats figure figures
     list lists summary summaries report reports overview detail details series
 """
-FRAMING_TERMS = frozenset(stem(w) for w in _FRAMING.split())
+FRAMING_TERMS = frozenset(stem(w) for w in (*GRANULARITY_WORDS, *_FRAMING.split()))
 
 
 def content_terms(weights: dict[str, float], constraints: Constraints, request: str) -> set[str]:

@@ -7,7 +7,6 @@ word buried in a PDF's first page the weakest.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -15,6 +14,8 @@ from lakeboard.schemas.profiles import ColumnProfile, FileProfile
 from lakeboard.servers.relevance.abbreviations import expand
 from lakeboard.servers.relevance.data_form import geometry_words, granularity_words
 from lakeboard.servers.relevance.tokens import bigrams, stem, terms, words
+from lakeboard.servers.time_coverage import YEAR_IN_NAME
+from lakeboard.servers.time_vocabulary import TIME_COLUMN_WORDS
 
 FIELD_WEIGHTS: dict[str, float] = {
     "name": 1.0,
@@ -160,9 +161,7 @@ def build_document(
     )
 
 
-_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|2100)(?!\d)")
 _MAX_YEAR_SPAN = 300
-_TIME_WORDS = {"year", "years", "yr", "date", "dates", "time", "period", "month", "day", "fy", "season", "decade", "century"}
 
 
 def _years_spanned(col: ColumnProfile, rows: list[dict]) -> list[str]:
@@ -172,9 +171,9 @@ def _years_spanned(col: ColumnProfile, rows: list[dict]) -> list[str]:
     subject (one covers 2001-2024, another only the last five years).
     """
     seen = [v for v in (col.minimum, col.maximum, *col.examples, *(r.get(col.name) for r in rows)) if v not in (None, "")]
-    years = [int(m.group(1)) for v in seen for m in [_YEAR.search(str(v))] if m]
-    named_for_time = bool(_TIME_WORDS & set(words(col.name)))
-    # a count column whose values happen to fall in 1500..2100 is not a calendar
+    years = [int(m.group(1)) for v in seen for m in [YEAR_IN_NAME.search(str(v))] if m]
+    named_for_time = bool(TIME_COLUMN_WORDS & set(words(col.name)))
+    # a count column whose values happen to fall in YEAR_MIN..YEAR_MAX is not a calendar
     if len(years) < 2 or (not named_for_time and len(years) != len(seen)):
         return []
     lo, hi = min(years), max(years)

@@ -1,6 +1,6 @@
 """The search agent: decides whether it can help, then searches in rounds and answers.
 
-Plain async methods, independent of MCP: the server passes a `Model` (`lakeboard.servers.client_model`:
+Plain async methods, independent of MCP: the server passes a `Model` (`lakeboard.servers.llm.client_model`:
 the client's model, through sampling) or None (offline). With a model, the paper's flow: the
 model writes each query, reads the top pages, and either answers with numbered sources or
 writes the next query (at most `rounds` rounds; the steps are keyed "decide", "query",
@@ -19,7 +19,8 @@ import anyio
 
 from lakeboard.common.llm_settings import DEFAULT_MAX_TOKENS
 from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
-from lakeboard.servers.client_model import Model, ModelUnavailable
+from lakeboard.servers.llm.client_model import Model
+from lakeboard.servers.llm.errors import ModelUnavailable
 from lakeboard.servers.search_agent.backends import (
     LocalBackend,
     Page,

@@ -8,7 +8,7 @@
 - resource `search-agent://documents`: the indexed local documents (JSON).
 
 When the client supports MCP sampling, its model writes the queries and the answer (see
-`servers/client_model.py` for both protocol eras); otherwise, or with `--sampling off`, the agent
+`servers/llm/client_model.py` for both protocol eras); otherwise, or with `--sampling off`, the agent
 works offline.
 """
 
@@ -25,7 +25,7 @@ from pydantic import Field
 
 from lakeboard.common.llm_settings import DEFAULT_TEMPERATURE
 from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
-from lakeboard.servers.client_model import InputNeeded, Model, sampling_model
+from lakeboard.servers.llm.client_model import InputNeeded, Model, sampling_model
 from lakeboard.servers.search_agent.agent import SearchAgent
 from lakeboard.servers.search_agent.settings import SearchAgentSettings
 

@@ -14,6 +14,8 @@ import re
 
 from pydantic import BaseModel
 
+from lakeboard.servers.time_vocabulary import GRANULARITY_WORDS, YEAR
+
 _F = re.IGNORECASE  # every pattern ignores case
 
 # (pattern, weight, label). Weights are relative: a strong cue ~1.0, a hint ~0.3-0.5.
@@ -37,8 +39,8 @@ DATA_CUES: list[tuple[re.Pattern[str], float, str]] = [
     (re.compile(r"\b(?:csv|tsv|excel|parquet|netcdf|shapefile|geopackage|json file)\b", _F), 1.0, "names a data format"),
     (re.compile(r"\b(?:contain|contains|containing|stored|located|available in|present in)\b", _F), 0.5, "asks where something is stored"),
     (re.compile(r"\b(?:data|readings|measurements|observations|values|counts|entries|samples|logs|time series|timeseries)\b", _F), 0.5, "asks for data values"),
-    (re.compile(r"\b(?:hourly|daily|weekly|monthly|quarterly|yearly|annual)\b", _F), 0.3, "asks for periodic data"),
-    (re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{4}\b|\b(?:19|20)\d{2}\b", _F), 0.3, "names a date range"),
+    (re.compile(rf"\b(?:{'|'.join(GRANULARITY_WORDS)})\b", _F), 0.3, "asks for periodic data"),
+    (re.compile(rf"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+{YEAR}\b|\b{YEAR}\b", _F), 0.3, "names a date range"),
     (re.compile(r"\b(?:load|filter|merge|join|aggregate|group by|sum of|average of|count of|total)\b", _F), 0.3, "asks for a data operation"),
     (re.compile(r"\b(?:each|every|per|by)\s+(?!the\b|a\b|an\b)\w+", _F), 0.4, "asks for values per entity"),
 ]

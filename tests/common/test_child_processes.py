@@ -44,7 +44,8 @@ def test_this_pythons_module_entries_get_the_flag_others_the_variable(tmp_path: 
     assert safe_python_args("node", ["-m", "x"]) == ["-m", "x"]
     # Another Python may predate -P: it gets PYTHONSAFEPATH, which older ones ignore.
     other = tmp_path / "python3.10"
-    other.symlink_to(me)
+    other.write_text("#!/bin/sh\n")  # not a link to this interpreter: another one
+    other.chmod(0o755)
     assert safe_python_args(str(other), ["-m", "x"]) == ["-m", "x"]
     assert safe_python_environment(str(other), ["-m", "x"], {"A": "1"}) == {"A": "1", "PYTHONSAFEPATH": "1"}
     assert safe_python_environment(str(other), ["server.py"], {"A": "1"}) == {"A": "1"}

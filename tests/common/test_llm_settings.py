@@ -13,7 +13,7 @@ import pytest
 
 from lakeboard.common.llm_settings import LLMConfigError, LLMSettings, default_config_path
 from lakeboard.host.llm import ChatProvider
-from lakeboard.servers.model_client import ServerModel
+from lakeboard.servers.llm.own_model import ServerModel
 from tests.support.scripted_llm import DEFAULT_MODEL, ScriptedLLM
 
 

@@ -24,9 +24,11 @@ MODEL_VARS = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_AP
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    """This environment without any model settings (and no user config file)."""
+    """This environment without any model settings (and no user config file); lake configs go to the test's
+    own home folder, tmp_path/home/configs."""
     env = {k: v for k, v in os.environ.items() if k not in MODEL_VARS}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    env["LAKEBOARD_HOME"] = str(tmp_path / "home")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(scenarios.REPO), env.get("PYTHONPATH")]))
     env["FASTMCP_LOG_LEVEL"] = "WARNING"
     return env
@@ -193,8 +195,11 @@ def test_configs_traces_and_runs_are_never_written_into_the_lake(tmp_path):
     lake = _small_lake(tmp_path)
     before = _everything_under(lake)
     env = cli_env(tmp_path)
-    # Run from inside the lake: the default ./configs would be a folder of the lake.
-    done = lakeboard("discover", ".", "rainfall", cwd=lake, env=env)
+    # A configs folder inside the lake, named or as Lakeboard's home.
+    done = lakeboard("discover", ".", "rainfall", "--configs", "configs", cwd=lake, env=env)
+    _one_sentence(done, f"the config folder {lake.resolve() / 'configs' / 'lake'} is inside its lake {lake.resolve()}, "
+                        "and Lakeboard never writes into a lake")
+    done = lakeboard("discover", ".", "rainfall", cwd=lake, env={**env, "LAKEBOARD_HOME": str(lake)})
     _one_sentence(done, f"the config folder {lake.resolve() / 'configs' / 'lake'} is inside its lake {lake.resolve()}, "
                         "and Lakeboard never writes into a lake")
     done = lakeboard("index", str(lake), "--out", str(lake / "configs"), cwd=tmp_path, env=env)
@@ -206,7 +211,7 @@ def test_configs_traces_and_runs_are_never_written_into_the_lake(tmp_path):
     _one_sentence(found, f"{lake.resolve() / 'trace.jsonl'} is inside the lake {lake.resolve()}")
     found = lakeboard("discover", str(lake), "rainfall per station", cwd=tmp_path, env=env)
     assert found.returncode in (0, 1) and "Traceback" not in found.stderr, found.stderr
-    assert (tmp_path / "configs" / "lake" / "traces" / "discover.jsonl").is_file()
+    assert (tmp_path / "home" / "configs" / "lake" / "traces" / "discover.jsonl").is_file()
     assert _everything_under(lake) == before
 
 
@@ -218,7 +223,7 @@ def test_an_empty_request_is_one_sentence(tmp_path):
             done = lakeboard(command, str(lake), empty, cwd=tmp_path, env=env)
             _one_sentence(done, f"lakeboard {command}: the {'request' if command == 'discover' else 'question'} "
                                 "is empty")
-    assert not (tmp_path / "configs").exists()  # refused before indexing
+    assert not (tmp_path / "home").exists()  # refused before indexing
 
 
 def test_ask_without_bubblewrap_says_to_install_it_and_where_the_log_is(tmp_path, demo_index):
@@ -252,3 +257,46 @@ def test_a_malformed_servers_file_is_one_sentence(tmp_path):
         done = lakeboard(*command, cwd=tmp_path, env=cli_env(tmp_path))
         _one_sentence(done, f"lakeboard {command[0]}: {config_dir / 'servers.json'} is not valid JSON (line 1")
     assert sorted(p.name for p in config_dir.iterdir()) == ["servers.json"]  # no trace of a run that did not start
+
+
+def test_configs_go_to_lakeboards_home_whatever_folder_a_command_runs_in(tmp_path):
+    lake = _small_lake(tmp_path)
+    env = cli_env(tmp_path)
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        done = lakeboard("index", str(lake), "--quiet", cwd=tmp_path / folder, env=env)
+        assert done.returncode == 0, done.stderr
+        assert f"wrote {tmp_path / 'home' / 'configs' / 'lake' / 'clusters.json'}" in done.stdout
+        assert list((tmp_path / folder).iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "home" / "configs").iterdir()) == ["lake"]
+    found = lakeboard("discover", str(lake), "rainfall per station", "--json", cwd=tmp_path / "two", env=env)
+    assert found.returncode == 0 and "re-indexed" not in found.stderr, found.stderr  # the same index, still fresh
+    assert json.loads(found.stdout)["files"] == ["rain/rainfall_2024.csv"]
+
+
+def test_an_empty_lake_leaves_nothing_behind(tmp_path):
+    (tmp_path / "empty").mkdir()
+    env = cli_env(tmp_path)
+    for command in (["index", "empty"], ["discover", "empty", "rainfall"]):
+        done = lakeboard(*command, cwd=tmp_path, env=env)
+        assert done.returncode == 2 and "holds no files" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]  # no home, no configs, no empty folder
+
+
+def test_a_lake_that_changed_is_reindexed_before_discover_answers(tmp_path):
+    lake = _small_lake(tmp_path)
+    (lake / "rain" / "temperature_2024.csv").write_text("station,temperature_c\nA,21\nB,19\n")
+    env = cli_env(tmp_path)
+    assert lakeboard("index", str(lake), "--quiet", cwd=tmp_path, env=env).returncode == 0
+    (lake / "rain" / "wind_speed_2024.csv").write_text("station,wind_speed_kmh\nA,30\nB,12\n")
+    (lake / "rain" / "temperature_2024.csv").unlink()
+
+    found = lakeboard("discover", str(lake), "wind speed per station", "--json", cwd=tmp_path, env=env)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["files"] == ["rain/wind_speed_2024.csv"]
+    said = [line for line in found.stderr.splitlines() if "re-indexed" in line]
+    assert len(said) == 1 and said[0].startswith(
+        "the lake changed since it was indexed (1 file added, 1 removed); re-indexed in "), found.stderr
+    gone = lakeboard("discover", str(lake), "temperature per station", "--json", cwd=tmp_path, env=env)
+    assert "temperature_2024.csv" not in gone.stdout  # a deleted file is never offered
+    assert "re-indexed" not in gone.stderr, gone.stderr  # unchanged since: the index is used as it is

@@ -29,7 +29,7 @@ def client_for(config_file: Path, name: str, *, path: str, cwd: Path) -> Client:
 
 @pytest.fixture(scope="module")
 def claude_config(tmp_path_factory) -> Path:
-    """`lakeboard index lakes/demo`, then `lakeboard servers configs/demo --write ...claude_desktop_config.json`."""
+    """`lakeboard index lakes/demo`, then `lakeboard servers lakes/demo --write ...claude_desktop_config.json`."""
     home = tmp_path_factory.mktemp("user")
     env = cli_env(home)
     done = lakeboard("index", str(scenarios.DEMO_LAKE), "--quiet", cwd=home, env=env)
@@ -37,8 +37,9 @@ def claude_config(tmp_path_factory) -> Path:
     config_file = home / "Claude" / "claude_desktop_config.json"
     config_file.parent.mkdir()
     config_file.write_text(json.dumps({"mcpServers": {"files": {"command": "npx", "args": ["server-filesystem"]}}}))
-    done = lakeboard("servers", "configs/demo", "--write", str(config_file), cwd=home, env=env)
+    done = lakeboard("servers", str(scenarios.DEMO_LAKE), "--write", str(config_file), cwd=home, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert str(home / "home" / "configs" / "demo") in config_file.read_text()  # the index in Lakeboard's home
     return config_file
 
 

@@ -140,6 +140,35 @@ async def zoo(tmp_path_factory: pytest.TempPathFactory):
         yield pool, trace
 
 
+async def test_a_helper_that_timed_out_is_skipped_until_it_answers_again(tmp_path: Path) -> None:
+    hold = tmp_path / "hold"
+    hold.touch()
+    servers = entries(good=toy_entry("good"), held=toy_entry("held", "--hold-while", str(hold)))
+    trace = Trace()
+    async with ClientPool(servers, trace=trace, health_timeout_s=2) as pool:
+        board = Blackboard(pool, trace, can_help_timeout_s=4, respond_timeout_s=4)
+        first = await board.post(BlackboardRequest(request="monthly sales"))
+        assert first.outcome("held").error.kind == "timeout" and first.elapsed_s >= 4
+
+        # Not asked again while its late answer is outstanding: the posting does not wait for it.
+        second = await board.post(BlackboardRequest(request="monthly sales"))
+        assert second.elapsed_s < 2, second.elapsed_s
+        error = second.outcome("held").error
+        assert (error.phase, error.kind) == ("can_help", "skipped")
+        assert error.message.startswith("skipped: it did not answer can_help within 4 s last time")
+        assert [o.helper for o in second.responses] == ["good"]
+        assert any(e.kind == "helper_error" and e.server == "held" and e.data["error_kind"] == "skipped"
+                   for e in trace.events)
+
+        hold.unlink()  # it recovers: its late answer arrives, it answers a ping, and it is asked again
+        deadline = time.monotonic() + 40
+        while pool.slow("held") is not None:
+            assert time.monotonic() < deadline, "the helper was never asked again"
+            await asyncio.sleep(0.1)
+        third = await board.post(BlackboardRequest(request="monthly sales"))
+        assert sorted(o.helper for o in third.responses) == ["good", "held"] and third.errors == []
+
+
 @pytest.mark.asyncio(loop_scope="module")
 async def test_misbehaving_helpers_are_recorded_and_skipped(zoo) -> None:
     pool, trace = zoo

@@ -35,7 +35,7 @@ def hostile_stems(count: int, seed: int) -> list[str]:
 
 
 def lakeboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAKEBOARD_", "OPENAI_"))}
+    env = {k: v for k, v in os.environ.items() if k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "OPENAI_"))}
     env.update(FASTMCP_LOG_LEVEL="WARNING", XDG_CONFIG_HOME=str(cwd / "xdg"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env, capture_output=True,

@@ -15,7 +15,7 @@ from tests.conftest import DEMO_LAKE
 
 
 def _lakeboard(*args: str, cwd: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAKEBOARD_", "OPENAI_"))}
+    env = {k: v for k, v in os.environ.items() if k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "OPENAI_"))}
     return subprocess.Popen([sys.executable, "-P", "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # its own process group, as a terminal gives it

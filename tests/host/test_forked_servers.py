@@ -131,10 +131,24 @@ def test_only_python_dash_m_entries_of_this_python_are_forked(tmp_path: Path) ->
     assert forked_module(entry(sys.executable, "-X", "importtime", "-m", "lakeboard.servers.file_agent")) is None
     assert forked_module(entry(sys.executable, "-m")) is None
     assert forked_module(entry("node", "-m", "server")) is None
-    # Another Python, even one that links to this one (a virtualenv's), has other packages.
-    other = tmp_path / "python"
-    other.symlink_to(sys.executable)
-    assert forked_module(entry(str(other), "-m", "lakeboard.servers.file_agent")) is None
+    # A virtualenv's python links to this one, yet has other packages: its pyvenv.cfg says so.
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    assert forked_module(entry(str(venv / "bin" / "python"), "-m", "lakeboard.servers.file_agent")) is None
+
+
+def test_every_spelling_of_this_python_is_forked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `lakeboard index` and a user's hand-written entry may spell it `python`, `python3` or by path.
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for spelling in ("python", "python3"):
+        (bin_folder / spelling).symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", str(bin_folder))
+    for command in ("python", "python3", str(bin_folder / "python3"), sys.executable):
+        entry = parse_entry("x", {"command": command, "args": ["-m", "lakeboard.servers.file_agent"]})
+        assert forked_module(entry) == "lakeboard.servers.file_agent", command
 
 
 def test_the_fork_server_imports_under_what_every_entry_sets_alike() -> None:

@@ -53,3 +53,21 @@ def test_the_host_warns_when_partitions_and_servers_disagree(tmp_path: Path, cap
     assert warnings[1].startswith(f"server 't-gone' serves partition 'gone', which {config_dir / 'clusters.json'} "
                                   "does not have")
     assert all("run `lakeboard index` again" in w for w in warnings)
+
+
+def test_an_unchanged_lake_is_not_reindexed_and_a_changed_one_is(tmp_path: Path, monkeypatch) -> None:
+    from lakeboard.host import lakes
+    from lakeboard.servers.indexing import index_lake
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "a.csv").write_text("station,rain\nA,1\n")
+    config = index_lake(lake, out=tmp_path / "configs", workers=0, index_args=["--strategy", "directory"]).config_dir
+    runs: list[list[str]] = []
+    monkeypatch.setattr(lakes, "run_indexer", lambda *a, **k: runs.append(list(k.get("extra", []))))
+    assert lakes.refresh_index(config, lake) is None and runs == []  # the fast path: a walk, no indexer
+    assert lakes.resolve_lake(lake, configs=tmp_path / "configs").config_dir == config and runs == []
+    (lake / "b.csv").write_text("station,rain\nB,2\n")
+    line = lakes.refresh_index(config, lake)
+    assert line is not None and line.startswith("the lake changed since it was indexed (1 file added); re-indexed in ")
+    assert runs == [["--strategy", "directory"]]  # the options the index was made with

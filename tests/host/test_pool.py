@@ -14,6 +14,7 @@ import psutil
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from lakeboard.host import pool as pool_module
 from lakeboard.host.pool import (
     ClientPool,
     ServerDied,
@@ -118,6 +119,40 @@ async def test_a_hung_call_times_out_and_the_server_keeps_serving() -> None:
         await asyncio.sleep(2.5)  # let the health probe run: the server still answers it
         assert pool.status("slow")["slow"].restarts == 0
         assert await pid_of(pool, "slow") == pid
+
+
+async def test_a_server_that_timed_out_is_slow_until_its_late_answer_came_and_it_answers_a_ping(
+        tmp_path: Path) -> None:
+    hold = tmp_path / "hold"
+    hold.touch()
+    servers = entries(held=toy_entry("held", "--hold-while", str(hold)))
+    trace = Trace()
+    async with ClientPool(servers, trace=trace, health_timeout_s=2) as pool:
+        assert pool.slow("held") is None
+        with pytest.raises(ServerTimeout):
+            await pool.call("held", "can_help", REQUEST, timeout_s=0.5)
+        assert pool.slow("held") == "it did not answer can_help within 0.5 s"
+        assert pool.status("held")["held"].slow == pool.slow("held")
+        # It answers pings all along, but its abandoned call has not returned: it stays slow.
+        await asyncio.sleep(3)
+        assert pool.slow("held") is not None and pool.status("held")["held"].restarts == 0
+        hold.unlink()
+        await wait_until(lambda: pool.slow("held") is None, timeout_s=40)
+        assert (await pool.call("held", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "held"
+        assert [e.kind for e in trace.events if e.kind.startswith("server_")] == [
+            "server_started", "server_slow", "server_recovered"]
+
+
+async def test_a_slow_server_whose_late_answer_never_comes_is_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pool_module, "_LATE_ANSWER_LIMIT_S", 2.0)
+    servers = entries(hangs=toy_entry("hangs", "--hang-on", "can_help"))
+    async with ClientPool(servers, health_timeout_s=2) as pool:
+        pid = await pid_of(pool, "hangs")
+        with pytest.raises(ServerTimeout):
+            await pool.call("hangs", "can_help", REQUEST, timeout_s=0.5)
+        assert pool.slow("hangs") is not None
+        await wait_until(lambda: pool.status("hangs")["hangs"].restarts == 1, timeout_s=40)
+        assert pool.slow("hangs") is None and await pid_of(pool, "hangs") != pid
 
 
 async def test_a_server_that_stops_answering_entirely_is_restarted() -> None:

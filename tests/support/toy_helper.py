@@ -46,6 +46,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--kind", choices=("file", "search"), default="file", help="which response model respond returns")
     p.add_argument("--crash-on", choices=PHASES, help="exit the process (code 3) when this tool is called")
     p.add_argument("--hang-on", choices=PHASES, help="never answer this tool")
+    p.add_argument("--hold-while", metavar="PATH",
+                   help="can_help and respond answer only once PATH does not exist (pings are answered meanwhile)")
     p.add_argument("--error-on", choices=PHASES, help="raise a tool error from this tool")
     p.add_argument("--bad-output-on", choices=PHASES, help="return a dict that fails the host's validation")
     p.add_argument("--not-helper", action="store_true", help="expose no can_help tool (like the kernel server)")
@@ -74,6 +76,8 @@ def build_server(args: argparse.Namespace) -> FastMCP:
             await anyio.sleep(args.delay_ms / 1000)
         if args.hang_on == phase:
             await anyio.sleep_forever()
+        while args.hold_while and os.path.exists(args.hold_while):
+            await anyio.sleep(0.1)
         if args.error_on == phase:
             raise ToolError(f"{args.name} failed on purpose in {phase}")
 

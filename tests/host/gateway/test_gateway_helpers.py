@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import signal
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from lakeboard.host.gateway.models import HelpBoard, Partitions
 from lakeboard.schemas.execution import ExecutionResult
-from tests.host.gateway.conftest import stdio_client, trace_events
+from tests.host.gateway.conftest import cli_env, stdio_client, trace_events
 from tests.support.servers import toy_entry
 
 pytestmark = pytest.mark.timeout(300)
@@ -50,7 +51,7 @@ async def wait_for(predicate, timeout_s: float = 60.0):
 
 def process_named(name: str) -> psutil.Process | None:
     for process in psutil.process_iter(["cmdline"]):
-        cmdline = process.info["cmdline"] or []
+        cmdline = " ".join(process.info["cmdline"] or []).split()  # a forked helper's title is one string
         if "tests.support.toy_helper" in cmdline and name in cmdline:
             return process
     return None
@@ -112,3 +113,79 @@ async def test_servers_d_files_that_cannot_be_used_at_start_are_skipped_with_a_n
         assert len(board.notes) == 3
         overview = (await client.read_resource("lakeboard://lake"))[0].text
         assert "pipe.json: it is a named pipe" in overview
+
+
+def title(process: psutil.Process) -> list[str]:
+    # A forked server's title is its whole command line as one string.
+    return " ".join(process.cmdline()).split()
+
+
+def helpers_and_fork_servers(root: psutil.Process) -> tuple[dict[str, psutil.Process], list[psutil.Process]]:
+    """The helpers under `root` by the partition or name in their command line, and the fork servers."""
+    helpers, fork_servers = {}, []
+    for process in root.children(recursive=True):
+        try:
+            words = title(process)
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+        if "lakeboard.servers.fork_server" in words:
+            fork_servers.append(process)
+        elif "lakeboard.servers.file_agent" in words:
+            helpers[words[words.index("--cluster") + 1]] = process
+        elif "lakeboard.servers.search_agent" in words:
+            helpers[words[words.index("--name") + 1]] = process
+    return helpers, fork_servers
+
+
+async def test_the_gateways_helpers_are_forks_of_one_fork_server_however_python_is_spelled(
+        gateway_config: Path, tmp_path: Path) -> None:
+    # `lakeboard serve` mounts its helpers after making its pool; they were started cold (issue 25).
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    for spelling in ("python", "python3"):
+        (bin_folder / spelling).symlink_to(sys.executable)
+    path = gateway_config / "servers.json"
+    servers = json.loads(path.read_text())
+    servers["mcpServers"]["demo-sensors"]["command"] = "python3"
+    servers["mcpServers"]["demo-search"]["command"] = "python"
+    path.write_text(json.dumps(servers))
+    env = cli_env(PATH=os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]))
+    async with stdio_client(gateway_config, cwd=tmp_path, env=env) as client:
+        board = await help_board(client)
+        assert board.responses and board.failed == [] and board.timed_out == []
+        (gateway,) = [p for p in psutil.Process().children() if "serve" in p.cmdline()]
+        helpers, fork_servers = helpers_and_fork_servers(gateway)
+        assert sorted(helpers) == ["air-quality-services", "budget-districts", "demo-search", "docs-inbox",
+                                   "sensors", "transit-weather"]
+        (fork_server,) = fork_servers  # the kernels get their own at the first run_code
+        assert {p.ppid() for p in helpers.values()} == {fork_server.pid}
+
+
+async def test_a_hanging_helper_costs_one_timeout_then_is_skipped_until_it_answers(toy_config: Path,
+                                                                                    tmp_path: Path) -> None:
+    timeout_s = 6.0
+    hold = tmp_path / "hold"
+    hold.touch()
+    drop_in(toy_config, "held", toy_entry("held", "--hold-while", str(hold)))
+    async with stdio_client(toy_config, "--timeout", f"{timeout_s:g}", cwd=tmp_path) as client:
+        started = time.monotonic()
+        first = await help_board(client, "rainfall per station")
+        assert time.monotonic() - started >= timeout_s
+        assert [(f.helper, f.phase) for f in first.timed_out] == [("held", "can_help")]
+
+        # The next requests do not wait for it: it is named as skipped.
+        started = time.monotonic()
+        second = await help_board(client, "rainfall per station")
+        assert time.monotonic() - started < timeout_s / 2
+        (skipped,) = second.skipped
+        assert skipped.helper == "held" and skipped.kind == "skipped"
+        assert f"did not answer can_help within {timeout_s:g} s last time" in skipped.message
+        assert second.helpers == 2 and [o.helper for o in second.responses] == ["toy-a"]  # those asked
+        assert second.timed_out == [] and second.failed == []
+
+        # It recovers: its late answer arrives and it answers a ping; the next request asks it again.
+        hold.unlink()
+        await wait_for(lambda: any(e["kind"] == "server_recovered" and e["server"] == "held"
+                                   for e in trace_events(toy_config)))
+        third = await help_board(client, "rainfall per station")
+        assert sorted(o.helper for o in third.responses) == ["held", "toy-a"] and third.skipped == []

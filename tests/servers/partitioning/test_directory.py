@@ -1,6 +1,6 @@
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.partitioning import DirectoryStrategy, PartitionError, strategy_named
-from lakeboard.servers.families import find_families, name_pattern
+from lakeboard.servers.profiling.families import find_families, name_pattern
 
 
 def prof(path, cols=("a", "b")):

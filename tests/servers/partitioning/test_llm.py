@@ -51,7 +51,7 @@ def test_lake_paths_reach_the_model_as_fenced_data_and_come_back_exact():
 
     from lakeboard.common.llm_settings import LLMSettings
     from lakeboard.schemas.profiles import FileProfile
-    from lakeboard.servers.model_client import ServerModel
+    from lakeboard.servers.llm.own_model import ServerModel
     from lakeboard.servers.partitioning.llm import LLMStrategy
     from tests.support.forged_text import fence_structure, forged_texts
 

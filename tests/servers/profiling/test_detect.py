@@ -63,10 +63,10 @@ def test_formats_by_extension_and_magic(tmp_path: Path) -> None:
         "t.parquet": ("parquet", "parquet"),
         "t.npy": ("npy", "arrays"),
         "t.npz": ("npz", "arrays"),
-        "t.md": ("markdown", "documents"),
-        "t.py": ("text", "documents"),
+        "t.md": ("markdown", "text_documents"),
+        "t.py": ("text", "text_documents"),
         "t.png": ("image", "images"),
-        "t.pdf": ("pdf", "documents"),
+        "t.pdf": ("pdf", "text_documents"),
         "t.zip": ("zip", "fallback"),
         "t.csv.gz": ("csv", "delimited"),
     }

@@ -14,7 +14,7 @@ import pandas as pd
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import loader_code, profile_file
 from lakeboard.servers.profiling.loader_code import make_loader
-from tests.servers.profiling.test_documents import make_pdf
+from tests.servers.profiling.test_text_documents import make_pdf
 from tests.servers.profiling.test_images import png
 
 RUN = r"""
@@ -31,6 +31,8 @@ for item in json.load(sys.stdin):
             size = min((int(getattr(v, "size", len(v) if hasattr(v, "__len__") else 1)) for v in d.values()), default=0)
         elif d is None:
             size = 0
+        elif hasattr(d, "getbbox"):  # a Pillow image (the image loader's choice when Pillow is installed)
+            size = d.width * d.height
         else:
             size = len(d)
         out[item["path"]] = {"size": size, "error": None, "names": sorted(k for k in ns if not k.startswith("_"))}

@@ -263,7 +263,7 @@ def web_settings(web: LoopbackWeb, backend: str, **overrides) -> SearchAgentSett
 # -- running the server for real ---------------------------------------------------------------
 
 def server_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAKEBOARD_", "GOOGLE_", "BRAVE_"))}
+    env = {k: v for k, v in os.environ.items() if k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "GOOGLE_", "BRAVE_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
     env["FASTMCP_LOG_LEVEL"] = "WARNING"
     env.update(extra)

@@ -3,7 +3,8 @@
 `readings_2024-01.csv ... readings_2024-12.csv` are one dataset split by date;
 `sites/site_a.csv ... sites/site_f.csv` with identical columns are one dataset
 split by a key. Both partitioning (keep families together) and relevance (rank a family
-as one unit) need to know them.
+as one unit) need to know them; they are read off the profiles (names, columns, dates), so
+they are found here, with the profiles.
 """
 
 from __future__ import annotations

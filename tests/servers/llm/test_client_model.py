@@ -1,4 +1,4 @@
-"""The shared sampling adapter (`lakeboard.servers.client_model`) in both MCP protocol eras.
+"""The shared sampling adapter (`lakeboard.servers.llm.client_model`) in both MCP protocol eras.
 
 A real fastmcp server whose tool asks the client's model for two named steps, reached by a
 real fastmcp Client (in-memory transport) whose sampling handler records what it was asked.
@@ -14,15 +14,15 @@ import mcp_types as types
 import pytest
 from fastmcp import Client, Context, FastMCP
 
-from lakeboard.servers.client_model import (
+from lakeboard.servers.llm.client_model import (
     MAX_STATE_CHARS,
     InputNeeded,
-    ModelUnavailable,
     ReplaySampler,
     reply_text,
     sampling_model,
     sampling_request,
 )
+from lakeboard.servers.llm.errors import ModelUnavailable
 
 
 def probe_server(temperature: float | None = None) -> FastMCP:

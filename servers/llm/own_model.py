@@ -13,12 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from lakeboard.common.llm_settings import LLMConfigError, LLMSettings
+from lakeboard.servers.llm.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
-
-
-class ModelUnavailable(RuntimeError):
-    """No model is configured, or the configured one cannot be reached."""
 
 
 class ServerModel:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lakeboard.common.prompt_data import DATA_NOTE
-from lakeboard.host.baselines.baseline_prompts import files_context, helpers_context
+from lakeboard.host.baselines.listings import files_context, helpers_context
 from lakeboard.schemas.profiles import FileEntry
 from tests.support.forged_text import CONTROL, fence_structure, forged_texts
 

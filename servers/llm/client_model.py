@@ -26,13 +26,12 @@ from typing import Any, Protocol
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from lakeboard.servers.model_client import ModelUnavailable
+from lakeboard.servers.llm.errors import ModelUnavailable
 
 __all__ = [
     "BackgroundSampler",
     "InputNeeded",
     "Model",
-    "ModelUnavailable",
     "ReplaySampler",
     "SessionSampler",
     "background_model",

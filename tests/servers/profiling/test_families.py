@@ -3,7 +3,7 @@ from datetime import date
 import pytest
 
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
-from lakeboard.servers.families import describe_families, slot_values
+from lakeboard.servers.profiling.families import describe_families, slot_values
 
 
 @pytest.mark.parametrize(
