@@ -24,6 +24,8 @@ from collections import deque
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
+import psutil
+
 from lakeboard.common.bounded_reads import FileRefused, special_kind
 from lakeboard.common.file_names import is_utf8
 
@@ -340,11 +342,10 @@ def _remove_stale_pin_folders(parent: str) -> None:
             st = os.lstat(path)
             if not pid.isdigit() or st.st_uid != os.geteuid() or not stat.S_ISDIR(st.st_mode):
                 continue
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (OSError, ValueError, OverflowError):
+        except OSError:
             continue
+        if not psutil.pid_exists(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def remove_pin_folders() -> None:

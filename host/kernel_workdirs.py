@@ -17,6 +17,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+import psutil
+
 from lakeboard.host.lakes import KERNEL_MODULE, runs_module
 from lakeboard.host.servers_config import ServerEntry, ServersConfig, StdioServerEntry
 
@@ -76,7 +78,7 @@ class KernelWorkdirs:
         for name in names:
             owner = name.split("-", 1)[0]
             folder = self.base / name
-            if not owner.isdigit() or _alive(int(owner)) or folder.is_symlink() or not folder.is_dir():
+            if not owner.isdigit() or psutil.pid_exists(int(owner)) or folder.is_symlink() or not folder.is_dir():
                 continue
             if folder.stat().st_uid == os.getuid():
                 _remove_tree(folder)
@@ -94,16 +96,6 @@ def _own_folder(folder: Path) -> Path | None:
         log.warning("%s is not a folder of yours: the kernels' folders go to a temporary folder instead", folder)
         return None
     return folder
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _remove_tree(folder: Path) -> None:

@@ -50,17 +50,7 @@ def orphaned(parent: Path, prefix: str) -> list[Path]:
     except OSError:
         return []
     owners = [e.name[len(prefix) :].split("-", 1)[0] for e in entries]
-    return [e for e, owner in zip(entries, owners) if owner.isdigit() and not pid_alive(int(owner))]
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return [e for e, owner in zip(entries, owners) if owner.isdigit() and not psutil.pid_exists(int(owner))]
 
 
 def stop_strays(launched_pid: int | None, sandboxed: bool) -> int:

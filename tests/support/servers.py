@@ -80,3 +80,20 @@ def http_toy(name: str, *flags: str, port: int | None = None) -> Iterator[tuple[
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextlib.contextmanager
+def kernel_over_http(lake: Path, workdir: Path, token: str, env: dict[str, str], *flags: str) -> Iterator[str]:
+    """`python -m lakeboard.servers.kernel --transport http --auth-token TOKEN ...` on a free port; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
+         "--transport", "http", "--port", str(port), "--auth-token", token, *flags],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process, timeout_s=60, label="kernel server over HTTP")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(30)

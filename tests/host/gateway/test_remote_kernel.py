@@ -8,48 +8,32 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lakeboard.schemas.execution import ExecutionResult
 from lakeboard.common.http_security import TOKEN_ENV
-from tests.conftest import DEMO_LAKE, REPO
+from tests.conftest import DEMO_LAKE
 from tests.host.gateway.conftest import cli_env, stdio_client
 from tests.host.gateway.test_gateway_helpers import keep_only
-from tests.support.servers import free_port, wait_for_port
+from tests.support.servers import kernel_over_http
 
 pytestmark = pytest.mark.timeout(300)
 
 TOKEN = "kernel-test-token-93ad10"
 
 
-@contextlib.contextmanager
-def kernel_over_http(lake: Path, workdir: Path) -> Iterator[str]:
-    """`python -m lakeboard.servers.kernel --transport http --auth-token ...`, as on the Linux machine; yields its URL."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
-         "--transport", "http", "--port", str(port), "--auth-token", TOKEN],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process, timeout_s=60, label="kernel server over HTTP")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(30)
+def remote_kernel(lake: Path, workdir: Path) -> contextlib.AbstractContextManager[str]:
+    """The kernel server over HTTP with a token, as on the Linux machine (the gateway's token not inherited)."""
+    return kernel_over_http(lake, workdir, TOKEN, {k: v for k, v in os.environ.items() if k != TOKEN_ENV})
 
 
 async def test_the_gateway_runs_code_on_a_kernel_given_by_url(gateway_config: Path, tmp_path: Path) -> None:
     keep_only(gateway_config, "demo-sensors")  # no kernel of its own: only the remote one can run code
     workdir = tmp_path / "remote-workdir"
     workdir.mkdir()
-    with kernel_over_http(DEMO_LAKE, workdir) as url:
+    with remote_kernel(DEMO_LAKE, workdir) as url:
         async with stdio_client(gateway_config, "--kernel-url", url, cwd=tmp_path,
                                 env=cli_env(LAKEBOARD_KERNEL_TOKEN=TOKEN)) as client:
             ran = await client.call_tool("run_code", {"code": "import os\nprint(os.getcwd())\nsorted(os.listdir("
@@ -73,7 +57,7 @@ async def test_a_kernel_that_mounts_the_lake_elsewhere_runs_code_and_says_so(gat
     keep_only(gateway_config, "demo-sensors")
     elsewhere = tmp_path / "copy-of-the-lake"
     elsewhere.mkdir()
-    with kernel_over_http(elsewhere, tmp_path) as url:
+    with remote_kernel(elsewhere, tmp_path) as url:
         async with stdio_client(gateway_config, "--kernel-url", url, cwd=tmp_path,
                                 env=cli_env(LAKEBOARD_KERNEL_TOKEN=TOKEN)) as client:
             result = ExecutionResult.model_validate((await client.call_tool("run_code", {"code": "1 + 1"})).structured_content)

@@ -8,8 +8,6 @@ import asyncio
 import contextlib
 import os
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,8 +16,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
-from tests.servers.kernel.conftest import REPO, require_sandbox, run, server_env, stdio_client
-from tests.support.servers import free_port, wait_for_port
+from tests.servers.kernel.conftest import require_sandbox, run, server_env, stdio_client
+from tests.support.servers import kernel_over_http
 from tests.support.shadow_modules import import_code, plant_code, shadows
 
 pytestmark = pytest.mark.timeout(300)
@@ -47,20 +45,8 @@ async def test_the_workdir_is_never_an_import_path(kernel_dirs: dict[str, Path],
 
 # -- over HTTP: one kernel and one folder per client session ------------------------------------
 
-@contextlib.contextmanager
 def kernel_server(lake: Path, workdir: Path, home: Path, *flags: str):  # type: ignore[no-untyped-def]
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(workdir),
-         "--transport", "http", "--port", str(port), "--auth-token", TOKEN, *flags],
-        cwd=REPO, env=server_env(home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process, timeout_s=60, label="kernel server over HTTP")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(30)
+    return kernel_over_http(lake, workdir, TOKEN, server_env(home), *flags)
 
 
 def session(url: str, mode: str = "legacy") -> Client:
