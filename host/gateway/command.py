@@ -22,6 +22,7 @@ from lakeboard.host.servers_config import HttpServerEntry
 KERNEL_TOKEN_ENV = "LAKEBOARD_KERNEL_TOKEN"
 DEFAULT_PORT = 8760
 HELPER_TIMEOUT_S = 20.0
+INDEX_CHECK_S = 5.0  # a walk of the lake: milliseconds for a thousand files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=HELPER_TIMEOUT_S,
                         help=f"per-helper timeout in seconds, for can_help and again for respond (default "
                         f"{HELPER_TIMEOUT_S:g}: a request_help then ends well within the 60 s MCP clients commonly wait)")
+    parser.add_argument("--index-check", type=float, default=INDEX_CHECK_S, metavar="SECONDS",
+                        help="look for files added, changed or removed in the lake at most this often, before a "
+                        f"request_help, and re-index when it changed (default {INDEX_CHECK_S:g}; 0: before every one)")
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="per-cell timeout in seconds (default 120)")
     parser.add_argument("--max-kernels", type=int, default=None,
                         help="kernels run at once, one per client session; beyond it run_code is refused "
@@ -74,7 +78,7 @@ def serve(args: argparse.Namespace) -> int:
 
     with Trace(lake.output(lake.config_dir / "traces" / "gateway.jsonl")) as trace:
         gateway = Gateway(lake, kernel=kernel, helper_timeout_s=args.timeout, cell_timeout_s=args.cell_timeout,
-                          trace=trace, kernel_limits=kernel_limits)
+                          trace=trace, kernel_limits=kernel_limits, index_check_s=args.index_check)
         server = build_server(gateway)
         if args.transport == "http":
             from lakeboard.common.http_security import serve_http, token_file

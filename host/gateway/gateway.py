@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -26,7 +27,7 @@ from lakeboard.host.gateway.kernels import KernelLimits, KernelSessions
 from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS
 from lakeboard.host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions
 from lakeboard.host.gateway.mounting import Mounts
-from lakeboard.host.lakes import Lake, file_agent_partition
+from lakeboard.host.lakes import Lake, LakeError, file_agent_partition, refresh_index
 from lakeboard.host.pool import ClientPool, PoolError
 from lakeboard.host.servers_config import HttpServerEntry, ServerEntry
 from lakeboard.host.trace import Trace
@@ -55,6 +56,8 @@ class Gateway:
     helper_timeout_s: each helper's limit for can_help, and again for respond; a request_help takes at
         most about twice this, and a helper that timed out is skipped until it answers again (pool.slow).
     kernel_limits: how many kernels run at once, and how long one may sit unused.
+    index_check_s: the least time between two checks of the lake for changes before a request_help
+        (0: before every one); a changed lake is re-indexed and the helpers that read the index restarted.
     """
 
     def __init__(
@@ -67,6 +70,7 @@ class Gateway:
         connect_timeout_s: float = 60.0,
         trace: Trace | None = None,
         kernel_limits: KernelLimits | None = None,
+        index_check_s: float = 5.0,
     ) -> None:
         self.lake = lake
         self.helper_timeout_s = helper_timeout_s
@@ -78,6 +82,9 @@ class Gateway:
                                       cell_timeout_s=cell_timeout_s, connect_timeout_s=connect_timeout_s,
                                       limits=kernel_limits, workdirs=lake.config_dir / KERNEL_WORKDIRS)
         self._warming: asyncio.Task | None = None
+        self.index_check_s = index_check_s
+        self._index_checked_at: float | None = None  # time.monotonic() of the last check
+        self._index_checking = asyncio.Lock()
 
     async def start(self) -> None:
         """Mount the helpers and start connecting them in the background, so the first request is quick."""
@@ -94,13 +101,49 @@ class Gateway:
     # -- the blackboard ------------------------------------------------------------------
     async def request_help(self, request: str, reason: str = "") -> HelpAnswer:
         """Post on the blackboard: every mounted helper sees the request at once and decides for itself."""
-        notes = await self.mounts.refresh()
+        changed = await self.refresh_index()
+        notes = ([changed] if changed else []) + await self.mounts.refresh()
         board = Blackboard(self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s,
                            respond_timeout_s=self.helper_timeout_s)
         posting = await board.post(BlackboardRequest(request=request, reason=reason))
         chosen = discovery_of(posting).matches
         help_board = _help_board(posting, [m.path for m in chosen], notes)
         return HelpAnswer(help_board, _summary(help_board, posting, chosen))
+
+    async def refresh_index(self) -> str | None:
+        """Re-index the lake if it changed since it was indexed (at most every index_check_s); the line said, or None.
+
+        The helpers' entries name the config folder's stable links, so a new index does not change
+        them; but a file agent reads its partition, and the search agent the profiles, when it
+        starts. So the file agents whose partition changed and every other helper of the index
+        are restarted. The check runs in a thread: the walk must not stall other sessions' calls.
+        """
+        if self.lake.root is None:
+            return None
+        async with self._index_checking:  # a request waiting here sees the index the running check makes
+            if self._index_checked_at is not None and time.monotonic() - self._index_checked_at < self.index_check_s:
+                return None
+            before = _partition_files(self._clusters())
+            try:
+                line = await asyncio.to_thread(refresh_index, self.lake.config_dir, self.lake.root)
+            except LakeError as exc:
+                return (f"the lake changed since it was indexed, but re-indexing failed ({exc}); "
+                        "answers come from the previous index")
+            finally:
+                self._index_checked_at = time.monotonic()
+            if line is None:
+                return None
+            await self.mounts.refresh()  # the new servers.json: a new or removed partition is mounted or dropped
+            after = _partition_files(self._clusters())
+            clusters_path = self.lake.config_dir / "clusters.json"
+            stale = []
+            for name in self.mounts.index_helpers():
+                partition = file_agent_partition(self.mounts.helpers.get(name), clusters_path)
+                if partition is None or before.get(partition) != after.get(partition):
+                    stale.append(name)
+            await self.mounts.restart(stale)
+            log.info("%s; restarted %s", line, ", ".join(stale) or "no helper")
+            return line
 
     # -- the kernel ----------------------------------------------------------------------
     async def run_code(self, session: str, code: str, timeout_s: float | None = None) -> ExecutionResult:
@@ -182,6 +225,10 @@ class Gateway:
             return ClusterConfig.model_validate_json((self.lake.config_dir / "clusters.json").read_text("utf-8"))
         except (OSError, ValueError):
             return None  # a servers.json alone is a valid config: no partitions to describe
+
+
+def _partition_files(config: ClusterConfig | None) -> dict[str, list[str]]:
+    return {c.name: c.files for c in (config.clusters if config else [])}
 
 
 def _writable(folder: Path) -> Path | None:

@@ -39,7 +39,8 @@ class HelpBoard(BaseModel):
                                    description="helpers not asked: they left a call unanswered and have not answered since")
     helpers: int = Field(0, description="how many helpers saw the request")
     elapsed_s: float = 0.0
-    notes: list[str] = Field(default_factory=list, description="problems with the servers files, one sentence each")
+    notes: list[str] = Field(default_factory=list, description="what a person should know, one sentence each: the "
+                             "lake re-indexed before answering, problems with the servers files")
 
 
 class Partition(BaseModel):

@@ -5,6 +5,9 @@ connects on its first call), a file removed is dropped, and a changed entry is r
 a new partition is a new server, and nothing else changes. The kernel is not a helper: it
 is kept apart for `run_code`, unless the gateway was pointed at a remote kernel by URL.
 
+After a re-index, `restart` stops the helpers that read the index (their entries do not
+change: they name the config folder's stable links), so they start anew on their next call.
+
 A servers.d file that cannot be used is skipped with a note, at start as at any later request;
 the helpers it gave before stay mounted (it may be half-written), and the others are served.
 """
@@ -16,7 +19,7 @@ from pathlib import Path
 
 from lakeboard.host.lakes import GATEWAY_MODULE, KERNEL_MODULE, partition_mismatches, runs_module
 from lakeboard.host.pool import ClientPool
-from lakeboard.host.servers_config import ServerEntry, ServersConfigError, load_servers
+from lakeboard.host.servers_config import SERVERS_FILE, ServerEntry, ServersConfigError, load_servers
 
 
 class Mounts:
@@ -64,3 +67,16 @@ class Mounts:
             if self.remote_kernel is None:
                 self.kernel = next((e for e in config.servers.values() if runs_module(e, KERNEL_MODULE)), None)
             return skipped + partition_mismatches(self.config_dir, config)
+
+    def index_helpers(self) -> list[str]:
+        """The helpers the index wrote (servers.json), as of the last refresh; servers.d/ holds the user's own."""
+        return [name for name, source in self._sources.items() if source == str(self.config_dir / SERVERS_FILE)]
+
+    async def restart(self, names: list[str]) -> None:
+        """Stop these helpers: the next refresh mounts them again, and each starts anew on its first call."""
+        async with self._refreshing:
+            for name in names:
+                if name in self.pool.names:
+                    await self.pool.unmount(name)
+            self.helpers = {n: e for n, e in self.helpers.items() if n not in names}
+            self._sources = {n: s for n, s in self._sources.items() if n not in names}

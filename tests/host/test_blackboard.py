@@ -40,10 +40,11 @@ async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) 
 
     assert [o.helper for o in posting.outcomes] == ["s1", "s2", "web1", "web2"]  # kernel is no helper
     assert all(o.error is None and o.volunteered and o.responded for o in posting.outcomes)
-    # Four helpers x (400 ms can_help + 400 ms respond) is 3.2 s one after another.
-    assert 0.8 <= posting.elapsed_s < 1.6, posting.elapsed_s
-    assert 0.4 <= posting.can_help_phase_s < 0.8, posting.can_help_phase_s
-    assert all(0.4 <= o.can_help_s < 0.8 and 0.4 <= o.respond_s < 0.8 for o in posting.outcomes)
+    # Each call takes at least its 400 ms; asked in parallel, a phase lasts about as long as its
+    # slowest call, not as long as all four together (how close to 400 ms: bench_fanout.py).
+    assert all(o.can_help_s >= 0.4 and o.respond_s >= 0.4 for o in posting.outcomes)
+    assert 0.4 <= posting.can_help_phase_s < sum(o.can_help_s for o in posting.outcomes), posting
+    assert 0.8 <= posting.elapsed_s < sum(o.can_help_s + o.respond_s for o in posting.outcomes), posting
 
     web1 = posting.outcome("web1")
     assert web1.response_kind == "search" and isinstance(web1.response, SearchAgentResponse)
@@ -77,7 +78,7 @@ async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_ba
     trace_path = tmp_path / "trace.jsonl"
     with Trace(trace_path) as trace:
         async with ClientPool(servers, trace=trace) as pool:
-            board = Blackboard(pool, trace, can_help_timeout_s=5, respond_timeout_s=5)
+            board = Blackboard(pool, trace, can_help_timeout_s=20, respond_timeout_s=20)
             victim_pid = (await pool.call("victim", "whoami", timeout_s=10)).json()["pid"]
 
             post = asyncio.ensure_future(board.post(BlackboardRequest(request="who has it?")))
@@ -85,7 +86,8 @@ async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_ba
             os.kill(victim_pid, signal.SIGKILL)
             posting = await post
 
-            assert posting.elapsed_s < 5  # within the timeout: nobody waited for the dead helper
+            # Its death ended its call: nobody waited for the 20 s timeout.
+            assert posting.elapsed_s < board.can_help_timeout_s
             victim = posting.outcome("victim")
             assert victim.error is not None and (victim.error.phase, victim.error.kind) == ("can_help", "died")
             assert victim.response is None
@@ -150,9 +152,10 @@ async def test_a_helper_that_timed_out_is_skipped_until_it_answers_again(tmp_pat
         first = await board.post(BlackboardRequest(request="monthly sales"))
         assert first.outcome("held").error.kind == "timeout" and first.elapsed_s >= 4
 
-        # Not asked again while its late answer is outstanding: the posting does not wait for it.
+        # Not asked again while its late answer is outstanding: the posting does not wait for it
+        # (waiting would have cost the 4 s timeout again).
         second = await board.post(BlackboardRequest(request="monthly sales"))
-        assert second.elapsed_s < 2, second.elapsed_s
+        assert second.elapsed_s < board.can_help_timeout_s, second.elapsed_s
         error = second.outcome("held").error
         assert (error.phase, error.kind) == ("can_help", "skipped")
         assert error.message.startswith("skipped: it did not answer can_help within 4 s last time")
@@ -177,8 +180,9 @@ async def test_misbehaving_helpers_are_recorded_and_skipped(zoo) -> None:
     posting = await board.post(BlackboardRequest(request="anything"), helpers=MISBEHAVING)
     elapsed = time.monotonic() - started
 
-    # Bounded by the two per-call timeouts, however badly helpers behave.
-    assert elapsed < 1.5 + 1.5 + 1.0, elapsed
+    # Bounded by the two per-call timeouts (1.5 s each), however badly helpers behave: without
+    # them 'hangs' and 'slow_answer' would hold the posting for ever. A wide margin for load.
+    assert elapsed < 1.5 + 1.5 + 10, elapsed
     errors = {o.helper: (o.error.phase, o.error.kind) for o in posting.errors if o.error}
     assert errors == {
         "hangs": ("can_help", "timeout"),
@@ -210,7 +214,8 @@ async def test_max_responders_asks_only_the_most_confident_volunteers(zoo) -> No
     assert posting.outcome("low").volunteered and posting.outcome("low").respond_s is None
     impatient = posting.outcome("impatient")
     assert impatient.error is not None and impatient.error.kind == "timeout"
-    assert "within 0.3s" in impatient.error.message and impatient.can_help_s < 1.5
+    # Its own 0.3 s, not the board's 10 s.
+    assert "within 0.3s" in impatient.error.message and impatient.can_help_s < board.can_help_timeout_s / 2
 
     only = await board.post(BlackboardRequest(request="y"), helpers=["low"])
     assert [o.helper for o in only.outcomes] == ["low"]

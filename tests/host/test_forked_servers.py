@@ -20,7 +20,7 @@ import pytest
 from lakeboard.host.forked_servers import ForkServer, forked_module, shared_environment
 from lakeboard.host.pool import ClientPool, ServerUnavailable, server_environment
 from lakeboard.host.servers_config import parse_entry
-from tests.support.servers import REPO, entries, toy_entry
+from tests.support.servers import REPO, entries, python_spellings, toy_entry
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -141,10 +141,7 @@ def test_only_python_dash_m_entries_of_this_python_are_forked(tmp_path: Path) ->
 
 def test_every_spelling_of_this_python_is_forked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # `lakeboard index` and a user's hand-written entry may spell it `python`, `python3` or by path.
-    bin_folder = tmp_path / "bin"
-    bin_folder.mkdir()
-    for spelling in ("python", "python3"):
-        (bin_folder / spelling).symlink_to(sys.executable)
+    bin_folder = python_spellings(tmp_path)
     monkeypatch.setenv("PATH", str(bin_folder))
     for command in ("python", "python3", str(bin_folder / "python3"), sys.executable):
         entry = parse_entry("x", {"command": command, "args": ["-m", "lakeboard.servers.file_agent"]})

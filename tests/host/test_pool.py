@@ -115,7 +115,8 @@ async def test_a_hung_call_times_out_and_the_server_keeps_serving() -> None:
         started = time.monotonic()
         with pytest.raises(ServerTimeout, match="did not answer can_help within 0.5s"):
             await pool.call("slow", "can_help", REQUEST, timeout_s=0.5)
-        assert time.monotonic() - started < 1.5
+        # The call's 0.5 s, not the pool's 60 s default (the server never answers); wide for load.
+        assert time.monotonic() - started < 10
         await asyncio.sleep(2.5)  # let the health probe run: the server still answers it
         assert pool.status("slow")["slow"].restarts == 0
         assert await pid_of(pool, "slow") == pid
@@ -193,7 +194,7 @@ async def test_a_server_killed_mid_call_is_reported_dead_then_restarted() -> Non
         started = time.monotonic()
         with pytest.raises(ServerDied, match="server 'a' died during can_help"):
             await call
-        assert time.monotonic() - started < 1.0  # noticed at once, not at the timeout
+        assert time.monotonic() - started < 10 / 2  # noticed when it died, not at the 10 s timeout
         await wait_until(lambda: pool.status("a")["a"].state == "ready")
         assert await pid_of(pool, "a") != pid
         assert [e.kind for e in trace.events if e.server == "a"] == [
@@ -212,7 +213,8 @@ async def test_servers_that_cannot_start_are_recorded_not_raised(tmp_path: Path)
         crash={"command": sys.executable, "args": [str(crashing)]},
         offline={"url": f"http://127.0.0.1:{free_port()}/mcp"},
     )
-    async with ClientPool(servers, connect_timeout_s=20) as pool:
+    trace = Trace()
+    async with ClientPool(servers, trace=trace, connect_timeout_s=20) as pool:
         status = pool.status()
         assert status["ok"].state == "ready"
         for name in ("missing", "crash", "offline"):
@@ -223,11 +225,13 @@ async def test_servers_that_cannot_start_are_recorded_not_raised(tmp_path: Path)
         # A call retries the start (once its backoff has passed) and says why it failed...
         with pytest.raises(ServerUnavailable, match="'missing'.*No such file or directory"):
             await pool.call("missing", "can_help", REQUEST, timeout_s=10)
-        # ...and right after a failure the server is in backoff: refused at once.
-        started = time.monotonic()
+        # ...and right after a failure the server is in backoff: refused at once, without
+        # trying to start it again.
+        attempts = [e for e in trace.events if e.kind == "server_failed" and e.server == "missing"]
         with pytest.raises(ServerUnavailable, match="'missing' is down .*next restart attempt"):
             await pool.call("missing", "can_help", REQUEST, timeout_s=10)
-        assert time.monotonic() - started < 0.5
+        assert [e for e in trace.events if e.kind == "server_failed" and e.server == "missing"] == attempts
+        assert len(attempts) == 2  # at the pool's start and at the first call
 
 
 async def test_http_server_that_went_away_is_reconnected_when_it_returns() -> None:

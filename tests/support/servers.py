@@ -97,3 +97,21 @@ def kernel_over_http(lake: Path, workdir: Path, token: str, env: dict[str, str],
     finally:
         process.terminate()
         process.wait(30)
+
+
+def python_spellings(tmp_path: Path) -> Path:
+    """A folder where `python` and `python3` name this interpreter, to put first on PATH.
+
+    Outside a virtualenv, links to it in `tmp_path`. Inside one, the virtualenv's own `bin`:
+    a link elsewhere would start the base interpreter without the virtualenv's packages (a
+    different Python, which is rightly not forked).
+    """
+    if sys.prefix != sys.base_prefix:
+        folder = Path(sys.executable).parent
+        assert all((folder / name).exists() for name in ("python", "python3")), folder
+        return folder
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for spelling in ("python", "python3"):
+        (folder / spelling).symlink_to(sys.executable)
+    return folder

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from lakeboard.host.gateway.models import HelpBoard, Partitions
 from lakeboard.schemas.execution import ExecutionResult
 from tests.host.gateway.conftest import cli_env, stdio_client, trace_events
-from tests.support.servers import toy_entry
+from tests.support.servers import python_spellings, toy_entry
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -140,10 +139,7 @@ def helpers_and_fork_servers(root: psutil.Process) -> tuple[dict[str, psutil.Pro
 async def test_the_gateways_helpers_are_forks_of_one_fork_server_however_python_is_spelled(
         gateway_config: Path, tmp_path: Path) -> None:
     # `lakeboard serve` mounts its helpers after making its pool; they were started cold (issue 25).
-    bin_folder = tmp_path / "bin"
-    bin_folder.mkdir()
-    for spelling in ("python", "python3"):
-        (bin_folder / spelling).symlink_to(sys.executable)
+    bin_folder = python_spellings(tmp_path)
     path = gateway_config / "servers.json"
     servers = json.loads(path.read_text())
     servers["mcpServers"]["demo-sensors"]["command"] = "python3"

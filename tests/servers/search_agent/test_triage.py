@@ -67,13 +67,11 @@ def test_cues_are_reported_for_reasons() -> None:
     assert triage("What is the formula for the heat index?").knowledge_cues
 
 
-def test_long_input_is_fast() -> None:
-    import time
-
-    start = time.perf_counter()
-    triage("what is " + "a" * 20000 + "?")
-    triage("how is " + "x " * 20000)
-    assert time.perf_counter() - start < 1.0
+def test_long_input_is_triaged() -> None:
+    # How fast (linear in the length, < 1 s here): benchmarks/bench_triage.py.
+    assert triage("what is " + "a" * 20000 + "?").knowledge_cues
+    plain = triage("how is " + "x " * 20000)
+    assert (plain.knowledge, plain.data) == (0, 0)  # a run of letters is no cue either way
 
 
 @pytest.mark.parametrize("by", ["by", "By", "BY"])

@@ -1,0 +1,97 @@
+"""A running gateway notices a changed lake before request_help: re-indexes, restarts the file agents, says so."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lakeboard.host.gateway.models import HelpBoard
+from lakeboard.host.lakes import file_agent_partition
+from tests.host.gateway.conftest import stdio_client
+
+pytestmark = pytest.mark.timeout(300)
+
+GLACIERS = "glacier melt in millimetres per glacier and year"
+
+
+def _lake(root: Path) -> Path:
+    """Two partitions of one folder each (the directory strategy), with files to spare."""
+    lake = root / "lake"
+    (lake / "weather").mkdir(parents=True)
+    (lake / "transit").mkdir()
+    files = {
+        "weather/rain_2023.csv": "station,date,rain_mm\nNorth,2023-01-01,3.5\nSouth,2023-01-02,0.0\n",
+        "weather/wind_2023.csv": "station,date,wind_kmh\nNorth,2023-01-01,12\nSouth,2023-01-02,30\n",
+        "weather/sun_2023.csv": "station,date,sun_hours\nNorth,2023-01-01,2.5\nSouth,2023-01-02,6.0\n",
+        "transit/ridership.csv": "line,date,riders\nL1,2023-01-01,1200\nL2,2023-01-01,800\n",
+        "transit/delays.csv": "line,date,delay_min\nL1,2023-01-01,4\nL2,2023-01-01,11\n",
+    }
+    for name, text in files.items():
+        (lake / name).write_text(text)
+    return lake
+
+
+async def test_a_changed_lake_is_reindexed_before_request_help(tmp_path: Path) -> None:
+    from lakeboard.servers.indexing import index_lake
+
+    lake = _lake(tmp_path)
+    config = index_lake(lake, out=tmp_path / "configs", workers=0, index_args=["--strategy", "directory"]).config_dir
+    current = os.readlink(config / "current")
+    async with stdio_client(config, "--index-check", "0", cwd=tmp_path) as client:
+        result = await client.call_tool("request_help", {"request": "daily wind speed per station"})
+        board = HelpBoard.model_validate(result.structured_content)
+        assert "weather/wind_2023.csv" in board.files
+        assert not any("re-indexed" in n for n in board.notes)
+        assert os.readlink(config / "current") == current  # an unchanged lake: no re-index
+
+        (lake / "weather" / "glacier_melt_2024.csv").write_text(
+            "glacier,year,melt_mm\nAletsch,2024,1450\nRhone,2024,1720\nGorner,2024,1310\n")
+        os.remove(lake / "weather" / "wind_2023.csv")
+        result = await client.call_tool("request_help", {"request": GLACIERS})
+        board = HelpBoard.model_validate(result.structured_content)
+        text = result.content[0].text
+        line = "the lake changed since it was indexed (1 file added, 1 removed); re-indexed in "
+        assert any(n.startswith(line) for n in board.notes) and line in text
+        assert "weather/glacier_melt_2024.csv" in board.files and "glacier_melt_2024.csv" in text
+        assert os.readlink(config / "current") != current
+        current = os.readlink(config / "current")
+
+        for request in ("daily wind speed per station", "weather readings per station"):
+            result = await client.call_tool("request_help", {"request": request})
+            assert "wind_2023" not in result.content[0].text
+            assert "wind_2023" not in str(result.structured_content)  # a deleted file is never offered
+            assert not any("re-indexed" in n for n in HelpBoard.model_validate(result.structured_content).notes)
+        assert os.readlink(config / "current") == current
+
+
+async def test_only_the_file_agents_of_changed_partitions_are_restarted(tmp_path: Path) -> None:
+    from lakeboard.host.gateway.gateway import Gateway
+    from lakeboard.host.lakes import Lake
+    from lakeboard.servers.indexing import index_lake
+
+    lake = _lake(tmp_path)
+    config = index_lake(lake, out=tmp_path / "configs", workers=0, index_args=["--strategy", "directory"]).config_dir
+    gateway = Gateway(Lake(config, lake), index_check_s=0)
+    try:
+        await gateway.start()
+        await gateway.request_help("daily wind speed per station")
+        names = {p: n for n, e in gateway.mounts.helpers.items()
+                 if (p := file_agent_partition(e, config / "clusters.json"))}
+        clients = {p: gateway.pool.client(n) for p, n in names.items()}
+        assert await gateway.refresh_index() is None  # unchanged: nothing restarted
+        assert all(gateway.pool.client(names[p]) is c for p, c in clients.items())
+
+        os.remove(lake / "weather" / "rain_2023.csv")
+        answer = await gateway.request_help("rain per station")
+        assert answer.board.notes[0].startswith("the lake changed since it was indexed (1 file removed)")
+        assert "rain_2023" not in answer.text
+        assert gateway.pool.client(names["transit"]) is clients["transit"]  # its partition is as it was
+        assert gateway.pool.client(names["weather"]) is not clients["weather"]  # started anew on the new index
+
+        gateway.index_check_s = 3600
+        (lake / "weather" / "rain_2025.csv").write_text("station,date,rain_mm\nNorth,2025-01-01,1.0\n")
+        assert await gateway.refresh_index() is None  # within the interval: not even looked at
+    finally:
+        await gateway.close()
