@@ -630,16 +630,19 @@ class ClientPool:
     def _probe(self, member: _Member, client: Client) -> None:
         """After a timeout, check in the background that the server still answers at all."""
 
-        async def probe() -> None:
-            try:
-                with anyio.fail_after(self.health_timeout_s):
-                    await client.list_tools_mcp()
-            except Exception as exc:
-                why = "it did not answer a tools/list" if isinstance(exc, TimeoutError) else _describe(exc)
-                self._on_death(member, client, RuntimeError(f"unresponsive after a timeout ({why})"))
-
         if not self._closed:
-            self._spawn(probe())
+            self._spawn(self._answers(member, client, client.list_tools_mcp, "a tools/list", "unresponsive after a timeout"))
+
+    async def _answers(self, member: _Member, client: Client, request: Any, what: str, state: str) -> bool:
+        """Whether the server answers `request()` within health_timeout_s; if not, it is restarted as `state`."""
+        try:
+            with anyio.fail_after(self.health_timeout_s):
+                await request()
+            return True
+        except Exception as exc:
+            why = f"it did not answer {what}" if isinstance(exc, TimeoutError) else _describe(exc)
+            self._on_death(member, client, RuntimeError(f"{state} ({why})"))
+            return False
 
     def _mark_slow(self, member: _Member, client: Client, late: asyncio.Future[Any], why: str) -> None:
         """Skip the server in broadcasts until `late` (and any other late call) has returned and it answers a ping."""
@@ -672,12 +675,7 @@ class ClientPool:
             if member.late_calls:
                 await asyncio.wait(set(member.late_calls), timeout=delay)
                 delay = min(_MAX_BACKOFF_S, delay * 2)
-            try:
-                with anyio.fail_after(self.health_timeout_s):
-                    await client.ping()
-            except Exception as exc:
-                why = "it did not answer a ping" if isinstance(exc, TimeoutError) else _describe(exc)
-                self._on_death(member, client, RuntimeError(f"unresponsive while slow ({why})"))
+            if not await self._answers(member, client, client.ping, "a ping", "unresponsive while slow"):
                 return
             if not member.late_calls and member.client is client:
                 self._emit("server_recovered", member.name, None, was=member.slow)
