@@ -1,37 +1,28 @@
-"""The offline main agent's choice of files from the volunteers' evidence.
+"""The choice of files from ranked matches, the same for a file agent and for the host.
 
-Each file agent scores its own files on the lake-wide scale; the host merges them and
-keeps the smallest set that covers the request: the best file, then further files only
-when they add request terms the chosen ones miss (a question joining two datasets names
-both), whole families when one member wins a tie, and the dictionaries of chosen files.
-
-A further file is a *complement* (a second dataset the question joins), not a *rival* (a
-weaker match for the same thing): one that also matches most of what a chosen file
-matches, yet scores lower, is skipped; one that scores well below the best is still taken
-when it covers much of the request the chosen files know nothing about.
+File agents score their own files on one lake-wide scale (a probability from the fitted
+file model). A file agent chooses among its own matches; the host merges the volunteers'
+matches and chooses again. Both keep the best file, then each further file
+that the fitted `further` model judges a second dataset the request needs rather than a
+weaker copy of the first: one that covers request words the best file does not (a complement)
+counts for it, one that repeats the best file's words counts against it (a rival).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import numpy as np
 
-from lakeboard.common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
+from lakeboard.common.relevance_model import RelevanceWeights
 from lakeboard.schemas.messages import FileMatch
 
+FURTHER = ("p", "ratio", "rank", "gain", "overlap", "same_family", "companion", "cover")
+CANDIDATES = 10  # the best file and the next nine are considered
 
-@dataclass(frozen=True)
-class SelectionPolicy:
-    floor: float = EVIDENCE_FLOOR  # below this the best file is not evidence of anything
-    relative: float = RELATIVE_SHARE  # a further file must score at least this share of the best
-    min_gain: float = 0.05  # ... and cover at least this share of the request's weight anew
-    tie: float = 0.97  # family members within this share of a chosen member come along
-    max_files: int = 6  # excluding family members and companions
-    # a further file matching this share of a chosen file's request weight is a rival to it
-    rival: float = 0.7
-    # below `relative` (down to `rescue_relative`), a file covering this share anew is taken
-    rescue_gain: float = 0.3
-    rescue_relative: float = 0.4
+
+def candidates(matches: list[FileMatch]) -> list[FileMatch]:
+    """The files that may be chosen, best first: data files (dictionaries come as companions)."""
+    ranked = merge_matches(matches)
+    return ([m for m in ranked if m.role != "dictionary"] or ranked)[:CANDIDATES]
 
 
 def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
@@ -43,61 +34,55 @@ def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
     return sorted(best.values(), key=lambda m: (-m.score, m.path))
 
 
-def _weight(terms: Iterable[str], term_weights: dict[str, float]) -> float:
-    return sum(term_weights.get(t, 0.0) for t in terms)
+def _weight(words: set[str], term_weights: dict[str, float]) -> float:
+    return sum(term_weights.get(w, 0.0) for w in words)
 
 
-def _repeats(cand: FileMatch, chosen: list[FileMatch], term_weights: dict[str, float]) -> float:
-    """The largest share of a chosen file's request weight that `cand` matches too.
+def further_rows(ranked: list[FileMatch], term_weights: dict[str, float]) -> np.ndarray:
+    """What each of ranked[1:] adds to ranked[0], as FURTHER columns."""
+    top = ranked[0]
+    total = sum(term_weights.values())
+    top_words = set(top.matched_terms)
+    own = _weight(top_words, term_weights)
+    rows = []
+    for rank, m in enumerate(ranked[1:], start=2):
+        words = set(m.matched_terms)
+        rows.append([
+            m.score, m.score / max(top.score, 1e-9), 1.0 / rank,
+            _weight(words - top_words, term_weights) / total if total else 0.0,
+            _weight(words & top_words, term_weights) / own if own else 0.0,
+            float(m.group is not None and m.group == top.group),
+            float(top.path in m.companions or m.path in top.companions),
+            _weight(words, term_weights) / total if total else 0.0,
+        ])
+    return np.array(rows, dtype=np.float64).reshape(-1, len(FURTHER))
 
-    A lower-scoring file that matches nearly everything a chosen file matches is a weaker
-    alternative to it (the same terms in weaker fields): the terms it adds are incidental.
-    """
-    theirs = set(cand.matched_terms)
-    shares = []
-    for c in chosen:
-        own = _weight(c.matched_terms, term_weights)
-        if own > 0:
-            shares.append(_weight((t for t in c.matched_terms if t in theirs), term_weights) / own)
-    return max(shares, default=0.0)
 
-
-def select_files(
-    matches: list[FileMatch], term_weights: dict[str, float], policy: SelectionPolicy = SelectionPolicy()
-) -> list[FileMatch]:
-    ranked = merge_matches(matches)
-    data = [m for m in ranked if m.role != "dictionary"] or ranked
-    if not data or data[0].score < policy.floor or data[0].score <= 0:
+def select_files(matches: list[FileMatch], term_weights: dict[str, float], weights: RelevanceWeights) -> list[FileMatch]:
+    """The best data file, the further ones the `further` model takes, then their companions. A
+    dictionary or README is evidence for the data it describes, never a rival to it: it comes
+    with that data, not in its place."""
+    ranked = candidates(matches)
+    if not ranked:
         return []
-    total = sum(term_weights.values()) or 1.0
-    best = data[0]
-    chosen = [best]
-    covered = set(best.matched_terms)
-    for cand in data[1:]:
-        ratio = cand.score / best.score
-        if len(chosen) >= policy.max_files or ratio < min(policy.relative, policy.rescue_relative):
-            break
-        if cand.group and any(c.group == cand.group for c in chosen):
-            continue
-        gain = _weight((t for t in cand.matched_terms if t not in covered), term_weights) / total
-        if gain < policy.min_gain or _repeats(cand, chosen, term_weights) >= policy.rival:
-            continue
-        if ratio >= policy.relative or gain >= policy.rescue_gain:
-            chosen.append(cand)
-            covered |= set(cand.matched_terms)
+    policy = weights.policy
+    chosen = [ranked[0]]
+    if len(ranked) > 1:
+        p = weights.further.probability(further_rows(ranked, term_weights))
+        chosen += [m for m, f in zip(ranked[1:], p) if f >= policy.further_at]
+    return with_companions(chosen[: policy.max_files], matches)
 
-    picked = {c.path for c in chosen}
-    out = list(chosen)
-    for c in chosen:
-        if c.group:
-            for m in ranked:
-                if m.group == c.group and m.path not in picked and m.score >= policy.tie * c.score:
-                    out.append(m)
-                    picked.add(m.path)
-    by_path = {m.path: m for m in ranked}
-    for c in list(out):
-        for comp in c.companions:
-            if comp not in picked:
-                picked.add(comp)
-                out.append(by_path.get(comp) or FileMatch(path=comp, score=c.score, role="dictionary"))
+
+def with_companions(chosen: list[FileMatch], matches: list[FileMatch]) -> list[FileMatch]:
+    """The chosen files, each followed by its companions: the dictionaries and READMEs that
+    describe it, and the members of its family that the request's period takes with it."""
+    by_path = {m.path: m for m in matches}
+    out: list[FileMatch] = []
+    seen: set[str] = set()
+    for m in chosen:
+        # a family's members in their own order (its files are named in order: by date, by id)
+        for path in sorted([m.path, *m.companions]) if m.group else [m.path, *m.companions]:
+            if path not in seen:
+                seen.add(path)
+                out.append(by_path.get(path) or FileMatch(path=path, score=m.score, role="companion", group=m.group))
     return out

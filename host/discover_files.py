@@ -7,7 +7,8 @@ helper decides on its own, and the host only reads the response board.
 from __future__ import annotations
 
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.file_selection import select_files
+from lakeboard.common.file_choice import select_files
+from lakeboard.common.relevance_model import relevance_weights
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
@@ -21,15 +22,17 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
     """The files a posting's volunteers offer, ranked across them (the host's own choice)."""
     matches: list[FileMatch] = []
     weights: dict[str, float] = {}
+    dense = True
     responses = []
     for outcome in posting.responses:
         resp = outcome.response
         if isinstance(resp, FileAgentResponse) and resp.can_help:
             matches.extend(resp.matches)
             weights.update(resp.term_weights)
+            dense = dense and resp.dense
         if outcome.response_raw:
             responses.append(outcome.response_raw)
-    chosen = select_files(matches, weights)
+    chosen = select_files(matches, weights, relevance_weights(dense=dense))
     return DiscoveryResult(
         request=posting.request.request,
         files=[m.path for m in chosen],

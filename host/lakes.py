@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.common.child_processes import inheritable_environment, python_module_command
 from lakeboard.common.config_home import default_configs
 from lakeboard.common.file_names import is_utf8
@@ -200,17 +201,29 @@ def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
     indexed = read_indexed(config_dir)
     if indexed is None or lake is None:
         return None
-    try:
-        changes = lake_changes(indexed.files, lake_stamps(lake))
-    except OSError:
-        return None  # the lake cannot be listed now: its servers say so
-    if not changes:
-        return None
+    if not _has_search_index(config_dir):
+        why = "its index was written by an older Lakeboard, with no search index"
+    else:
+        try:
+            changes = lake_changes(indexed.files, lake_stamps(lake))
+        except OSError:
+            return None  # the lake cannot be listed now: its servers say so
+        if not changes:
+            return None
+        why = f"the lake changed since it was indexed ({changes.describe()})"
     t0 = time.perf_counter()
     run_indexer(lake, config_dir.parent, name=config_dir.name, quiet=True, extra=indexed.index_args, silent=True)
-    line = f"the lake changed since it was indexed ({changes.describe()}); re-indexed in {time.perf_counter() - t0:.1f} s"
+    line = f"{why}; re-indexed in {time.perf_counter() - t0:.1f} s"
     print(line, file=sys.stderr)  # stderr: stdout may be JSON or the gateway's MCP channel
     return line
+
+
+def _has_search_index(config_dir: Path) -> bool:
+    try:
+        config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # not ours to judge: the servers say what is wrong with it
+    return config.relevance_index is not None and Path(config.relevance_index).is_dir()
 
 
 _GIVE = "give a lake folder, or a config folder written by `lakeboard index`"

@@ -21,7 +21,9 @@ class ClusterConfig(BaseModel):
     name: str
     strategy: str
     profile_dir: str = Field(description="absolute path of the profile cache")
-    vocabulary: str | None = Field(None, description="absolute path of vocabulary.json (lake-wide term statistics)")
+    relevance_index: str | None = Field(
+        None, description="absolute path of the lake's search index folder (built by `lakeboard index`)"
+    )
     clusters: list[ClusterSpec]
     errors: dict[str, str] = Field(default_factory=dict, description="files that could not be profiled, with the reason")
     families: list[Family] = Field(
@@ -34,19 +36,3 @@ class ClusterConfig(BaseModel):
                 return c
         known = ", ".join(c.name for c in self.clusters)
         raise KeyError(f"no cluster named {name!r}; this config has: {known}")
-
-
-class LakeVocabulary(BaseModel):
-    """Lake-wide document frequencies, so that every file agent scores on the same scale.
-
-    Each server sees only its partition; idf computed inside a partition would make
-    confidences incomparable across servers, so the indexer writes lake-wide statistics.
-    """
-
-    n_files: int
-    doc_freq: dict[str, int] = Field(default_factory=dict)
-    specificity: dict[str, float] = Field(
-        default_factory=dict,
-        description="per term, how specific its word is in everyday English (0.15..1); computed at index "
-        "time so servers need no word-frequency tables",
-    )

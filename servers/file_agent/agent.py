@@ -8,16 +8,19 @@ shared across every file agent of the lake.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from lakeboard.common.confidence import EVIDENCE_FLOOR, RELATIVE_SHARE
+from lakeboard.common.file_choice import select_files
 from lakeboard.common.loader_programs import loading_code
-from lakeboard.schemas.clusters import ClusterConfig, LakeVocabulary
+from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
 from lakeboard.servers.file_agent import response_writing
-from lakeboard.servers.relevance import LexicalEngine
+from lakeboard.servers.relevance import LakeIndex, RelevanceEngine, parse_query
+from lakeboard.schemas.query import Query
+from lakeboard.servers.relevance.engine import Ranking
+from lakeboard.servers.relevance.features import period_fit
+from lakeboard.servers.relevance.lake_index import available_embedder
 
 log = logging.getLogger(__name__)
 
@@ -26,22 +29,18 @@ class OutsidePartition(ValueError):
     """A path that is not one of this agent's files."""
 
 
-@dataclass(frozen=True)
-class AgentPolicy:
-    volunteer_at: float = EVIDENCE_FLOOR  # lake-wide score at which the agent says it can help
-    relative: float = RELATIVE_SHARE  # further files must score this share of the agent's best
-    max_files: int = 8  # data files with loading code (a family counts once)
+class StaleIndex(RuntimeError):
+    """A config written before the lake had a search index."""
 
 
 class FileAgent:
-    def __init__(self, config: ClusterConfig, cluster: str, policy: AgentPolicy = AgentPolicy()) -> None:
+    def __init__(self, config: ClusterConfig, cluster: str, *, embed: bool = True) -> None:
         from lakeboard.servers.profiling import ProfileCache
 
         self.config = config
         self.spec = config.cluster(cluster)
         self.name = self.spec.name
         self.root = Path(config.lake)
-        self.policy = policy
         with ProfileCache(Path(config.profile_dir)) as cache:
             cached = cache.load_many(self.spec.files)
         self.profiles: dict[str, FileProfile] = {}
@@ -51,10 +50,17 @@ class FileAgent:
                 reason = config.errors.get(path, "not profiled yet: run `lakeboard index` again")
                 prof = FileProfile(path=path, format="unknown", status="skipped", reason=reason)
             self.profiles[path] = prof
-        vocabulary = None
-        if config.vocabulary and Path(config.vocabulary).exists():
-            vocabulary = LakeVocabulary.model_validate_json(Path(config.vocabulary).read_text())
-        self.engine = LexicalEngine(list(self.profiles.values()), vocabulary)
+        folder = Path(config.relevance_index) if config.relevance_index else None
+        if folder is None or not folder.is_dir():
+            raise StaleIndex(
+                f"the config of lake {config.name!r} has no search index (it was written by an older "
+                f"Lakeboard): run `lakeboard index {config.lake}` again"
+            )
+        self.engine = RelevanceEngine(LakeIndex.load(folder, paths=self.spec.files),
+                                      embed=available_embedder() if embed else None)
+        self.policy = self.engine.weights.policy
+        # a file's family (for its loader and its explanation), as the indexer found it
+        self.families = {f.key: f for f in config.families}
 
     # -- inventory -------------------------------------------------------------------
     def list_files(self) -> list[FileEntry]:
@@ -82,50 +88,48 @@ class FileAgent:
         return "\n".join(lines)
 
     # -- the blackboard protocol ----------------------------------------------------------
-    def decide(self, request: BlackboardRequest) -> HelpDecision:
-        return self._decision(self.engine.score(request.request))
+    def rank(self, request: str | Query) -> Ranking:
+        return self.engine.rank(request if isinstance(request, Query) else parse_query(request))
 
-    def _decision(self, matches: list[FileMatch]) -> HelpDecision:
-        best = matches[0] if matches else None
-        if best is None or best.score < self.policy.volunteer_at:
+    def decide(self, request: BlackboardRequest) -> HelpDecision:
+        return self._decision(self.rank(request.request))
+
+    def _decision(self, ranking: Ranking) -> HelpDecision:
+        best = ranking.matches[0] if ranking.matches else None
+        if best is None or ranking.gate < self.policy.gate_at:
             why = (
-                f"none of my {len(self.profiles)} files covers enough of the request"
-                + (f" (best: {best.path} at {best.score:.2f})" if best else "")
+                f"none of my {len(self.profiles)} files holds what the request needs"
+                + (f" (closest: {best.path}, {best.score:.2f})" if best else "")
             )
             return HelpDecision(agent_name=self.name, can_help=False, reason=why,
                                 confidence=round(best.score if best else 0.0, 4))
-        return HelpDecision(
-            agent_name=self.name,
-            can_help=True,
-            reason=f"{best.path} matches {', '.join(best.matched_terms[:6])}",
-            confidence=best.score,
-        )
+        words = f" matches {', '.join(best.matched_terms[:6])}" if best.matched_terms else " is the closest"
+        return HelpDecision(agent_name=self.name, can_help=True, reason=f"{best.path}{words}", confidence=best.score)
 
     def respond(self, request: BlackboardRequest) -> FileAgentResponse:
-        ranking = self.engine.rank(request.request)
-        matches = ranking.matches
-        decision = self._decision(matches)
+        query = parse_query(request.request)
+        ranking = self.rank(query)
+        decision = self._decision(ranking)
         if not decision.can_help:
             return FileAgentResponse(agent_name=self.name, can_help=False, reason=decision.reason,
-                                     confidence=decision.confidence)
-        chosen = self._choose(matches)
+                                     confidence=decision.confidence, dense=self.engine.dense)
+        matches = self._with_period_members(ranking.matches, query)
+        chosen = [m for m in select_files(matches, ranking.term_weights, self.engine.weights) if m.path in self.profiles]
         picked = {m.path for m in chosen}
         data = [m for m in chosen if m.role != "dictionary"]
         dictionaries = [m for m in chosen if m.role == "dictionary"]
-        shown = _one_per_family(data)[: self.policy.max_files] + dictionaries
+        shown = _one_per_family(data) + dictionaries
         shown_profiles = [self.profiles[m.path] for m in shown]
         loaders = response_writing.loaders(shown_profiles, _families_of(shown, data), {m.path: m.group for m in shown})
         explanation = "\n".join(
             [
                 response_writing.explanation(
-                    self.profiles[m.path], m.role,
-                    [d for d, ds in self.engine.dictionaries.items() if m.path in ds],
-                    self.engine.coverage.get(m.path),
+                    self.profiles[m.path], m.role, self.engine.facts_of(m.path).describes,
+                    self.engine.coverage_of(m.path),
                 )
                 for m in shown
             ]
-            # what each family shown is, and which of its members the request chose
-            + [f"Family: {ranking.choices[m.group].reason}" for m in shown if m.group in ranking.choices]
+            + [self._family_line(m, picked) for m in shown if m.group in self.families]
         )
         return FileAgentResponse(
             agent_name=self.name,
@@ -140,22 +144,34 @@ class FileAgent:
             necessary_steps=response_writing.necessary_steps(shown_profiles),
             confidence=decision.confidence,
             matches=chosen + [m for m in matches if m.path not in picked][:20],
-            term_weights=self.engine.request_weights(request.request),
+            term_weights=ranking.term_weights,
+            dense=self.engine.dense,
         )
 
-    def _choose(self, matches: list[FileMatch]) -> list[FileMatch]:
-        if not matches:
-            return []
-        best = matches[0].score
-        chosen = [m for m in matches if m.role != "dictionary" and m.score >= self.policy.relative * best]
-        picked = {m.path for m in chosen}
-        by_path = {m.path: m for m in matches}
-        for m in list(chosen):
-            for comp in m.companions:
-                if comp not in picked and comp in by_path:
-                    chosen.append(by_path[comp])
-                    picked.add(comp)
-        return chosen
+    def _with_period_members(self, matches: list[FileMatch], query: Query) -> list[FileMatch]:
+        """A family member's companions include the other members the request's period takes
+        (one file per month, and the request asks for the year). With no period, the family is
+        not returned whole: its best members are, and the explanation says how many more there are."""
+        if not query.has_time:
+            return matches
+        out = []
+        for m in matches:
+            family = self.families.get(m.group) if m.group else None
+            if family is not None:
+                fitting = [x.path for x in family.members if x.path != m.path and x.path in self.profiles
+                           and period_fit(self.engine.facts_of(x.path), query)[0]]
+                m = m.model_copy(update={"companions": [*m.companions, *fitting]})
+            out.append(m)
+        return out
+
+    def _family_line(self, shown: FileMatch, picked: set[str]) -> str:
+        """What a family is, and how many of its members were chosen: a family nothing in the
+        request narrows is not returned whole, so say how many more there are."""
+        family = self.families[shown.group]
+        chosen = [m for m in family.members if m.path in picked]
+        rest = len(family.members) - len(chosen)
+        more = f"; {rest} more files of it were not chosen (list_files shows them)" if rest else ""
+        return f"Family: {family.describe()}; chosen {len(chosen)}{more}"
 
 
 def _one_per_family(matches: list[FileMatch]) -> list[FileMatch]:

@@ -204,7 +204,8 @@ class ModelEngine:
 
     async def respond_with(self, model: Model, request: BlackboardRequest) -> FileAgentResponse:
         analysis = await self.analyse(model)
-        matches = self.agent.engine.score(request.request)
+        ranking = self.agent.rank(request.request)
+        matches = ranking.matches
         candidates = list(dict.fromkeys([m.path for m in matches[:6]] + self.looked_at))
         prompt = file_agent_prompts.step(self._context(analysis), file_agent_prompts.RESPOND.format(
             request=request.request,
@@ -238,7 +239,8 @@ class ModelEngine:
             necessary_steps=data["necessary_steps"] or response_writing.necessary_steps(profiles),
             confidence=confidence,
             matches=chosen_matches + [m for m in matches if m.path not in picked][:20],
-            term_weights=self.agent.engine.request_weights(request.request),
+            term_weights=ranking.term_weights,
+            dense=self.agent.engine.dense,
         )
 
     # -- prompts and parsing -----------------------------------------------------------
@@ -336,7 +338,7 @@ class ModelEngine:
         return out
 
     def _offline_score(self, request: BlackboardRequest) -> float:
-        matches = self.agent.engine.score(request.request)
+        matches = self.agent.rank(request.request).matches
         return matches[0].score if matches else 0.0
 
 

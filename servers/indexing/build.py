@@ -1,4 +1,4 @@
-"""The offline phase end to end: profiles -> vocabulary -> clusters -> server entries."""
+"""The offline phase end to end: profiles -> clusters -> search index -> server entries."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def index_lake(
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
-    from lakeboard.servers.relevance import vocabulary_of
+    from lakeboard.servers.relevance.lake_index import RELEVANCE_FOLDER, LakeIndex, available_embedder
 
     t0 = time.perf_counter()
     lake = lake.expanduser().resolve()
@@ -103,25 +103,25 @@ def index_lake(
         raise ValueError(f"the lake {str(lake)!r} holds no files")
     errors = {p.path: f"{p.status}: {p.reason}" for p in profiles if p.status != "ok"}
 
-    config_path, vocabulary_path = config_dir / "clusters.json", config_dir / "vocabulary.json"
+    config_path, relevance_path = config_dir / "clusters.json", config_dir / RELEVANCE_FOLDER
     clusters = strategy_named(strategy, n_clusters=n_clusters, model=model).partition(profiles)
     config = ClusterConfig(
         lake=str(lake),
         name=name,
         strategy=strategy,
         profile_dir=str(profile_dir),
-        vocabulary=str(vocabulary_path),
+        relevance_index=str(relevance_path),
         clusters=clusters,
         errors=errors,
         families=describe_families(profiles),
     )
+    relevance = LakeIndex.build(profiles, config.families, embed=available_embedder(), previous=relevance_path)
     entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)
     publish(config_dir, {
         "clusters.json": config.model_dump_json(indent=2),
         "servers.json": json.dumps(entries, indent=2, ensure_ascii=False) + "\n",
-        "vocabulary.json": vocabulary_of(profiles).model_dump_json(),
         STAMPS_FILE: IndexedLake(stamps, list(index_args or [])).to_json(),
-    })
+    }, folders={RELEVANCE_FOLDER: relevance.save})
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "workdir").mkdir(exist_ok=True)
     return IndexResult(config_dir, len(profiles), len(clusters), errors, time.perf_counter() - t0, backend)

@@ -2,7 +2,7 @@
 
     configs/NAME/clusters.json   -> current/clusters.json     links made once, never changed
     configs/NAME/servers.json    -> current/servers.json
-    configs/NAME/vocabulary.json -> current/vocabulary.json
+    configs/NAME/relevance       -> current/relevance         the search index (a folder)
     configs/NAME/lake_stamps.json -> current/lake_stamps.json  what the walk saw (common/lake_stamps.py)
     configs/NAME/current         -> sets/<id>                 the one link each index flips
     configs/NAME/sets/<id>/      the files of one index
@@ -24,7 +24,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from lakeboard.common.atomic_files import write_text_atomic
 
@@ -33,17 +33,21 @@ SETS = "sets"
 _TEMPORARY_LINK = ".{name}.{pid}.link"  # made beside a link, then renamed over it
 
 
-def publish(config_dir: Path, files: dict[str, str]) -> Path:
-    """Write `files` (name -> text) as the config set of `config_dir`; returns the set's folder."""
+def publish(config_dir: Path, files: dict[str, str], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
+    """Write `files` (name -> text) as the config set of `config_dir`; returns the set's folder.
+
+    `folders`: name -> a function that writes a folder of that name (given its path) into the set.
+    """
+    folders = folders or {}
     sets = config_dir / SETS
     sets.mkdir(parents=True, exist_ok=True)
     with _only_writer(sets / ".lock"):
-        _drop_stale_links(config_dir, [CURRENT, *files])
+        _drop_stale_links(config_dir, [CURRENT, *files, *folders])
         if not (config_dir / CURRENT).is_symlink():
             _adopt_loose_files(config_dir, list(files))
-        new = _write_set(sets, files)
+        new = _write_set(sets, files, folders)
         # A link to current/NAME dangles until `current` exists: invisible, never half a set.
-        for name in files:
+        for name in [*files, *folders]:
             _point(config_dir / name, f"{CURRENT}/{name}")
         _point(config_dir / CURRENT, f"{SETS}/{new.name}")
         _sync_folder(config_dir)
@@ -53,10 +57,12 @@ def publish(config_dir: Path, files: dict[str, str]) -> Path:
     return new
 
 
-def _write_set(sets: Path, files: dict[str, str]) -> Path:
+def _write_set(sets: Path, files: dict[str, str], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=sets))
     for name, text in files.items():
         write_text_atomic(folder / name, text)
+    for name, write in (folders or {}).items():
+        write(folder / name)
     _sync_folder(folder)
     return folder
 

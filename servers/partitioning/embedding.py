@@ -1,6 +1,6 @@
 """Embedding partitioning (the paper's Appendix F): embed each file's profile, then KMeans.
 
-The model is all-MiniLM-L6-v2 (common/minilm.py: from its package, offline).
+The model is all-MiniLM-L6-v2 (common/minilm.py: from its package, offline, without torch).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import os
 from pathlib import PurePosixPath
 
-from lakeboard.common.minilm import MiniLMUnavailable, minilm
+from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
 from lakeboard.schemas.clusters import ClusterSpec
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.partitioning.base import PartitionError, describe, slug, unique_names
@@ -36,12 +36,10 @@ class EmbeddingStrategy:
         k = self.n_clusters or max(1, round(math.sqrt(len(profiles) / 2)))
         k = min(k, len(profiles))
         try:
-            model = minilm()
+            load_embedder()
         except MiniLMUnavailable as exc:
             raise PartitionError(f"the embedding strategy cannot run: {exc}") from exc
-        vectors = model.encode(
-            [profile_sentence(p) for p in profiles], batch_size=64, normalize_embeddings=True
-        )
+        vectors = embed([profile_sentence(p) for p in profiles])
         labels = KMeans(n_clusters=k, n_init=10, random_state=self.seed).fit_predict(vectors)
         by_path = {p.path: p for p in profiles}
         groups: dict[int, list[str]] = {}

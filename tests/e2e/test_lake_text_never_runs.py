@@ -68,13 +68,13 @@ def run_discovered_code(lake: Path, request: str, root: Path) -> list[str]:
 
 def test_the_issues_header_cell_does_not_run(tmp_path):
     lake = write_lake(tmp_path, {"air.csv": ["date", REPRODUCTION]})
-    assert run_discovered_code(lake, "daily pm25 values", tmp_path) == ["air.csv"]
+    assert run_discovered_code(lake, "daily air pm25 values by date", tmp_path) == ["air.csv"]
 
 
 def test_generated_hostile_names_do_not_run(tmp_path):
     tables = hostile_tables()
     lake = write_lake(tmp_path, tables)
-    assert set(run_discovered_code(lake, "daily pm25 values", tmp_path)) <= set(tables)
+    assert set(run_discovered_code(lake, "daily air pm25 values by date", tmp_path)) <= set(tables)
 
 
 def test_the_program_and_notebook_of_ask_run_nothing_else(tmp_path):
@@ -87,7 +87,7 @@ def test_the_program_and_notebook_of_ask_run_nothing_else(tmp_path):
     if _sandbox_problem() is not None:
         _allow_unsandboxed_kernel(configs / "hostile")
     notebook = tmp_path / "session.ipynb"
-    done = lakeboard("ask", str(configs / "hostile"), "daily pm25 values", "--notebook", str(notebook),
+    done = lakeboard("ask", str(configs / "hostile"), "daily air pm25 values by date", "--notebook", str(notebook),
                      cwd=tmp_path, env=cli_env(tmp_path))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Loaded (the program ran in the kernel):" in done.stdout, done.stdout[-3000:]

@@ -16,14 +16,14 @@ from lakeboard.host.pool import ClientPool
 from lakeboard.host.trace import Trace, read_trace
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, SearchAgentResponse
-from tests.support.servers import entries, http_toy, toy_entry
+from tests.support.servers import entries, http_toys, toy_entry
 
 pytestmark = pytest.mark.timeout(120)
 
 
 async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) -> None:
     delay = ("--delay-ms", "400")
-    with http_toy("web1", *delay, "--kind", "search") as (url1, _), http_toy("web2", *delay) as (url2, _):
+    with http_toys(["web1", *delay, "--kind", "search"], ["web2", *delay]) as [(url1, _), (url2, _)]:
         servers = entries(
             s1=toy_entry("s1", *delay, "--confidence", "0.9"),
             s2=toy_entry("s2", *delay),
@@ -148,17 +148,17 @@ async def test_a_helper_that_timed_out_is_skipped_until_it_answers_again(tmp_pat
     servers = entries(good=toy_entry("good"), held=toy_entry("held", "--hold-while", str(hold)))
     trace = Trace()
     async with ClientPool(servers, trace=trace, health_timeout_s=2) as pool:
-        board = Blackboard(pool, trace, can_help_timeout_s=4, respond_timeout_s=4)
+        board = Blackboard(pool, trace, can_help_timeout_s=2, respond_timeout_s=2)
         first = await board.post(BlackboardRequest(request="monthly sales"))
-        assert first.outcome("held").error.kind == "timeout" and first.elapsed_s >= 4
+        assert first.outcome("held").error.kind == "timeout" and first.elapsed_s >= 2
 
         # Not asked again while its late answer is outstanding: the posting does not wait for it
-        # (waiting would have cost the 4 s timeout again).
+        # (waiting would have cost the 2 s timeout again).
         second = await board.post(BlackboardRequest(request="monthly sales"))
         assert second.elapsed_s < board.can_help_timeout_s, second.elapsed_s
         error = second.outcome("held").error
         assert (error.phase, error.kind) == ("can_help", "skipped")
-        assert error.message.startswith("skipped: it did not answer can_help within 4 s last time")
+        assert error.message.startswith("skipped: it did not answer can_help within 2 s last time")
         assert [o.helper for o in second.responses] == ["good"]
         assert any(e.kind == "helper_error" and e.server == "held" and e.data["error_kind"] == "skipped"
                    for e in trace.events)

@@ -67,4 +67,5 @@ def test_index_and_discover_escape_what_the_lake_names(tmp_path: Path) -> None:
                       cwd=tmp_path)
     out = assert_safe(found)
     assert found.returncode == 0, out
-    assert "Files, most relevant first:" in out and "rain0" in out
+    # the six tables are alike: any of them is an answer (their names are shown escaped)
+    assert "Files, most relevant first:" in out and any(f"rain{i}" in out for i in range(6))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+import pytest_asyncio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from lakeboard.host import pool as pool_module
@@ -42,6 +43,57 @@ async def wait_until(predicate, timeout_s: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.05)
+
+
+# Helpers of the shared pool below; each test uses its own, so they do not disturb each other.
+QUIET_HELPERS = ("bad", "slow", "held", "hangs", "stuck", "idle_a", "idle_b", "mid")
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory):
+    """One pool of real toy helpers, each misbehaving in its own way, started once for the tests that use it.
+
+    Yields (pool, trace, hold): `held` answers can_help and respond only once the file `hold` is gone.
+    """
+    hold = tmp_path_factory.mktemp("pool") / "hold"
+    hold.touch()
+    servers = entries(
+        bad=toy_entry("bad", "--error-on", "respond"),
+        slow=toy_entry("slow", "--hang-on", "can_help"),
+        held=toy_entry("held", "--hold-while", str(hold)),
+        hangs=toy_entry("hangs", "--hang-on", "can_help"),
+        # The busy loop blocks the server's event loop: it cannot even answer tools/list.
+        stuck=toy_entry("stuck", "--block-cpu-ms", "60000"),
+        idle_a=toy_entry("idle_a"),
+        idle_b=toy_entry("idle_b"),
+        mid=toy_entry("mid", "--delay-ms", "2000"),
+    )
+    trace = Trace()
+    async with ClientPool(servers, trace=trace, health_timeout_s=2, connect_timeout_s=120) as pool:
+        assert pool.helpers == list(QUIET_HELPERS)
+        yield pool, trace, hold
+
+
+@pytest.fixture
+def probes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, bool]]:
+    """Every health check the pool makes from now on, as (server, what was asked, whether it answered).
+
+    Lets a test wait for the pool's own probe or ping instead of sleeping past it.
+    """
+    seen: list[tuple[str, str, bool]] = []
+    checked = ClientPool._answers
+
+    async def recorded(self, member, client, request, what, state) -> bool:
+        answered = await checked(self, member, client, request, what, state)
+        seen.append((member.name, what, answered))
+        return answered
+
+    monkeypatch.setattr(ClientPool, "_answers", recorded)
+    return seen
+
+
+def server_events(trace: Trace, server: str) -> list[str]:
+    return [e.kind for e in trace.events if e.server == server and e.kind.startswith("server_")]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake era, and 2026 era where both ends speak it
@@ -93,115 +145,107 @@ async def test_stdio_and_http_servers_in_one_pool(tmp_path: Path, monkeypatch: p
         assert sorted(e.server for e in trace.events if e.kind == "server_started") == ["kernel", "local", "web"]
 
 
-async def test_tool_errors_and_missing_tools_leave_the_server_alone() -> None:
-    servers = entries(bad=toy_entry("bad", "--error-on", "respond"))
-    async with ClientPool(servers) as pool:
-        pid = await pid_of(pool, "bad")
-        with pytest.raises(ToolFailed, match="bad failed on purpose in respond") as info:
-            await pool.call("bad", "respond", REQUEST, timeout_s=10)
-        assert info.value.kind == "tool_error" and info.value.server == "bad"
-        with pytest.raises(ToolMissing, match="has no tool 'run_code'"):
-            await pool.call("bad", "run_code", {}, timeout_s=10)
-        with pytest.raises(KeyError, match="no server named 'nobody'.*known servers: bad"):
-            await pool.call("nobody", "can_help", REQUEST)
-        assert await pid_of(pool, "bad") == pid
-        assert pool.status("bad")["bad"].restarts == 0
+@pytest.mark.asyncio(loop_scope="module")
+async def test_tool_errors_and_missing_tools_leave_the_server_alone(shared) -> None:
+    pool, _, _ = shared
+    pid = await pid_of(pool, "bad")
+    with pytest.raises(ToolFailed, match="bad failed on purpose in respond") as info:
+        await pool.call("bad", "respond", REQUEST, timeout_s=10)
+    assert info.value.kind == "tool_error" and info.value.server == "bad"
+    with pytest.raises(ToolMissing, match="has no tool 'run_code'"):
+        await pool.call("bad", "run_code", {}, timeout_s=10)
+    with pytest.raises(KeyError, match="no server named 'nobody'.*known servers: bad"):
+        await pool.call("nobody", "can_help", REQUEST)
+    assert await pid_of(pool, "bad") == pid
+    assert pool.status("bad")["bad"].restarts == 0
 
 
-async def test_a_hung_call_times_out_and_the_server_keeps_serving() -> None:
-    servers = entries(slow=toy_entry("slow", "--hang-on", "can_help"))
-    async with ClientPool(servers, health_timeout_s=2) as pool:
-        pid = await pid_of(pool, "slow")
-        started = time.monotonic()
-        with pytest.raises(ServerTimeout, match="did not answer can_help within 0.5s"):
-            await pool.call("slow", "can_help", REQUEST, timeout_s=0.5)
-        # The call's 0.5 s, not the pool's 60 s default (the server never answers); wide for load.
-        assert time.monotonic() - started < 10
-        await asyncio.sleep(2.5)  # let the health probe run: the server still answers it
-        assert pool.status("slow")["slow"].restarts == 0
-        assert await pid_of(pool, "slow") == pid
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_hung_call_times_out_and_the_server_keeps_serving(shared, probes) -> None:
+    pool, _, _ = shared
+    pid = await pid_of(pool, "slow")
+    started = time.monotonic()
+    with pytest.raises(ServerTimeout, match="did not answer can_help within 0.5s"):
+        await pool.call("slow", "can_help", REQUEST, timeout_s=0.5)
+    # The call's 0.5 s, not the pool's 60 s default (the server never answers); wide for load.
+    assert time.monotonic() - started < 10
+    # The pool's health probe after the timeout (a tools/list) is answered: the server is kept.
+    await wait_until(lambda: any(p[:2] == ("slow", "a tools/list") for p in probes))
+    assert ("slow", "a tools/list", True) in probes
+    assert pool.status("slow")["slow"].restarts == 0
+    assert await pid_of(pool, "slow") == pid
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_server_that_timed_out_is_slow_until_its_late_answer_came_and_it_answers_a_ping(
-        tmp_path: Path) -> None:
-    hold = tmp_path / "hold"
-    hold.touch()
-    servers = entries(held=toy_entry("held", "--hold-while", str(hold)))
-    trace = Trace()
-    async with ClientPool(servers, trace=trace, health_timeout_s=2) as pool:
-        assert pool.slow("held") is None
-        with pytest.raises(ServerTimeout):
-            await pool.call("held", "can_help", REQUEST, timeout_s=0.5)
-        assert pool.slow("held") == "it did not answer can_help within 0.5 s"
-        assert pool.status("held")["held"].slow == pool.slow("held")
-        # It answers pings all along, but its abandoned call has not returned: it stays slow.
-        await asyncio.sleep(3)
-        assert pool.slow("held") is not None and pool.status("held")["held"].restarts == 0
-        hold.unlink()
-        await wait_until(lambda: pool.slow("held") is None, timeout_s=40)
-        assert (await pool.call("held", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "held"
-        assert [e.kind for e in trace.events if e.kind.startswith("server_")] == [
-            "server_started", "server_slow", "server_recovered"]
+        shared, probes) -> None:
+    pool, trace, hold = shared
+    assert pool.slow("held") is None
+    with pytest.raises(ServerTimeout):
+        await pool.call("held", "can_help", REQUEST, timeout_s=0.5)
+    assert pool.slow("held") == "it did not answer can_help within 0.5 s"
+    assert pool.status("held")["held"].slow == pool.slow("held")
+    # It answers pings all along, but its abandoned call has not returned: it stays slow.
+    await wait_until(lambda: ("held", "a ping", True) in probes)
+    assert pool.slow("held") is not None and pool.status("held")["held"].restarts == 0
+    hold.unlink()
+    await wait_until(lambda: pool.slow("held") is None, timeout_s=40)
+    assert (await pool.call("held", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "held"
+    assert server_events(trace, "held") == ["server_started", "server_slow", "server_recovered"]
 
 
-async def test_a_slow_server_whose_late_answer_never_comes_is_restarted(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pool_module, "_LATE_ANSWER_LIMIT_S", 2.0)
-    servers = entries(hangs=toy_entry("hangs", "--hang-on", "can_help"))
-    async with ClientPool(servers, health_timeout_s=2) as pool:
-        pid = await pid_of(pool, "hangs")
-        with pytest.raises(ServerTimeout):
-            await pool.call("hangs", "can_help", REQUEST, timeout_s=0.5)
-        assert pool.slow("hangs") is not None
-        await wait_until(lambda: pool.status("hangs")["hangs"].restarts == 1, timeout_s=40)
-        assert pool.slow("hangs") is None and await pid_of(pool, "hangs") != pid
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_slow_server_whose_late_answer_never_comes_is_restarted(
+        shared, monkeypatch: pytest.MonkeyPatch) -> None:
+    pool, _, _ = shared
+    monkeypatch.setattr(pool_module, "_LATE_ANSWER_LIMIT_S", 0.5)  # read when the server is marked slow
+    pid = await pid_of(pool, "hangs")
+    with pytest.raises(ServerTimeout):
+        await pool.call("hangs", "can_help", REQUEST, timeout_s=0.5)
+    assert pool.slow("hangs") is not None
+    await wait_until(lambda: pool.status("hangs")["hangs"].restarts == 1, timeout_s=40)
+    assert pool.slow("hangs") is None and await pid_of(pool, "hangs") != pid
 
 
-async def test_a_server_that_stops_answering_entirely_is_restarted() -> None:
-    # The busy loop blocks the server's event loop: it cannot even answer tools/list.
-    servers = entries(stuck=toy_entry("stuck", "--block-cpu-ms", "60000"))
-    trace = Trace()
-    async with ClientPool(servers, trace=trace, health_timeout_s=1) as pool:
-        pid = await pid_of(pool, "stuck")
-        with pytest.raises(ServerTimeout):
-            await pool.call("stuck", "can_help", REQUEST, timeout_s=0.5)
-        await wait_until(lambda: pool.status("stuck")["stuck"].restarts == 1)
-        assert await pid_of(pool, "stuck") != pid
-        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-        died = [e for e in trace.events if e.kind == "server_died"]
-        assert died and died[0].server == "stuck" and "unresponsive after a timeout" in died[0].data["error"]
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_server_that_stops_answering_entirely_is_restarted(shared) -> None:
+    pool, trace, _ = shared
+    pid = await pid_of(pool, "stuck")
+    with pytest.raises(ServerTimeout):
+        await pool.call("stuck", "can_help", REQUEST, timeout_s=0.5)
+    await wait_until(lambda: pool.status("stuck")["stuck"].restarts == 1)
+    assert await pid_of(pool, "stuck") != pid
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    died = [e for e in trace.events if e.kind == "server_died" and e.server == "stuck"]
+    assert died and "unresponsive after a timeout" in died[0].data["error"]
 
 
-async def test_a_server_killed_while_idle_is_restarted_by_the_next_call() -> None:
-    servers = entries(a=toy_entry("a"), b=toy_entry("b"))
-    async with ClientPool(servers) as pool:
-        pid = await pid_of(pool, "a")
-        os.kill(pid, signal.SIGKILL)
-        await asyncio.sleep(0.3)
-        result = await pool.call("a", "can_help", REQUEST, timeout_s=30)  # waits for the restart
-        assert result.structured["agent_name"] == "a"
-        assert await pid_of(pool, "a") != pid
-        assert pool.status("a")["a"].restarts == 1 and pool.status("b")["b"].restarts == 0
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_server_killed_while_idle_is_restarted_by_the_next_call(shared) -> None:
+    pool, _, _ = shared
+    pid = await pid_of(pool, "idle_a")
+    os.kill(pid, signal.SIGKILL)
+    await asyncio.sleep(0.3)
+    result = await pool.call("idle_a", "can_help", REQUEST, timeout_s=30)  # waits for the restart
+    assert result.structured["agent_name"] == "idle_a"
+    assert await pid_of(pool, "idle_a") != pid
+    assert pool.status("idle_a")["idle_a"].restarts == 1 and pool.status("idle_b")["idle_b"].restarts == 0
 
 
-async def test_a_server_killed_mid_call_is_reported_dead_then_restarted() -> None:
-    servers = entries(a=toy_entry("a", "--delay-ms", "2000"))
-    trace = Trace()
-    async with ClientPool(servers, trace=trace) as pool:
-        pid = await pid_of(pool, "a")
-        call = asyncio.ensure_future(pool.call("a", "can_help", REQUEST, timeout_s=10))
-        await asyncio.sleep(0.3)
-        os.kill(pid, signal.SIGKILL)
-        started = time.monotonic()
-        with pytest.raises(ServerDied, match="server 'a' died during can_help"):
-            await call
-        assert time.monotonic() - started < 10 / 2  # noticed when it died, not at the 10 s timeout
-        await wait_until(lambda: pool.status("a")["a"].state == "ready")
-        assert await pid_of(pool, "a") != pid
-        assert [e.kind for e in trace.events if e.server == "a"] == [
-            "server_started",
-            "server_died",
-            "server_restarted",
-        ]
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_server_killed_mid_call_is_reported_dead_then_restarted(shared) -> None:
+    pool, trace, _ = shared
+    pid = await pid_of(pool, "mid")
+    call = asyncio.ensure_future(pool.call("mid", "can_help", REQUEST, timeout_s=10))
+    await asyncio.sleep(0.3)
+    os.kill(pid, signal.SIGKILL)
+    started = time.monotonic()
+    with pytest.raises(ServerDied, match="server 'mid' died during can_help"):
+        await call
+    assert time.monotonic() - started < 10 / 2  # noticed when it died, not at the 10 s timeout
+    await wait_until(lambda: pool.status("mid")["mid"].state == "ready")
+    assert await pid_of(pool, "mid") != pid
+    assert server_events(trace, "mid") == ["server_started", "server_died", "server_restarted"]
 
 
 async def test_servers_that_cannot_start_are_recorded_not_raised(tmp_path: Path) -> None:

@@ -63,18 +63,34 @@ def wait_for_port(
 @contextlib.contextmanager
 def http_toy(name: str, *flags: str, port: int | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Run the toy helper over streamable HTTP on 127.0.0.1; yields (url, process)."""
-    port = port or free_port()
-    process = subprocess.Popen(
-        toy_command(name, "--transport", "http", "--port", str(port), *flags),
-        cwd=REPO,
-        env={**os.environ, **QUIET_ENV},
-    )
+    with http_toys([name, *flags], port=port) as ((url, process),):
+        yield url, process
+
+
+@contextlib.contextmanager
+def http_toys(*helpers: list[str], port: int | None = None) -> Iterator[list[tuple[str, subprocess.Popen[bytes]]]]:
+    """Several toy helpers over streamable HTTP, started side by side; yields (url, process) for each.
+
+    Each of `helpers` is [name, *flags]; `port` is only for a single helper.
+    """
+    assert port is None or len(helpers) == 1
+    started: list[tuple[int, subprocess.Popen[bytes]]] = []
     try:
-        wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp", process
+        for name, *flags in helpers:
+            chosen = port or free_port()
+            started.append((chosen, subprocess.Popen(
+                toy_command(name, "--transport", "http", "--port", str(chosen), *flags),
+                cwd=REPO,
+                env={**os.environ, **QUIET_ENV},
+            )))
+        for chosen, process in started:
+            wait_for_port(chosen, process)
+        yield [(f"http://127.0.0.1:{chosen}/mcp", process) for chosen, process in started]
     finally:
-        if process.poll() is None:
-            process.terminate()
+        for _, process in started:
+            if process.poll() is None:
+                process.terminate()
+        for _, process in started:
             try:
                 process.wait(timeout=5)
             except subprocess.TimeoutExpired:

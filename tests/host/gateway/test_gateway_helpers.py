@@ -62,7 +62,7 @@ async def test_servers_d_entries_come_and_go_and_a_killed_helper_is_reported(gat
         assert [o.helper for o in (await help_board(client)).responses] == ["demo-sensors"]
 
         # A helper dropped into servers.d/ during the session answers the next request.
-        extra = drop_in(gateway_config, "extra", toy_entry("extra", "--confidence", "0.9"))
+        extra = drop_in(gateway_config, "extra", toy_entry("extra", "--confidence", "1.0"))
         board = await help_board(client)
         assert [o.helper for o in board.responses] == ["extra", "demo-sensors"]  # most confident first
         assert board.responses[0].response.files == ["extra/data.csv"]

@@ -1,7 +1,9 @@
-"""The host's sampling handler answering a real fastmcp server over stdio.
+"""The host's sampling handler answering a real fastmcp server.
 
 Chain under test: fastmcp Client --stdio--> tests/support/sampling_server.py, whose tool
 sends sampling/createMessage back --> SamplingHandler --> ChatProvider --HTTP--> ScriptedLLM.
+The first test runs that server as a process, in both protocol eras; the others reach the same
+server object through fastmcp's in-memory transport (the handler's behaviour, no process).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from lakeboard.host.llm import ChatProvider, Usage
 from lakeboard.host.sampling_handler import SamplingHandler
+from tests.support.sampling_server import mcp as sampling_server
 from tests.support.scripted_llm import HTTPError, Reply, ScriptedLLM, count_tokens, prompt_tokens
 
 SERVER = Path(__file__).resolve().parents[2] / "support" / "sampling_server.py"
@@ -27,8 +30,10 @@ SERVER = Path(__file__).resolve().parents[2] / "support" / "sampling_server.py"
 ERAS = {"legacy": "handshake", "auto": "2026"}
 
 
-def probe_client(provider: ChatProvider, label: str = "sampling:probe", mode: str = "legacy") -> Client:
-    transport = StdioTransport(command=sys.executable, args=[str(SERVER)])
+def probe_client(provider: ChatProvider, label: str = "sampling:probe", mode: str = "legacy", *,
+                 process: bool = False) -> Client:
+    """A client of the sampling server: started as a process over stdio, or the same object in memory."""
+    transport = StdioTransport(command=sys.executable, args=[str(SERVER)]) if process else sampling_server
     return Client(transport, sampling_handler=SamplingHandler(provider, label=label), mode=mode, timeout=60)
 
 
@@ -39,7 +44,7 @@ async def test_server_borrows_the_hosts_model(scripted_llm, mode):
         lambda req: f"I read: {req['messages'][-1]['content']}",
     )
     async with ChatProvider(scripted_llm.settings()) as llm:
-        async with probe_client(llm, mode=mode) as client:
+        async with probe_client(llm, mode=mode, process=True) as client:
             result = await client.call_tool(
                 "ask",
                 {
@@ -113,9 +118,8 @@ async def test_every_sampling_call_is_in_the_trace(scripted_llm):
     scripted_llm.add(HTTPError(400, {"error": {"message": "no such thing"}}))
     trace = Trace()
     async with ChatProvider(scripted_llm.settings()) as llm:
-        transport = StdioTransport(command=sys.executable, args=[str(SERVER)])
         handler = SamplingHandler(llm, label="sampling:files-7", trace=trace, server="files-7")
-        async with Client(transport, sampling_handler=handler, mode="legacy", timeout=60) as client:
+        async with Client(sampling_server, sampling_handler=handler, mode="legacy", timeout=60) as client:
             await client.call_tool("ask", {"question": "q", "system_prompt": "You are file agent 7.\nYour files: a.csv"})
             with pytest.raises(ToolError):
                 await client.call_tool("ask", {"question": "q2"})

@@ -1,7 +1,8 @@
 """The config files of an index are replaced as one set: a kill at any step shows no mix of two sets.
 
 The indexer runs as a real process that SIGKILLs itself right after its k-th rename (every file
-of the set lands with a rename), for every k until a run completes.
+of the set lands with a rename), for every k until a run completes. Each run is a fork of one
+process that imported the indexer once, so that a run costs its indexing, not Python's start.
 """
 
 from __future__ import annotations
@@ -20,38 +21,80 @@ from lakeboard.host.servers_config import load_servers
 
 REPO = Path(__file__).resolve().parents[3]
 
+# Reads one JSON line [kill_at, *indexer args] per run from stdin, forks a process that runs the indexer
+# and SIGKILLs itself right after its kill_at-th rename (0: never), and answers with its exit code as
+# subprocess reports it (-9 when killed). The forks write to stderr only: stdout carries the answers.
 KILLED_AFTER_RENAME = """
-import os, signal, sys
-kill_at, calls = int(sys.argv[1]), 0
-real_replace, real_rename = os.replace, os.rename
-
-def counted(real):
-    def rename(*args, **kwargs):
-        global calls
-        real(*args, **kwargs)
-        calls += 1
-        if calls == kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-    return rename
-
-os.replace, os.rename = counted(real_replace), counted(real_rename)
+import json, os, signal, sys
 from lakeboard.servers.indexing.__main__ import main
-sys.exit(main(sys.argv[2:]))
+
+def run(kill_at, argv):
+    calls = 0
+    def counted(real):
+        def rename(*args, **kwargs):
+            nonlocal calls
+            real(*args, **kwargs)
+            calls += 1
+            if calls == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return rename
+    os.replace, os.rename = counted(os.replace), counted(os.rename)
+    os.dup2(2, 1)
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)
+
+for line in sys.stdin:
+    kill_at, *argv = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        run(kill_at, argv)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status), flush=True)
 """
+
+
+class Indexer:
+    """The driver above, started once per test; `run` indexes in a fresh fork and returns its exit code."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        with log.open("w") as errors:
+            self.process = subprocess.Popen([sys.executable, "-c", KILLED_AFTER_RENAME], cwd=REPO, text=True,
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+
+    def run(self, lake: Path, out: Path, kill_at: int = 0) -> int:
+        argv = [str(lake), "--out", str(out), "--workers", "0", "--quiet"]
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps([kill_at, *argv]) + "\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        assert answer, f"the indexer driver ended: {self.log.read_text()[-2000:]}"
+        return int(answer)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+        self.process.stdout.close()
+
+
+@pytest.fixture
+def indexer(tmp_path: Path):
+    driver = Indexer(tmp_path / "indexer.log")
+    try:
+        yield driver
+    finally:
+        driver.close()
 
 
 def _files(folder: Path, names: list[str], text: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for n in names:
         (folder / n).write_text(text)
-
-
-def _index(lake: Path, out: Path, kill_at: int = 0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", KILLED_AFTER_RENAME, str(kill_at), str(lake), "--out", str(out), "--workers", "0",
-         "--quiet"],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
-    )
 
 
 def _visible(config_dir: Path) -> tuple[list[str] | None, list[str] | None]:
@@ -66,8 +109,8 @@ def _visible(config_dir: Path) -> tuple[list[str] | None, list[str] | None]:
 
 
 def _loose_files(config_dir: Path) -> None:
-    """The layout of an indexer that wrote clusters.json, servers.json and vocabulary.json one by one."""
-    for name in ("clusters.json", "servers.json", "vocabulary.json"):
+    """The layout of an indexer that wrote clusters.json and servers.json one by one."""
+    for name in ("clusters.json", "servers.json"):
         text = (config_dir / name).read_text()
         (config_dir / name).unlink()
         (config_dir / name).write_text(text)
@@ -84,7 +127,7 @@ def _copy_config(template: Path, out: Path) -> None:
 
 
 @pytest.mark.parametrize("start", ["no config yet", "an earlier index", "files written one by one"])
-def test_a_kill_at_any_step_leaves_one_whole_config_set(tmp_path: Path, start: str) -> None:
+def test_a_kill_at_any_step_leaves_one_whole_config_set(tmp_path: Path, start: str, indexer: Indexer) -> None:
     lake, template = tmp_path / "lake", tmp_path / "template"
     _files(lake / "alpha", ["a1.csv", "a2.csv", "a3.csv"], "a,b\n1,2\n")
     _files(lake / "beta", ["b1.json", "b2.json", "b3.json"], '[{"k": 1}]')
@@ -93,7 +136,7 @@ def test_a_kill_at_any_step_leaves_one_whole_config_set(tmp_path: Path, start: s
         template.mkdir()
         before = None
     else:
-        assert _index(lake, template).returncode == 0
+        assert indexer.run(lake, template) == 0, indexer.log.read_text()[-2000:]
         if start == "files written one by one":
             _loose_files(template / "lake")
     (template / "lake" / "servers.d").mkdir(parents=True, exist_ok=True)
@@ -104,7 +147,7 @@ def test_a_kill_at_any_step_leaves_one_whole_config_set(tmp_path: Path, start: s
     for kill_at in range(1, 40):
         out = tmp_path / f"run{kill_at}"
         _copy_config(template, out)
-        done = _index(lake, out, kill_at)
+        returncode = indexer.run(lake, out, kill_at)
         config_dir = out / "lake"
         clusters, servers = _visible(config_dir)
         assert clusters == servers, f"killed after rename {kill_at}: clusters {clusters}, servers {servers}"
@@ -113,9 +156,9 @@ def test_a_kill_at_any_step_leaves_one_whole_config_set(tmp_path: Path, start: s
             assert partition_mismatches(config_dir, load_servers(config_dir)) == []
         assert (config_dir / "servers.d" / "mine.json").is_file()
         seen.append(clusters)
-        if done.returncode == 0:
+        if returncode == 0:
             break
-        assert done.returncode == -signal.SIGKILL, done.stderr
+        assert returncode == -signal.SIGKILL, indexer.log.read_text()[-2000:]
     else:
         pytest.fail("the indexer never completed")
     assert seen[-1] == after and len(seen) > 2

@@ -18,7 +18,7 @@ from lakeboard.servers.indexing.config_set import CURRENT
 
 pytestmark = pytest.mark.timeout(180)
 
-CONFIG_FILES = ("clusters.json", "servers.json", "vocabulary.json")
+CONFIG_FILES = ("clusters.json", "servers.json", "relevance")
 
 
 def make_lake(folder: Path, files: int, rows: int, seed: int) -> Path:

@@ -119,16 +119,16 @@ async def test_process_limit_holds_without_a_cgroup(kernel_dirs: dict[str, Path]
 async def test_cpu_budget_counts_the_whole_process_tree(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "4") as client:
-        # Two children of 3 s of CPU each: each stays under its own 4 s limit, together they pass it.
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "3") as client:
+        # Two children of 2 s of CPU each: each stays under its own 3 s limit, together they pass it.
         code = (
             "import subprocess, sys\n"
-            "child = 'import time\\nwhile time.process_time() < 3:\\n    pass'\n"
+            "child = 'import time\\nwhile time.process_time() < 2:\\n    pass'\n"
             "codes = [p.wait() for p in [subprocess.Popen([sys.executable, '-c', child]) for _ in range(2)]]"
         )
         result = await run(client, code, timeout_s=300)
         assert result.restarted is True and result.error is not None and result.error.name == "KernelDied", result
-        assert "CPU-time budget of 4 s" in result.error.value
+        assert "CPU-time budget of 3 s" in result.error.value
         assert (await run(client, "1 + 1")).result == "2"
 
 

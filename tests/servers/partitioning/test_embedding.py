@@ -1,6 +1,6 @@
-import pytest
+"""The embedding strategy runs on the torch-free MiniLM (common/minilm.py), offline."""
 
-pytest.importorskip("sentence_transformers")
+import pytest
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-from lakeboard.servers.relevance.tokens import query_terms, quoted_phrases, specificity, terms, words
+from lakeboard.servers.relevance.tokens import query_terms, quoted_phrases, terms, words
 
 
 def test_identifiers_are_split_into_words():
@@ -21,11 +21,6 @@ def test_quoted_phrases_keep_stopwords():
     assert quoted_phrases("were 'Other' reports more than \"Prizes, Sweepstakes and Lotteries\"?") == [
         ["other"], ["prize", "sweepstak", "and", "lotteri"]]
     assert quoted_phrases("the lake's files don't matter") == []
-
-
-def test_specificity_ranks_everyday_words_below_rare_ones():
-    assert specificity("one") < specificity("fire") < specificity("potassium")
-    assert 0.0 < specificity("one") and specificity("zzqxunseen") == 1.0
 
 
 def test_prose_keeps_formulas_and_decimals_whole_where_identifiers_are_split():

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from fastmcp import FastMCP
 
 from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
@@ -272,3 +273,16 @@ def server_env(**extra: str) -> dict[str, str]:
 
 def module_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "lakeboard.servers.search_agent", *args]
+
+
+def from_command_line(*args: str, **env: str) -> FastMCP:
+    """The server `python -m lakeboard.servers.search_agent ARGS` would serve with this environment, in memory.
+
+    Built by the same parsing of flags and environment as the process; test_server.py's stdio
+    and HTTP tests cover the process itself.
+    """
+    from lakeboard.servers.search_agent.server import build_server
+    from lakeboard.servers.search_agent.settings import settings_from_argv
+
+    settings, _ = settings_from_argv(list(args), env=server_env(**env))
+    return build_server(settings)

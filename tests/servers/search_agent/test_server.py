@@ -19,7 +19,7 @@ from fastmcp.client.transports import StdioTransport
 
 from tests.support.servers import free_port, wait_for_port
 
-from .conftest import AQI_QUESTION, BRAVE_KEY, DATA_QUESTION, REPO, module_command, server_env
+from .conftest import AQI_QUESTION, BRAVE_KEY, DATA_QUESTION, REPO, from_command_line, module_command, server_env
 
 
 def stdio(*args: str, **env: str) -> StdioTransport:
@@ -124,17 +124,17 @@ async def test_http_transport_with_searxng_on_loopback(web) -> None:
 
 
 async def test_server_starts_without_keys_and_declines_with_the_reason() -> None:
-    async with Client(stdio("--backend", "brave", "--brave-base-url", "http://127.0.0.1:9")) as client:
+    async with Client(from_command_line("--backend", "brave", "--brave-base-url", "http://127.0.0.1:9")) as client:
         decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
         assert not decision["can_help"] and "BRAVE_API_KEY" in decision["reason"]
         response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
         assert not response["can_help"] and "BRAVE_API_KEY" in response["reason"]
 
 
-async def test_brave_key_from_environment_over_stdio(web) -> None:
-    transport = stdio("--backend", "brave", "--brave-base-url", web.base, "--allow-fetch-network", "127.0.0.1/32",
-                      BRAVE_API_KEY=BRAVE_KEY)
-    async with Client(transport) as client:
+async def test_brave_key_from_the_environment(web) -> None:
+    server = from_command_line("--backend", "brave", "--brave-base-url", web.base, "--allow-fetch-network",
+                               "127.0.0.1/32", BRAVE_API_KEY=BRAVE_KEY)
+    async with Client(server) as client:
         response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
     assert response["can_help"] and response["sources"][0] == f"{web.base}/pages/aqi.html"
 

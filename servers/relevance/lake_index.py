@@ -1,0 +1,108 @@
+"""Everything relevance needs of a lake, built once by the indexer and stored in its config folder.
+
+A folder `relevance/` holds the search index (BM25 per field), the facts of every file and,
+when the embeddings extra is installed, a sentence embedding of each file's card.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from lakeboard.schemas.families import Family
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dictionaries
+from lakeboard.servers.relevance.file_facts import FileFacts, file_facts
+from lakeboard.servers.relevance.index_fields import card_text, field_tokens
+from lakeboard.servers.relevance.search_index import SearchIndex
+
+log = logging.getLogger(__name__)
+RELEVANCE_FOLDER = "relevance"  # in a lake's config set
+_FACTS = "facts.jsonl"
+_CARDS = "cards.json"
+_VECTORS = "vectors.npy"
+
+
+@dataclass
+class LakeIndex:
+    index: SearchIndex
+    facts: list[FileFacts]  # in the index's order (a partition's own, when loaded for one)
+    cards: list[str]  # the texts embedded into `vectors` (kept at build time only)
+    vectors: np.ndarray | None = None  # one unit vector per card, when an embedder was given
+
+    @classmethod
+    def build(cls, profiles: list[FileProfile], families: list[Family], embed=None,
+              previous: Path | None = None) -> LakeIndex:
+        """`previous`: the folder of the lake's last index, whose vectors are reused for unchanged cards."""
+        profiles = sorted(profiles, key=lambda p: p.path)
+        by_path = {p.path: p for p in profiles}
+        links = link_dictionaries(profiles)
+        description = {
+            path: " ; ".join(dictionary_text(by_path[d]) for d in docs) for path, docs in links.fitting.items()
+        }
+        documents = [field_tokens(p, description.get(p.path, "")) for p in profiles]
+        cards = [card_text(p, description.get(p.path, "")) for p in profiles]
+        index = SearchIndex.build([p.path for p in profiles], documents)
+        vectors = _card_vectors(cards, embed, previous) if embed is not None and cards else None
+        return cls(index, file_facts(profiles, families, links), cards, vectors)
+
+    def save(self, folder: Path) -> None:
+        self.index.save(folder)
+        with open(folder / _FACTS, "w") as f:
+            for fact in self.facts:
+                f.write(fact.model_dump_json() + "\n")
+        (folder / _CARDS).write_text(json.dumps(self.cards))
+        if self.vectors is not None:
+            # half precision: a similarity needs no more, and the file is half the size
+            np.save(folder / _VECTORS, self.vectors.astype(np.float16))
+
+    @classmethod
+    def load(cls, folder: Path, paths: list[str] | None = None) -> LakeIndex:
+        """The index, memory-mapped; the facts of `paths` only (of every file when None)."""
+        index = SearchIndex.load(folder)
+        wanted = set(paths) if paths is not None else None
+        facts = []
+        with open(folder / _FACTS, "rb") as f:
+            for line in f:
+                # a partition reads its own files' facts: the path is checked before validating
+                if wanted is None or orjson.loads(line)["path"] in wanted:
+                    facts.append(FileFacts.model_validate_json(line))
+        vectors = None
+        if (folder / _VECTORS).exists():
+            vectors = np.load(folder / _VECTORS, mmap_mode="r")
+        return cls(index, facts, [], vectors)
+
+
+def _card_vectors(cards: list[str], embed, previous: Path | None) -> np.ndarray:
+    """One vector per card; a card the last index embedded already is not embedded again (the
+    embedding is the slow part of a re-index), and equal cards are embedded once."""
+    known: dict[str, np.ndarray] = {}
+    if previous is not None and (previous / _VECTORS).exists() and (previous / _CARDS).exists():
+        try:
+            old = np.load(previous / _VECTORS)
+            known = dict(zip(json.loads((previous / _CARDS).read_text()), old.astype(np.float32)))
+        except (OSError, ValueError) as exc:
+            log.warning("the last index's vectors are unreadable (%s): embedding every card", exc)
+    todo = [c for c in dict.fromkeys(cards) if c not in known]
+    if todo:
+        known.update(zip(todo, embed(todo)))
+    return np.stack([known[c] for c in cards]).astype(np.float32)
+
+
+def available_embedder():
+    """The sentence embedding (texts -> unit vectors), or None where it cannot run here."""
+    try:
+        from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
+    except ImportError:
+        return None
+    try:
+        load_embedder()
+    except MiniLMUnavailable as exc:
+        log.warning("no dense similarity for this lake: %s", exc)
+        return None
+    return embed

@@ -1,0 +1,66 @@
+"""The lake's search index: BM25 per field over every file, built once at index time.
+
+bm25s keeps each field as a sparse matrix of precomputed term scores; saved to the config
+folder and opened memory-mapped, it is shared through the page cache by every file agent of
+the lake, and a query costs a few sparse-row sums whatever the lake's size. Statistics are
+lake-wide, so every file agent scores on the same scale.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from lakeboard.servers.relevance.index_fields import INDEXED
+
+log = logging.getLogger(__name__)
+_PATHS = "paths.json"
+
+
+class SearchIndex:
+    def __init__(self, paths: list[str], fields: dict[str, object]) -> None:
+        self.paths = paths
+        self.position = {p: i for i, p in enumerate(paths)}
+        self._fields = fields  # field name -> bm25s.BM25
+
+    @classmethod
+    def build(cls, paths: list[str], documents: list[dict[str, list[str]]]) -> SearchIndex:
+        import bm25s
+
+        fields = {}
+        for name in INDEXED:
+            bm25 = bm25s.BM25()
+            # bm25s needs one non-empty document to build a vocabulary
+            corpus = [d.get(name, []) for d in documents]
+            if not any(corpus):
+                corpus = corpus[:-1] + [["\x00"]] if corpus else [["\x00"]]
+            bm25.index(corpus, show_progress=False)
+            fields[name] = bm25
+        return cls(paths, fields)
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, bm25 in self._fields.items():
+            bm25.save(str(folder / name), show_progress=False)
+        (folder / _PATHS).write_text(json.dumps(self.paths))
+
+    @classmethod
+    def load(cls, folder: Path, *, mmap: bool = True) -> SearchIndex:
+        import bm25s
+
+        paths = json.loads((folder / _PATHS).read_text())
+        fields = {name: bm25s.BM25.load(str(folder / name), mmap=mmap, show_progress=False) for name in INDEXED}
+        return cls(paths, fields)
+
+    def term_scores(self, field: str, tokens: list[str]) -> np.ndarray:
+        """BM25 score of each token (rows) in each file (columns) for one field."""
+        bm25 = self._fields[field]
+        vocab = bm25.vocab_dict
+        out = np.zeros((len(tokens), len(self.paths)), dtype=np.float32)
+        for i, tok in enumerate(tokens):
+            if tok in vocab:
+                out[i] = bm25.get_scores([tok])
+        return out
