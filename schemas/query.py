@@ -30,7 +30,6 @@ class Query(BaseModel):
     phrases: list[str] = Field(default_factory=list, description="quoted phrases, stemmed, words joined by spaces")
     periods: list[QueryPeriod] = Field(default_factory=list, description="the request needs any of these")
     months: list[int] = Field(default_factory=list, description="months of the year named without a year")
-    formats: list[str] = Field(default_factory=list, description="file formats the request names (csv, excel, pdf ...)")
 
     @property
     def has_time(self) -> bool:

@@ -7,7 +7,6 @@ files still puts them on the lake's scale. The relevance model weighs the column
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,14 +19,12 @@ from lakeboard.servers.relevance.search_index import SearchIndex
 _NAME_FIELDS = ("name", "folder")
 FEATURES: tuple[str, ...] = (
     *(f"bm25_{f}" for f in FIELDS),
-    "bm25_all", "rank_all", "log_all", "bm25_plain", "rank_plain", "log_plain", "cover", "cover_rel", "cover_name",
-    "name_fit", "id_hit", "format_named", "period_fit", "period_conflict",
-    "document", "dictionary", "described", "family", "family_named", "quoted",
-    "dense", "dense_rel", "dense_rank",
+    "bm25_all", "rank_all", "log_all", "bm25_plain", "log_plain", "cover", "cover_rel",
+    "name_fit", "period_fit", "period_conflict", "dictionary", "family", "quoted", "dense", "dense_rel",
 )
-_SEPARATORS = re.compile(r"[\s_\-.]+")
-
-
+# Cross-validation dropped (each cost macro F1 or carried no weight on the real lakes): an id of the
+# request in a file's name (ids stay content terms, so BM25 and coverage see them), a file format
+# named, a family member named, prose documents, being described, name-field coverage and two ranks.
 def _relative(x: np.ndarray) -> np.ndarray:
     top = float(x.max()) if x.size else 0.0
     return x / top if top > 0 else np.zeros_like(x)
@@ -41,10 +38,6 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, 1.0 / (1.0 + r), 0.0)
 
 
-def _normal(text: str) -> str:
-    return " " + _SEPARATORS.sub(" ", text.lower()).strip() + " "
-
-
 class LakeEvidence:
     """The lake-wide part of the evidence for one query, computed once per request."""
 
@@ -54,11 +47,9 @@ class LakeEvidence:
         content = list(query.terms)
         per_field: dict[str, np.ndarray] = {}
         hits = np.zeros((len(content), n), dtype=bool)
-        name_hits = np.zeros((len(content), n), dtype=bool)
         for field in FIELDS:
             m = index.term_scores(field, content)
             if field in _NAME_FIELDS:
-                name_hits |= m > 0
                 extra = [t for t in query.name_parts if t not in query.terms]
                 per_field[field] = m.sum(0) + index.term_scores(field, extra).sum(0)
             else:
@@ -66,7 +57,7 @@ class LakeEvidence:
             hits |= m > 0
         self.field_scores = {f: _relative(s) for f, s in per_field.items()}
         plain = index.term_scores(ALL, list(dict.fromkeys(content + query.name_parts))).sum(0)
-        self.plain, self.rank_plain, self.log_plain = _relative(plain), _ranks(plain), np.log1p(plain)
+        self.plain, self.log_plain = _relative(plain), np.log1p(plain)
         total = sum(per_field.values()) if per_field else np.zeros(n)
         self.all = _relative(total)
         self.rank = _ranks(total)
@@ -79,14 +70,11 @@ class LakeEvidence:
         weight = idf.sum()
         self.cover = (idf @ hits) / weight if weight > 0 else np.zeros(n)
         self.cover_rel = _relative(self.cover)
-        self.cover_name = (idf @ name_hits) / weight if weight > 0 else np.zeros(n)
         if dense is not None:
             self.dense = dense
             self.dense_rel = dense - dense.max() if dense.size else dense
-            self.dense_rank = _ranks(dense - dense.min() + 1e-6)
         else:
-            self.dense = self.dense_rel = self.dense_rank = np.zeros(n)
-        self.said = _normal(re.sub(r"[^\w\s\-]", " ", query.data_text))
+            self.dense = self.dense_rel = np.zeros(n)
         self.parts = set(query.name_parts)
 
 
@@ -107,34 +95,19 @@ def period_fit(facts: FileFacts, query: Query) -> tuple[float, float]:
     return (1.0, 0.0) if fits else (0.0, 1.0)
 
 
-def _member_named(facts: FileFacts, ev: LakeEvidence) -> float:
-    if facts.member_value is None:
-        return 0.0
-    value = _normal(facts.member_value).strip()
-    if value.isdigit():
-        return float(any((i.lstrip("0") or "0") == (value.lstrip("0") or "0") for i in ev.query.ids))
-    return float(len(value) >= 2 and f" {value} " in ev.said)
-
-
 def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[FileFacts]) -> np.ndarray:
     """One row per file (`positions` in the index, with their facts), columns as FEATURES."""
     q = ev.query
-    ids = {i.lower() for i in q.ids}
     phrases = set(q.phrases)
     rows = np.zeros((len(positions), len(FEATURES)), dtype=np.float32)
     for r, (i, f) in enumerate(zip(positions, facts)):
         fit, conflict = period_fit(f, q)
         row = [
             *(ev.field_scores[name][i] for name in FIELDS),
-            ev.all[i], ev.rank[i], ev.log_all[i], ev.plain[i], ev.rank_plain[i], ev.log_plain[i], ev.cover[i], ev.cover_rel[i], ev.cover_name[i],
-            _name_fit(f, ev.parts),
-            float(bool(ids & set(f.name_parts))),
-            float(f.format in q.formats or f.suffix in ev.parts),
-            fit, conflict,
-            float(f.document), float(bool(f.describes)), float(bool(f.described_by)),
-            float(f.family is not None), _member_named(f, ev),
+            ev.all[i], ev.rank[i], ev.log_all[i], ev.plain[i], ev.log_plain[i], ev.cover[i], ev.cover_rel[i],
+            _name_fit(f, ev.parts), fit, conflict, float(bool(f.describes)), float(f.family is not None),
             float(bool(phrases & set(f.labels))) if phrases else 0.0,
-            ev.dense[i], ev.dense_rel[i], ev.dense_rank[i],
+            ev.dense[i], ev.dense_rel[i],
         ]
         rows[r] = row
     return rows

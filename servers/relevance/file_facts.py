@@ -1,7 +1,7 @@
 """What relevance needs to know of each file beyond its search fields, found once at index time.
 
-Its name's parts, format, the time it covers, its family and the member value that
-tells it apart, and whether it is a document or describes other files. Written with the
+Its name's parts, the time it covers, its family, its column names and values (for quoted
+phrases), and which files it describes or is described by. Written with the
 search index; a file agent reads the facts of its own files.
 """
 
@@ -18,22 +18,13 @@ from lakeboard.servers.relevance.query_parsing import name_parts
 from lakeboard.servers.relevance.tokens import stem, words
 from lakeboard.servers.time_coverage import coverage_of
 
-_DOCUMENT_FORMATS = frozenset({"pdf", "text", "markdown", "html", "docx"})
-
-
 class FileFacts(BaseModel):
     path: str
-    format: str
-    suffix: str
     usable: bool
-    document: bool = Field(description="prose rather than a table or array")
     name_parts: list[str]
     labels: list[str] = Field(default_factory=list, description="column names and values, stemmed, as written")
     coverage: TimeCoverage | None = Field(None, description="the days its data covers, from its name or date columns")
     family: str | None = None
-    member_value: str | None = Field(None, description="the slot's value in this member's name")
-    family_slot: str | None = None
-    family_size: int = 0
     describes: list[str] = Field(default_factory=list, description="data files this file documents")
     described_by: list[str] = Field(default_factory=list, description="dictionaries and READMEs of this file")
 
@@ -62,17 +53,11 @@ def file_facts(profiles: list[FileProfile], families: list[Family], links: Dicti
         out.append(
             FileFacts(
                 path=p.path,
-                format=p.format,
-                suffix=pp.suffix.lstrip(".").lower(),
                 usable=p.status == "ok",
-                document=p.format in _DOCUMENT_FORMATS or (p.kind == "document" and not p.tables),
                 name_parts=name_parts(pp.stem) + ["".join(words(pp.stem))],
                 labels=_labels(p),
                 coverage=cov,
                 family=fam.key if fam else None,
-                member_value=member.value if member else None,
-                family_slot=fam.slot if fam else None,
-                family_size=len(fam.members) if fam else 0,
                 describes=sorted(describes.get(p.path, ())),
                 described_by=links.closest.get(p.path, []),
             )

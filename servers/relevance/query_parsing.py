@@ -13,13 +13,6 @@ from lakeboard.servers.relevance.constraints import parse_constraints
 from lakeboard.servers.relevance.request_text import data_part
 from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, query_terms, quoted_phrases, stem, words
 
-# Names by which requests call file formats, mapped to the profiler's format names.
-FORMAT_WORDS: dict[str, str] = {
-    "csv": "csv", "tsv": "tsv", "excel": "excel", "xlsx": "excel", "xls": "excel", "workbook": "excel",
-    "spreadsheet": "excel", "json": "json", "jsonl": "jsonl", "parquet": "parquet", "npz": "npz", "npy": "npy",
-    "numpy": "npz", "cdf": "cdf", "netcdf": "cdf", "geopackage": "geo", "gpkg": "geo", "shapefile": "geo",
-    "geojson": "geo", "html": "html", "pdf": "pdf", "markdown": "markdown", "txt": "text",
-}
 _CODE = re.compile(r"(?<![\w.])([A-Za-z]*\d[\w-]*)(?![\w])")
 
 
@@ -56,7 +49,6 @@ def parse_query(request: str) -> Query:
     # footnote is no evidence); years stay: they tell apart tables of one subject
     terms = {t: w for t, w in query_terms(data).items() if t not in timed or t in untimed or w.isdigit()}
     parts = list(dict.fromkeys(name_parts(data) + _joined_pairs(data)))
-    said = {w for w in words(data)}
     ids = _ids(data, constraints.numbers, constraints.time_spans)
     # an id is a content term: rare in a lake, it points at the file named or filled with it
     terms.update({stem(i): i for i in ids if stem(i) not in terms})
@@ -69,5 +61,4 @@ def parse_query(request: str) -> Query:
         phrases=[" ".join(p) for p in quoted_phrases(request)],
         periods=[QueryPeriod(start=p.start, end=p.end, text=p.text) for p in constraints.periods],
         months=sorted(constraints.months),
-        formats=sorted({FORMAT_WORDS[w] for w in said if w in FORMAT_WORDS}),
     )

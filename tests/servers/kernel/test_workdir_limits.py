@@ -29,7 +29,10 @@ def workdir_use(folder: Path) -> tuple[int, int]:
     seen: set[tuple[int, int]] = set()
     for root, dirs, files in os.walk(folder):
         for name in dirs + files:
-            info = os.lstat(os.path.join(root, name))
+            try:
+                info = os.lstat(os.path.join(root, name))
+            except FileNotFoundError:  # removed by the watchdog while this walk ran: not there
+                continue
             if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o700 != 0o700:
                 os.chmod(os.path.join(root, name), 0o700)
             entries += 1

@@ -12,7 +12,6 @@ def test_a_request_is_parsed_once_into_its_parts():
     assert "sentinelb" in q.name_parts  # words written together, as names often are
     assert q.phrases == ["sentinel b"]
     assert [(p.start, p.end) for p in q.periods] == [(date(2024, 1, 1), date(2024, 12, 31))]
-    assert q.formats == ["csv"]
 
 
 def test_months_are_matched_against_time_not_text():
