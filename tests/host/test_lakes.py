@@ -71,3 +71,27 @@ def test_an_unchanged_lake_is_not_reindexed_and_a_changed_one_is(tmp_path: Path,
     line = lakes.refresh_index(config, lake)
     assert line is not None and line.startswith("the lake changed since it was indexed (1 file added); re-indexed in ")
     assert runs == [["--strategy", "directory"]]  # the options the index was made with
+
+
+def test_an_index_without_a_search_index_is_rebuilt_before_it_is_used(tmp_path: Path) -> None:
+    """A config written by an older Lakeboard (no `relevance/`) is re-indexed, saying why, and
+    then holds the search index its file agents need."""
+    from lakeboard.host import lakes
+    from lakeboard.schemas.clusters import ClusterConfig
+    from lakeboard.servers.indexing import index_lake
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "a.csv").write_text("station,rain\nA,1\n")
+    config = index_lake(lake, out=tmp_path / "configs", workers=0).config_dir
+    clusters = config / "clusters.json"
+    old = ClusterConfig.model_validate_json(clusters.read_text()).model_copy(update={"relevance_index": None})
+    target = clusters.resolve()
+    clusters.unlink()
+    clusters.write_text(old.model_dump_json())  # as an older index wrote it, loose
+    target.unlink()
+    line = lakes.refresh_index(config, lake)
+    assert line is not None and line.startswith("its index was written by an older Lakeboard, with no search index")
+    fresh = ClusterConfig.model_validate_json((config / "clusters.json").read_text())
+    assert fresh.relevance_index and (Path(fresh.relevance_index) / "paths.json").is_file()
+    assert lakes.refresh_index(config, lake) is None
