@@ -197,7 +197,6 @@ class Relevance:
     further: object
     cutoff: Cutoff
     columns: list[int]
-    facts_of: dict = None
 
     def predict(self, questions: list[Question], facts: list) -> list[tuple]:
         usable = np.array([f.usable for f in facts], dtype=bool)

@@ -19,7 +19,9 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
 from datetime import date
+from typing import Protocol
 
 from lakeboard.servers.time_vocabulary import YEAR
 
@@ -92,12 +94,7 @@ class Constraints:
 
     def covers(self, start: date, end: date) -> bool:
         """Whether data covering start..end meets the requested time (True with none)."""
-        if self.periods and not any(p.overlaps(start, end) for p in self.periods):
-            return False
-        if self.months:
-            spans = [p for p in self.periods if p.overlaps(start, end)] or [Period(start, end, "")]
-            return any(_has_month(max(p.start, start), min(p.end, end), self.months) for p in spans)
-        return True
+        return time_fits(self.periods, self.months, start, end)
 
     def without_time(self, text: str) -> str:
         """The request's text with its mentions of time blanked: what is left says what
@@ -107,11 +104,21 @@ class Constraints:
             chars[a:b] = " " * (b - a)
         return "".join(chars)
 
-    def describe(self) -> str:
-        parts = [p.text for p in self.periods]
-        if self.months and not self.periods:
-            parts.append(", ".join(calendar.month_name[m] for m in sorted(self.months)))
-        return "; ".join(parts)
+class Span(Protocol):
+    start: date
+    end: date
+
+
+def time_fits(periods: Sequence[Span], months: Collection[int], start: date, end: date) -> bool:
+    """Whether data covering start..end meets a request's periods (any of them) and months of
+    the year (in the part of the data a period takes); True when the request names no time."""
+    overlapping = [p for p in periods if p.start <= end and start <= p.end]
+    if periods and not overlapping:
+        return False
+    if months:
+        spans = [(max(p.start, start), min(p.end, end)) for p in overlapping] or [(start, end)]
+        return any(_has_month(a, b, set(months)) for a, b in spans)
+    return True
 
 
 def _has_month(start: date, end: date, months: set[int]) -> bool:

@@ -68,7 +68,7 @@ class RelevanceEngine:
 
     def evidence(self, query: Query) -> LakeEvidence:
         dense = None
-        if self.embed is not None and self.lake.vectors is not None:
+        if self.embed is not None:  # set only where the lake has vectors
             dense = self.lake.vectors @ self.embed([query.data_text])[0]
         return LakeEvidence(query, self.lake.index, dense)
 

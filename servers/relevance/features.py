@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from lakeboard.schemas.query import Query
+from lakeboard.servers.relevance.constraints import time_fits
 from lakeboard.servers.relevance.file_facts import FileFacts
 from lakeboard.servers.relevance.index_fields import ALL, FIELDS
 from lakeboard.servers.relevance.search_index import SearchIndex
@@ -79,20 +80,17 @@ class LakeEvidence:
 
 
 def _name_fit(facts: FileFacts, parts: set[str]) -> float:
-    own = [p for p in facts.name_parts[:-1] if not p.isdigit()]
+    own = [p for p in facts.name_parts if not p.isdigit()]
     return sum(p in parts for p in own) / len(own) if own else 0.0
 
 
 def period_fit(facts: FileFacts, query: Query) -> tuple[float, float]:
+    """(1, 0) when the file's time meets the request's, (0, 1) when it does not, (0, 0) when
+    either says nothing of time."""
     cov = facts.coverage
     if not query.has_time or cov is None:
         return 0.0, 0.0
-    fits = not query.periods or any(p.start <= cov.end and cov.start <= p.end for p in query.periods)
-    if fits and query.months:
-        span = (cov.end.year - cov.start.year) * 12 + cov.end.month - cov.start.month
-        covered = {(m - 1) % 12 + 1 for m in range(cov.start.month, cov.start.month + min(span, 11) + 1)}
-        fits = bool(covered & set(query.months))
-    return (1.0, 0.0) if fits else (0.0, 1.0)
+    return (1.0, 0.0) if time_fits(query.periods, query.months, cov.start, cov.end) else (0.0, 1.0)
 
 
 def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[FileFacts]) -> np.ndarray:

@@ -54,7 +54,7 @@ def file_facts(profiles: list[FileProfile], families: list[Family], links: Dicti
             FileFacts(
                 path=p.path,
                 usable=p.status == "ok",
-                name_parts=name_parts(pp.stem) + ["".join(words(pp.stem))],
+                name_parts=name_parts(pp.stem),
                 labels=_labels(p),
                 coverage=cov,
                 family=fam.key if fam else None,

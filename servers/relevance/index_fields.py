@@ -11,14 +11,13 @@ from pathlib import PurePosixPath
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.relevance.abbreviations import expand
 from lakeboard.servers.relevance.query_parsing import name_parts
-from lakeboard.servers.relevance.search_fields import profile_texts
+from lakeboard.servers.relevance.search_fields import MAX_TEXT_CHARS, profile_texts
 from lakeboard.servers.relevance.tokens import terms, words
 
 FIELDS = ("name", "folder", "columns", "values", "titles", "description", "text")
 # every field's tokens as one document: plain BM25, which a length-normalised whole-file score needs
 ALL = "all"
 INDEXED = (*FIELDS, ALL)
-_MAX_TEXT_CHARS = 4000
 
 
 def field_tokens(profile: FileProfile, description: str = "") -> dict[str, list[str]]:
@@ -32,7 +31,7 @@ def field_tokens(profile: FileProfile, description: str = "") -> dict[str, list[
         "columns": terms(" ; ".join(t.columns + [" ".join(expand(words(c))) for c in t.columns])),
         "values": terms(" ; ".join(t.values)),
         "titles": terms(" ; ".join(t.titles + t.notes)),
-        "description": terms(description[:_MAX_TEXT_CHARS]),
+        "description": terms(description[:MAX_TEXT_CHARS]),
         "text": terms(t.text),
     }
     fields[ALL] = [tok for name in FIELDS for tok in fields[name]]

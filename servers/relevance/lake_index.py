@@ -69,9 +69,9 @@ class LakeIndex:
         facts = []
         with open(folder / _FACTS, "rb") as f:
             for line in f:
-                # a partition reads its own files' facts: the path is checked before validating
-                if wanted is None or orjson.loads(line)["path"] in wanted:
-                    facts.append(FileFacts.model_validate_json(line))
+                fact = orjson.loads(line)  # a partition validates only its own files' facts
+                if wanted is None or fact["path"] in wanted:
+                    facts.append(FileFacts.model_validate(fact))
         vectors = None
         if (folder / _VECTORS).exists():
             vectors = np.load(folder / _VECTORS, mmap_mode="r")

@@ -12,7 +12,7 @@ from lakeboard.servers.time_coverage import YEAR_IN_NAME
 from lakeboard.servers.time_vocabulary import TIME_COLUMN_WORDS
 
 _MAX_VALUES_PER_COLUMN = 30
-_MAX_TEXT_CHARS = 4000
+MAX_TEXT_CHARS = 4000  # of a document's prose, and of a description from dictionaries
 
 
 def _is_placeholder_column(name: str) -> bool:
@@ -61,7 +61,7 @@ def profile_texts(profile: FileProfile) -> ProfileTexts:
         columns.append(a.name)
     # Prose around tables (an HTML page's navigation, a workbook's notes sheet) is weak
     # evidence next to the tables themselves.
-    text = (profile.text or "")[: _MAX_TEXT_CHARS // (4 if profile.tables else 1)]
+    text = (profile.text or "")[: MAX_TEXT_CHARS // (4 if profile.tables else 1)]
     return ProfileTexts(
         stem=p.name[: -len(p.suffix)] if p.suffix else p.name,
         folders=" ".join(p.parts[:-1]),
