@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from lakeboard.schemas.profiles import LoaderCheck, TableShape
+
 
 class BlackboardRequest(BaseModel):
     """What the main agent posts (the paper's request_help action)."""
@@ -60,6 +62,10 @@ class Loader(BaseModel):
     function: str = Field(description="the function's name, load_...")
     imports: list[str] = Field(default_factory=list, description="import statements, one module each")
     source: str = Field(description="`def <function>(path): ... return data`; path is a pathlib.Path")
+    check: LoaderCheck | None = Field(None, description="the loader run on its (first) file at index time")
+    expects: list[TableShape] = Field(
+        default_factory=list, description="the tables its (first) file should load as, from the profile"
+    )
 
     @field_validator("function")
     @classmethod

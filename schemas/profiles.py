@@ -61,6 +61,44 @@ class ArrayProfile(BaseModel):
     )
 
 
+class TableShape(BaseModel):
+    """A table as a loader returns it, or as its profile says it should come out.
+
+    Both sides of a loader check are written in this one shape: the indexer builds the
+    expected shapes from a profile and the loaded ones from what the loader returned, and
+    `ask` does the same from the summary its program prints in the kernel.
+    """
+
+    name: str | None = Field(None, description="sheet, table or key; None for a file's only table")
+    columns: list[str] = Field(default_factory=list)
+    numeric: list[str] = Field(default_factory=list, description="columns that hold numbers")
+    rows: int = 0
+    rows_exact: bool = Field(True, description="False: rows is a lower bound (a big file's estimate)")
+    header_rows_in_data: int = Field(0, description="data rows that repeat the header or read as one")
+
+
+class LoaderCheck(BaseModel):
+    """What running a file's generated loader on the file showed, against its profile.
+
+    The indexer runs each loader (bounded in time and memory, as profiling is) and compares
+    what it returns with what profiling saw: columns, row count, numeric columns, and no
+    header row among the data. A loader that disagrees is unverified, with the reasons.
+    """
+
+    verified: bool
+    reasons: list[str] = Field(default_factory=list, description="why it is not verified, one sentence each")
+    tables: int | None = Field(None, description="tables (frames, sheets, arrays) the loader returned")
+    rows: int | None = Field(None, description="rows of the largest table it returned")
+    columns: int | None = Field(None, description="columns of the largest table it returned")
+    seconds: float | None = Field(None, description="how long the loader ran")
+
+    def sentence(self) -> str:
+        """One line a person reads beside the loader."""
+        if self.verified:
+            return "verified: run on the file at index time, it returned what the profile shows"
+        return "unverified: " + "; ".join(self.reasons or ["it was not run"])
+
+
 class FileProfile(BaseModel):
     path: str = Field(description="lake-relative POSIX path")
     format: str = Field(description="detected format: csv, tsv, fwf, excel, json, jsonl, parquet, npz, npy, cdf, geo, html, pdf, text, markdown, image, binary, ...")
@@ -76,6 +114,7 @@ class FileProfile(BaseModel):
     attributes: dict[str, str] = Field(default_factory=dict, description="format metadata: CRS, CDF globals, page count ...")
     summary: str = Field("", description="one line a person reads to know what the file is")
     loader: str | None = Field(None, description="python code that loads the file correctly (from the profile)")
+    loader_check: LoaderCheck | None = Field(None, description="the loader run on the file; None: not checked")
     profiled_in_s: float | None = None
 
     @property
