@@ -168,7 +168,8 @@ def _print_run(result) -> None:
         datasets = (result.summary or {}).get("datasets", {}) if isinstance(result.summary, dict) else {}
         print("Loaded (the program ran in the kernel):")
         for name, info in datasets.items():
-            shape = f"{info.get('rows')} rows x {len(info.get('columns', []))} columns" if "rows" in info else info.get("type", "")
+            columns = info.get("n_columns", len(info.get("columns", [])))  # the summary lists only the first columns
+            shape = f"{info.get('rows')} rows x {columns} columns" if "rows" in info else info.get("type", "")
             print(f"  {printable(name, 500)}: {printable(shape, 200)}")
     else:
         print(f"No answer ({result.status}): {printable(result.error or 'see the trace', 2000)}")
@@ -195,6 +196,22 @@ def _cmd_ask(args: argparse.Namespace, _extra: list[str]) -> int:
               'e.g. lakeboard ask LAKE "which station had the most rain in 2024?"', file=sys.stderr)
         return 2
     return asyncio.run(_ask(args, settings))
+
+
+def _cmd_loader(args: argparse.Namespace, _extra: list[str]) -> int:
+    from lakeboard.common.loader_reports import loader_report
+    from lakeboard.host.file_loaders import file_loader, lake_relative
+
+    path = lake_relative(args.path)  # refused before anything is read or indexed
+    lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
+    if lake.root is None:
+        raise LakeError(f"cannot tell which folder {args.lake!r} indexes: give the lake folder")
+    loader = file_loader(lake, path)
+    if args.json:
+        print(json.dumps(loader.model_dump(mode="json"), indent=1))  # ASCII: nothing from the lake acts on a terminal
+    else:  # a program that runs as is: `lakeboard loader LAKE PATH > load.py`
+        print(printable(loader_report(loader, lake.root), 1_000_000, lines=True), end="")
+    return 0
 
 
 def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
@@ -281,6 +298,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", type=Path, help="JSONL trace (default: CONFIG/traces/discover.jsonl)")
     lake_args(p)
     p.set_defaults(func=_cmd_discover)
+
+    p = sub.add_parser("loader", help="print the code that loads one file of a lake, and whether it was checked",
+                       description="The file's loader, made from its profile, with the check the index ran: "
+                                   "verified (run on the file, it returned what the profile shows), or unverified "
+                                   "and why. The text output is a program that binds the file's data to `data`.")
+    p.add_argument("lake", help="a lake folder (indexed on first use) or a config folder")
+    p.add_argument("path", help="the file, relative to the lake folder")
+    p.add_argument("--json", action="store_true", help="print the typed loader (function, imports, check, expected tables)")
+    lake_args(p)
+    p.set_defaults(func=_cmd_loader)
 
     p = sub.add_parser("eval", help="run a KramaBench-style workload and score it")
     p.add_argument("workload", type=Path)

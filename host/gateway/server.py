@@ -2,7 +2,7 @@
 
 Tools: request_help (the blackboard), run_code (the sandboxed kernel, one per client
 session), list_partitions. Prompts: answer_question, find_data. Resources: the lake's
-overview, each partition, and file samples read from the file agents.
+overview, each partition, and file samples with their loaders, read from the file agents.
 """
 
 from __future__ import annotations
@@ -121,7 +121,8 @@ def build_server(gateway: Gateway) -> FastMCP:
 
     @mcp.resource("lakeboard://files/{path*}", mime_type="text/plain")
     async def file_sample(path: str) -> str:
-        """A file's first rows or leading text (lake-relative path), from the file agent that holds it."""
+        """A file's first rows or leading text (lake-relative path), then the code that loads it and whether that
+        code was checked on the file, all from the file agent that holds it."""
         try:
             return await gateway.sample(path)
         except NotAvailable as exc:

@@ -118,9 +118,12 @@ class FileAgent:
         picked = {m.path for m in chosen}
         data = [m for m in chosen if m.role != "dictionary"]
         dictionaries = [m for m in chosen if m.role == "dictionary"]
-        shown = _one_per_family(data) + dictionaries
+        # members of a family share its loader only when they share its layout and code
+        share = {m.path: response_writing.sharing_key(self.profiles[m.path]) for m in data if m.group}
+        shown = _one_per_family(data, share) + dictionaries
         shown_profiles = [self.profiles[m.path] for m in shown]
-        loaders = response_writing.loaders(shown_profiles, _families_of(shown, data), {m.path: m.group for m in shown})
+        loaders = response_writing.loaders(shown_profiles, _families_of(shown, data, share),
+                                           {m.path: m.group for m in shown})
         explanation = "\n".join(
             [
                 response_writing.explanation(
@@ -129,7 +132,7 @@ class FileAgent:
                 )
                 for m in shown
             ]
-            + [self._family_line(m, picked) for m in shown if m.group in self.families]
+            + [self._family_line(m, picked) for m in _one_per_family(shown, {}) if m.group in self.families]
         )
         return FileAgentResponse(
             agent_name=self.name,
@@ -174,22 +177,27 @@ class FileAgent:
         return f"Family: {family.describe()}; chosen {len(chosen)}{more}"
 
 
-def _one_per_family(matches: list[FileMatch]) -> list[FileMatch]:
-    seen: set[str] = set()
+def _one_per_family(matches: list[FileMatch], share: dict[str, str]) -> list[FileMatch]:
+    """The first match of each family and sharing key (`response_writing.sharing_key`): a member
+    of another layout than its family's first file stands for itself."""
+    seen: set[tuple[str, str]] = set()
     out = []
     for m in matches:
-        if m.group and m.group in seen:
+        key = (m.group, share.get(m.path, "")) if m.group else None
+        if key in seen:
             continue
-        if m.group:
-            seen.add(m.group)
+        if key is not None:
+            seen.add(key)
         out.append(m)
     return out
 
 
-def _families_of(shown: list[FileMatch], chosen: list[FileMatch]) -> dict[str, list[str]]:
-    """For each shown file that stands for a family: every chosen member, itself first."""
+def _families_of(shown: list[FileMatch], chosen: list[FileMatch], share: dict[str, str]) -> dict[str, list[str]]:
+    """For each shown file that stands for a family: every chosen member that can share its
+    loader, itself first."""
     out: dict[str, list[str]] = {}
     for rep in shown:
         if rep.group:
-            out[rep.path] = [rep.path] + [m.path for m in chosen if m.group == rep.group and m.path != rep.path]
+            out[rep.path] = [rep.path] + [m.path for m in chosen if m.group == rep.group and m.path != rep.path
+                                          and share.get(m.path) == share.get(rep.path)]
     return out

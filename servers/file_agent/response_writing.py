@@ -10,9 +10,11 @@ from __future__ import annotations
 import ast
 import sys
 
+from lakeboard.common.loaded_tables import expected_shapes
 from lakeboard.schemas.families import TimeCoverage
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.families import layout_signature
 from lakeboard.servers.profiling.loader_code import make_loader
 
 _SAMPLE_ROWS = 5
@@ -25,8 +27,20 @@ def loaders(profiles: list[FileProfile], families: dict[str, list[str]], groups:
     out = []
     for p in profiles:
         loader = make_loader(p)
-        out.append(loader.model_copy(update={"paths": families.get(p.path) or [p.path], "family": groups.get(p.path)}))
+        out.append(loader.model_copy(update={"paths": families.get(p.path) or [p.path], "family": groups.get(p.path),
+                                             "check": p.loader_check, "expects": expected_shapes(p)}))
     return out
+
+
+def sharing_key(p: FileProfile) -> str:
+    """Files of one family with equal keys can share one loader: their loaders are the same code
+    (comments and the function's name aside) and their layouts (sheets, columns, header offset)
+    are the same. A member whose key differs from its family's file gets a loader of its own."""
+    loader = make_loader(p)
+    function = ast.parse(loader.source).body[0]
+    assert isinstance(function, ast.FunctionDef)  # the Loader contract: one function
+    function.name = "load"
+    return "\n".join([*loader.imports, ast.unparse(function), layout_signature(p)])
 
 
 def libraries(loaders: list[Loader]) -> list[str]:
@@ -65,6 +79,8 @@ def explanation(
         lines.append("  attributes: " + "; ".join(f"{k}={v}" for k, v in list(p.attributes.items())[:8]))
     if p.text and not p.tables:
         lines.append(f"  begins: {p.text[:300]!r}")
+    if p.loader_check is not None and not p.loader_check.verified:
+        lines.append(f"  Its loader is {p.loader_check.sentence()}")
     return "\n".join(lines)
 
 

@@ -128,6 +128,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {printable(path, 500)}: {printable(why, 1000)}")
         if len(res.errors) > 20:
             print(f"  ... and {len(res.errors) - 20} more (see clusters.json)")
+    if res.checked:
+        verified = res.checked - len(res.unverified)
+        print(f"{verified} of {res.checked} loaders verified ({verified / res.checked:.0%}): each run on its file "
+              "and compared with the profile")
+        for path, why in list(res.unverified.items())[:20]:
+            print(f"  unverified {printable(path, 500)}: {printable(why, 1000)}")
+        if len(res.unverified) > 20:
+            print(f"  ... and {len(res.unverified) - 20} more (`lakeboard loader` shows a file's check)")
     if res.search_backend is None:
         print("no search agent: the lake has no documents folder (add one with --docs DIR, "
               "or --search-backend searxng|google|brave for web search)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -46,6 +46,9 @@ class IndexResult:
     errors: dict[str, str]
     seconds: float
     search_backend: str | None = None  # None: no search agent was configured
+    # Loaders run on their files at profiling time (`FileProfile.loader_check`): why each unverified one is.
+    checked: int = 0
+    unverified: dict[str, str] = field(default_factory=dict)
 
 
 def index_lake(
@@ -124,4 +127,7 @@ def index_lake(
     }, folders={RELEVANCE_FOLDER: relevance.save})
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "workdir").mkdir(exist_ok=True)
-    return IndexResult(config_dir, len(profiles), len(clusters), errors, time.perf_counter() - t0, backend)
+    checks = {p.path: p.loader_check for p in profiles if p.ok and p.loader_check is not None}
+    unverified = {path: "; ".join(c.reasons) for path, c in checks.items() if not c.verified}
+    return IndexResult(config_dir, len(profiles), len(clusters), errors, time.perf_counter() - t0, backend,
+                       checked=len(checks), unverified=unverified)

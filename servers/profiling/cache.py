@@ -30,7 +30,7 @@ from lakeboard.common.gc_pauses import collector_paused
 log = logging.getLogger(__name__)
 
 # Bump when readers change what they record: older cache entries are then re-profiled.
-PROFILER_VERSION = 5
+PROFILER_VERSION = 6
 DB_NAME = "profiles.sqlite"
 CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# Lakeboard profile cache (safe to delete).\n"
 # A rowid table (WITHOUT ROWID suits rows far smaller than a profile's ~5 KB): its

@@ -249,6 +249,192 @@ def parse_text_column(
     return string_dtype(), values
 
 
+# -- values that mean "no value" -------------------------------------------------------------
+# Words that say "no value" whatever the column: taken at any share below half the column.
+_MISSING_WORDS = frozenset(
+    "na n.a. n/a nd n.d. n/d nan null none missing miss unk unknown void empty blank nil undefined suppressed "
+    "redacted withheld".split()
+) | frozenset(("not available", "not applicable", "no data", "not reported", "not recorded", "not measured"))
+_SPREADSHEET_ERROR = re.compile(r"^#(?:VALUE!|N/A|DIV/0!|REF!|NUM!|NAME\?|NULL!|GETTING_DATA|SPILL!|CALC!|FIELD!)$", re.I)
+
+
+def marker_shaped(text: str) -> bool:
+    """A token that reads as "no value" rather than as a value or a label: punctuation ("-", "..",
+    "*"), a spreadsheet error ("#VALUE!"), a missing word ("n.a.", "null"), or one or two letters
+    with dots, slashes or brackets ("M", "x", "NA", "(D)"). Never a token holding a digit
+    ("<0.5", "12a" are values written another way) or a space."""
+    s = text.strip()
+    if s.lower() in _MISSING_WORDS:
+        return True
+    if not s or " " in s:
+        return False
+    if _SPREADSHEET_ERROR.match(s):
+        return True
+    if len(s) > 8 or any(ch.isdigit() for ch in s):
+        return False
+    if s.lower() in _MISSING_WORDS:
+        return True
+    letters = [ch for ch in s if ch.isalpha()]
+    rest = [ch for ch in s if not ch.isalpha()]
+    return len(letters) <= 2 and all(ch in "-–—.*/?:()[]_~+!" for ch in rest)
+
+
+def _generic_marker(token: str) -> bool:
+    """A marker in any column: no letters to be a code, or a word that says "missing"."""
+    s = token.strip()
+    return not any(ch.isalpha() for ch in s) or s.lower() in _MISSING_WORDS or bool(_SPREADSHEET_ERROR.match(s))
+
+
+def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> list[str]:
+    """The tokens of a column that mark missing values: what pandas' na_values should add so that
+    the column loads as numbers. Empty unless every token is one.
+
+    `n_numbers` cells of the column read as numbers (`n_distinct` distinct ones), `tokens` counts
+    its other non-empty cells (pandas' own missing texts left out). A token is a marker when
+    - the column is a numeric one: more than half its non-empty cells are numbers (else it is a
+      text column that holds some numbers, and stays text);
+    - the tokens are few (at most 3 distinct: "missing", "not applicable", "suppressed" is as
+      many kinds of absence as tables declare; more are labels);
+    - each one is marker-shaped (`marker_shaped`);
+    - and it is not a real category. A letter token can be a code that stands for a value ("K"
+      for kindergarten among grades 1-12, "T" for a trace of rain): such a code sits in a column
+      of a few repeated numbers (codes), while a marker interrupts measurements, which rarely
+      repeat exactly. So a letter token that is not a missing word is taken only when the numbers
+      look like measurements (at least half of them distinct, or more than 20 distinct values),
+      and when it covers at most a fifth of the column's non-empty cells: a code covering more is
+      one of the column's main values, not a gap to skip.
+    """
+    if not tokens or len(tokens) > 3 or n_numbers < 3:
+        return []
+    filled = n_numbers + sum(tokens.values())
+    if n_numbers * 2 <= filled:
+        return []
+    if not all(marker_shaped(t) for t in tokens):
+        return []
+    coded = [t for t in tokens if not _generic_marker(t)]
+    if coded:
+        if not (n_distinct * 2 >= n_numbers or n_distinct > 20):
+            return []
+        if any(tokens[t] * 5 > filled for t in coded):
+            return []
+    return sorted(tokens, key=lambda t: (-tokens[t], t))
+
+
+def text_markers(tokens: Counter[str]) -> list[str]:
+    """Punctuation that marks a missing value in a text column ("?", "-", ".."): such a token
+    cannot be a name or a category, so reading it as missing loses nothing (brackets and quotes
+    are left alone: "[]" is an empty list, not a gap).
+    Only in a real text column (at least 3 other distinct values with letters) and while it
+    stays a minority of the cells; the column stays text."""
+    marks = [t for t in tokens if t.strip() and len(t.strip()) <= 3 and all(ch in " ?-–—.*/_~" for ch in t)]
+    words = sum(1 for t in tokens if any(ch.isalpha() for ch in t))
+    if not marks or words < 3 or sum(tokens[t] for t in marks) * 2 >= sum(tokens.values()):
+        return []
+    return sorted(marks, key=lambda t: (-tokens[t], t))
+
+
+# A line that is not a plain number (loosely: thousands and decimal commas pass): C-speed pre-filter.
+_NOT_A_NUMBER_LINE = re.compile(r"^(?![ \t]*[-+]?(?:\d[\d,. ]*|[.,]\d+)(?:[eE][-+]?\d+)?[ \t]*$).*\S.*$", re.M)
+
+
+def numbers_and_tokens(cells: list[Any], na: frozenset[Any], thousands: str | None = None,
+                       decimal: str = ".") -> tuple[int, int, Counter[str]]:
+    """A column's cells as (how many are numbers, how many distinct ones, counts of the other
+    non-empty texts), `na` left out. The distinct texts are told apart in one regex pass; only
+    those it flags are tried as numbers (columns of a whole file's head are many cells)."""
+    counts = Counter(cells)
+    counts.pop(None, None)
+    for mark in na.intersection(counts):
+        del counts[mark]
+    tokens: Counter[str] = Counter()
+    if not set(map(type, counts)) <= {str}:  # spreadsheet cells: few, typed
+        n_numbers = n_distinct = 0
+        for cell, n in counts.items():
+            if isinstance(cell, bool) or not isinstance(cell, (int, float, str)):
+                tokens[str(cell)] += n
+            elif isinstance(cell, str):
+                if cell.strip():
+                    tokens[cell] += n  # a sheet's text cell is text, whatever it spells
+            else:
+                n_numbers += n
+                n_distinct += 1
+        return n_numbers, n_distinct, tokens
+    joined = "\n".join(counts).replace("\r", " ")
+    blank = {m.group(0) for m in _BLANK_LINE.finditer(joined)}
+    n_values = sum(counts.values()) - sum(counts[t] for t in blank if t in counts)
+    n_distinct = len(counts) - len(blank & counts.keys())
+    for text in {m.group(0) for m in _NOT_A_NUMBER_LINE.finditer(joined)}:
+        if text not in counts:
+            continue  # a piece of a cell that holds a line break
+        conv = text.replace(thousands, "") if thousands else text
+        if decimal != ".":
+            conv = conv.replace(decimal, ".")
+        try:
+            float(conv)
+        except ValueError:
+            tokens[text] += counts[text]
+    if joined.count("\n") >= len(counts):  # cells holding line breaks (quoted in the file): text
+        for text in counts:
+            if "\n" in text and text.strip():
+                tokens[text] += counts[text]
+    n_tokens = sum(tokens.values())
+    return n_values - n_tokens, n_distinct - len(tokens), tokens
+
+
+_BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
+
+
+def without_numbers(dtype: str, values: list[Any], drop: list[float]) -> tuple[str, list[Any]]:
+    """A parsed numeric column with the values equal to a fill value read as missing (int becomes float)."""
+    if not drop or dtype not in ("int64", "float64"):
+        return dtype, values
+    gone = frozenset(drop)
+    if gone.isdisjoint(v for v in values if v is not None):
+        return dtype, values
+    kept = [None if v is not None and v in gone else v for v in values]
+    return "float64", [float(v) if v is not None else None for v in kept]
+
+
+def _nines(v: float) -> bool:
+    """-9999, 999, 99999.9, 9999.99: a number written with nines only."""
+    digits = repr(abs(v)).rstrip("0").rstrip(".").replace(".", "")
+    return len(digits) >= 2 and set(digits) == {"9"}
+
+
+def fill_value_suspects(values: list[Any]) -> list[tuple[float, tuple[float, float]]]:
+    """Numbers of a numeric column that look like fill values: a sentinel magnitude (nines such as
+    -9999 or 99999.9, or beyond 1e20 such as 1e30) lying far outside the column's other values
+    (more than twice their span, and more than half their size, from the nearest of them).
+    Each with the range of the other values."""
+    present = [float(v) for v in values if v is not None and not isinstance(v, bool)]
+    distinct = set(present)
+    suspects = sorted(v for v in distinct if math.isfinite(v) and (_nines(v) or abs(v) >= 1e20))
+    if not suspects:
+        return []
+    others = [v for v in distinct if v not in suspects]
+    if len(others) < 2:
+        return []
+    lo, hi = min(others), max(others)
+    span, size = hi - lo, max(abs(lo), abs(hi))
+    out = []
+    for v in suspects:
+        gap = lo - v if v < lo else v - hi if v > hi else 0.0
+        if gap > 2 * span and gap > 0.5 * size:
+            out.append((v, (lo, hi)))
+    return out
+
+
+FILL_VALUE_NOTE = "possible fill value"
+
+
+def fill_value_note(column: str, value: float, others: tuple[float, float], label: Any) -> str:
+    """The note a table's profile carries for a suspected fill value (the loader shows it as a comment)."""
+    shown = value_text(value)
+    return (f"{FILL_VALUE_NOTE}: column {column!r} holds {shown}, far outside its other values "
+            f"({value_text(others[0])} to {value_text(others[1])}); if it means no data, add "
+            f"na_values={{{label!r}: [{shown}]}} to the read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
+
+
 def _refill(values: list[Any], parsed: list[Any]) -> list[Any]:
     if len(parsed) == len(values):
         return parsed

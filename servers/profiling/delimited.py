@@ -25,11 +25,20 @@ from lakeboard.servers.profiling.column_stats import (
     MAX_COLUMNS,
     PANDAS_NA,
     STATS_ROWS,
+    fill_value_note,
+    fill_value_suspects,
+    missing_markers,
+    numbers_and_tokens,
     parse_text_column,
     profile_values,
     spread_indices,
+    string_dtype,
+    text_markers,
+    unique_names,
+    without_numbers,
 )
 from lakeboard.servers.profiling import fixed_width
+from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values, declared_missing
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from lakeboard.servers.profiling.text_lines import TextLines
@@ -444,12 +453,15 @@ def _table(
         opts["thousands"] = ","
     notes = [row_text(grid.row(i)) for i in b.title_rows]
     tp.title = _title(notes)
-    for note in notes:
-        m = _MISSING.match(note)
-        if m:
-            v = m.group(1).strip("\"'")
-            opts["na_values"] = [v]
     notes += [row_text(grid.row(i)) for i in b.footnote_rows]
+    notes += [f"summary row under the data, left out: {row_text(grid.row(i))}" for i in b.footer_rows]
+    # Missing values the file declares in a note ("missing values are coded as -9999"), and those
+    # the lake's documents declare for it (`lake.apply_declared_fill_values`).
+    declared = declared_missing()
+    tokens = [m.group(1).strip("\"'") for m in map(_MISSING.match, notes) if m]
+    tokens += [v for note in notes for v in declared_fill_values(note)] + declared.everywhere
+    if tokens:
+        opts["na_values"] = list(dict.fromkeys(tokens))
     tp.notes = [n for n in notes if n]
     if b.has_blank_rows:
         tp.drop_blank_rows = True
@@ -457,15 +469,17 @@ def _table(
         opts["encoding_errors"] = "replace"
 
     # Rows: exact when the whole table was seen, else estimated from bytes.
+    # Rows of empty cells are records for pandas (nrows counts them) until the loader drops them.
+    first_record = b.header + 1 if b.header is not None and not b.names else b.data_start
     if b.data_end is not None:
-        tp.n_rows = grid.n_records(b.data_start, b.data_end + 1)
+        tp.n_rows = _rows_kept(grid, b.data_start, b.data_end + 1, tp.drop_blank_rows)
         tp.n_rows_exact = True
         if b.data_end < last_nonblank:
-            opts["nrows"] = tp.n_rows  # notes or another table follow
+            opts["nrows"] = grid.n_records(first_record, b.data_end + 1)  # notes or another table follow
     else:
         seen = grid.n_records(b.data_start, len(grid))
         if sample.complete:
-            tp.n_rows, tp.n_rows_exact = seen, True
+            tp.n_rows, tp.n_rows_exact = _rows_kept(grid, b.data_start, len(grid), tp.drop_blank_rows), True
         else:
             start_chars = grid.chars_before(b.data_start)
             data_chars = max(1, len(text) - start_chars)
@@ -480,6 +494,13 @@ def _table(
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+def _rows_kept(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> int:
+    """Rows the loader returns from grid rows [start, stop): without rows of empty cells when it drops them."""
+    if drop_blank:
+        return sum(1 for i in range(start, stop) if not grid.blank[i])
+    return grid.n_records(start, stop)
 
 
 COUNT_ROWS_BYTES = 64 << 20  # bigger files get a row estimate instead of a count
@@ -581,18 +602,143 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                         f"{MAX_COLUMNS:,} (widen usecols to read others)")
         positions = positions[:MAX_COLUMNS]
         opts["usecols"] = positions
-    na = PANDAS_NA | frozenset(str(v) for v in opts.get("na_values", []))
+    declared = opts.get("na_values", [])
+    na = PANDAS_NA | frozenset(str(v) for v in declared)
+    fill = [float(v) for v in declared if _is_number(str(v))]
     thousands, decimal = opts.get("thousands"), opts.get("decimal", ".")
     # Transpose in C: short rows are padded with None, as pandas pads them with NaN.
     transposed = list(zip_longest(*rows)) if rows else []
-    col_names, dtypes, columns = [], [], []
-    for j in positions:
+    col_names = [names[j] if j < len(names) else f"Unnamed: {j}" for j in positions]
+    # The labels pandas gives the columns, which a per-column na_values names.
+    labels: list[Any] = list(positions) if opts.get("header", 0) is None and not b.names else unique_names(col_names)
+    by_column = declared_missing().by_column
+    markers: dict[Any, list[str]] = {}
+    parsed: list[tuple[str, list[Any], frozenset[str], list[str]]] = []
+    for j, name, label in zip(positions, col_names, labels):
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
-        dtype, values = parse_text_column(cells, na, thousands, decimal)
-        col_names.append(names[j] if j < len(names) else f"Unnamed: {j}")
+        own = [str(v) for v in by_column.get(name, [])]
+        col_na = na | frozenset(own) if own else na
+        dtype, values = parse_text_column(cells, col_na, thousands, decimal)
+        # Text missing markers ("M", "n.a.", "-") in a numeric column: from the sample first.
+        found: list[str] = []
+        if dtype not in ("float64", "int64", "bool"):
+            n_numbers, n_distinct, tokens = numbers_and_tokens(cells, col_na, thousands, decimal)
+            found = missing_markers(n_numbers, n_distinct, tokens)
+            if not found and not n_numbers and dtype == string_dtype():
+                punctuation = text_markers(tokens)
+                if punctuation:
+                    dtype, values = parse_text_column(cells, col_na | frozenset(punctuation), thousands, decimal)
+                    markers[label] = punctuation
+        parsed.append((dtype, values, col_na, found))
+    # Then in every row of the table the head holds: a marker the sample missed would leave the
+    # loaded column text while the profile says numbers.
+    if len(rows) < stop - b.data_start:
+        numeric = [k for k, (dtype, _, _, found) in enumerate(parsed) if found or dtype in ("float64", "int64")]
+        marks = (thousands or "") + (decimal if decimal != "." else "")
+        seen = _cells_not_numbers(grid, b.data_start, stop, [positions[k] for k in numeric], marks)
+        for k in numeric:
+            dtype, values, col_na, found = parsed[k]
+            if positions[k] in seen:
+                n_filled, tokens = seen[positions[k]]
+                for mark in col_na.intersection(tokens):
+                    del tokens[mark]
+                conv = {t: t.replace(thousands, "") if thousands else t for t in tokens}
+                tokens = Counter({t: n for t, n in tokens.items() if not _is_number(conv[t].replace(decimal, "."))})
+                n_numbers = n_filled - sum(tokens.values())
+                cells = list(transposed[positions[k]]) if positions[k] < len(transposed) else []
+                s_numbers, s_distinct, _ = numbers_and_tokens(cells, col_na, thousands, decimal)
+                # distinct numbers, scaled from the sample: only their share matters (`missing_markers`)
+                found = missing_markers(n_numbers, s_distinct * n_numbers // max(1, s_numbers), tokens)
+                if tokens and not found and dtype in ("float64", "int64"):
+                    # Text past the sample that is no marker: pandas reads the column as text.
+                    dtype, values = string_dtype(), [None if c is None or c in col_na else c for c in cells]
+                parsed[k] = (dtype, values, col_na, found)
+    dtypes, columns = [], []
+    for k, (j, name, label) in enumerate(zip(positions, col_names, labels)):
+        dtype, values, col_na, found = parsed[k]
+        cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
+        if found:
+            retyped, reparsed = parse_text_column(cells, col_na | frozenset(found), thousands, decimal)
+            if retyped in ("float64", "int64"):
+                dtype, values = retyped, reparsed
+                markers[label] = found
+                if dtype == "int64":  # a marker past the sample is a gap all the same
+                    dtype, values = "float64", [None if v is None else float(v) for v in values]
+        own = [str(v) for v in by_column.get(name, [])]
+        dropped = fill + [float(v) for v in own if _is_number(v)]
+        dtype, values = without_numbers(dtype, values, dropped)
+        if dtype in ("float64", "int64"):
+            for value, others in fill_value_suspects(values):
+                tp.notes.append(fill_value_note(name, value, others, label))
         dtypes.append(dtype)
         columns.append(values)
+    if markers or by_column:
+        declared_by_label = {label: by_column[name] for name, label in zip(col_names, labels) if name in by_column}
+        for label, found in markers.items():
+            declared_by_label[label] = declared_by_label.get(label, []) + found
+        add_na_values(opts, labels, [], declared_by_label)
     tp.columns, tp.sample_rows = profile_values(col_names, dtypes, columns)
+
+
+SCAN_QUOTED_ROWS = 5000  # rows of a quoted table parsed to look for markers (unquoted ones: every row)
+
+
+def _cells_not_numbers(
+    grid: LinesGrid, start: int, stop: int, columns: list[int], number_marks: str = ""
+) -> dict[int, tuple[int, Counter[str]]]:
+    """For each of `columns` in rows [start, stop): its filled cells, and the counts of those that
+    are not numbers: no digit (where a missing marker can be; "#DIV/0!" too), or a character no
+    number holds (`number_marks`: the table's thousands and decimal marks, which numbers hold).
+
+    Unquoted text is split in numpy, a few passes over its characters whatever its size; text
+    with quotes needs the csv module, over its first `SCAN_QUOTED_ROWS` rows."""
+    if not columns or stop <= start:
+        return {}
+    wanted = set(columns)
+    region = "" if isinstance(grid, RecordsGrid) else grid.lines.text[grid.chars_before(start) : grid.chars_before(stop)]
+    if isinstance(grid, RecordsGrid) or '"' in region or len(grid.delimiter) != 1:
+        rows = grid.rows(start, min(stop, start + SCAN_QUOTED_ROWS))
+        out: dict[int, tuple[int, Counter[str]]] = {}
+        for j, cells in enumerate(zip_longest(*rows)):
+            if j in wanted:
+                counts = Counter(c for c in cells if c is not None and c.strip())
+                tokens = Counter({c: n for c, n in counts.items() if not _is_number(c.replace(",", "") if "," in number_marks else c)})
+                out[j] = (sum(counts.values()), tokens)
+        return out
+    import numpy as np
+
+    codes = np.frombuffer(region.encode("utf-32-le"), dtype=np.uint32)
+    newline, delim = codes == 10, codes == ord(grid.delimiter)
+    boundary = newline | delim
+    field = np.cumsum(boundary)  # each character's field (a boundary opens the next one)
+    n_fields = int(field[-1]) + 1 if len(field) else 0
+    inside = ~boundary
+    digit = (codes >= 48) & (codes <= 57)
+    filled = np.bincount(field[inside & (codes != 32) & (codes != 9) & (codes != 13)], minlength=n_fields) > 0
+    has_digit = np.bincount(field[digit], minlength=n_fields) > 0
+    # A character no number holds ("4999XX", "#DIV/0!"): the cell is text, and so is its column.
+    number_chars = np.array([ord(c) for c in "0123456789 \t\r.-+eE" + number_marks], dtype=np.uint32)
+    has_other = np.bincount(field[inside & ~np.isin(codes, number_chars)], minlength=n_fields) > 0
+    ends = np.flatnonzero(boundary)
+    line_start = np.concatenate(([True], newline[ends]))[:n_fields]
+    index = np.arange(n_fields)
+    column = index - np.maximum.accumulate(np.where(line_start, index, 0))
+    keep = np.isin(column, list(wanted))
+    per_column = np.bincount(column[filled & keep], minlength=max(wanted) + 1)
+    out = {j: (int(per_column[j]), Counter()) for j in wanted}
+    starts = np.concatenate(([0], ends + 1))
+    for k in np.flatnonzero(filled & keep & (~has_digit | has_other)).tolist():
+        end = int(ends[k]) if k < len(ends) else len(region)
+        out[int(column[k])][1][region[int(starts[k]) : end]] += 1
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _summarise(prof: FileProfile) -> None:

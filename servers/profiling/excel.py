@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, Sequence
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, unique_names
+from lakeboard.servers.profiling.column_stats import (
+    PANDAS_NA,
+    STATS_ROWS,
+    fill_value_note,
+    fill_value_suspects,
+    missing_markers,
+    numbers_and_tokens,
+    profile_values,
+    spread_indices,
+    typed_dtype,
+    text_markers,
+    unique_names,
+)
+from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values, declared_missing
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
@@ -284,12 +298,14 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
     titles = [row_text(grid.row(i)) for i in b.title_rows]
     tp.title = next((t for t in titles if 3 <= len(t) <= 200 and any(ch.isalpha() for ch in t)), None)
     notes = titles + [row_text(grid.row(i)) for i in b.footnote_rows]
+    notes += [f"summary row under the data, left out: {row_text(grid.row(i))}" for i in b.footer_rows]
     tp.notes = [n for n in notes if n]
     if b.data_end is not None:
         tp.n_rows = sum(1 for i in range(b.data_start, b.data_end + 1) if not grid.blank[i])
         tp.n_rows_exact = True
         if b.data_end < n_rows - 1:
-            opts["nrows"] = b.data_end - b.data_start + 1  # pandas counts blank rows too
+            first_record = b.header + 1 if b.header is not None and not b.names else b.data_start
+            opts["nrows"] = b.data_end - first_record + 1  # pandas counts blank rows too
     else:
         total = max_row if max_row else n_rows
         tp.n_rows, tp.n_rows_exact = max(0, total - b.data_start), not truncated
@@ -301,5 +317,50 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
     fixed = [(r + [None] * width)[:width] for r in data]
     if tp.drop_blank_rows:
         fixed = [r for r in fixed if any(v is not None for v in r)]
-    tp.columns, tp.sample_rows = profile_typed(list(names[:width]), [[r[j] for r in fixed] for j in range(width)])
+    columns = [[r[j] for r in fixed] for j in range(width)]
+    mixed = _missing_values(tp, grid, b, end, list(names[:width]), columns)
+    typed = [typed_dtype(c) for c in columns]
+    # A column of numbers with text cells past the sample loads as objects (numbers and text).
+    dtypes = ["object" if j in mixed else dtype for j, (dtype, _) in enumerate(typed)]
+    tp.columns, tp.sample_rows = profile_values(list(names[:width]), dtypes, [values for _, values in typed])
     return tp
+
+
+def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names: list[str], columns: list[list[Any]]) -> set[int]:
+    """Missing values of a sheet's table: declared in its notes or by the lake's documents, and text
+    markers found in its numeric columns (every row read, not only the sample). They go into the
+    reader options, and the sampled `columns` are updated in place to read as the loader reads them.
+    Returns the columns of numbers that hold other text too (they load as objects)."""
+    mixed: set[int] = set()
+    opts = tp.options
+    labels: list[Any] = list(range(len(names))) if opts.get("header", 0) is None and not b.names else names
+    declared = declared_missing()
+    everywhere = [v for note in tp.notes for v in declared_fill_values(note)] + declared.everywhere
+    by_label: dict[Any, list[str]] = {}
+    # Every row the sheet was read to (a marker the sample missed would leave the column text).
+    every = list(zip_longest(*(grid.row(i) for i in range(b.data_start, end + 1))))
+    for j, (name, label) in enumerate(zip(names, labels)):
+        own = list(declared.by_column.get(name, []))
+        gone = frozenset(everywhere + own)
+        whole = list(every[j]) if j < len(every) else []
+        n_numbers, n_distinct, tokens = numbers_and_tokens(whole, PANDAS_NA | gone)
+        markers = missing_markers(n_numbers, n_distinct, tokens) or ([] if n_numbers else text_markers(tokens))
+        if n_numbers and tokens and not markers:
+            mixed.add(j)
+        if own or markers:
+            by_label[label] = own + markers
+        texts = gone | frozenset(markers)
+        numbers = frozenset(float(as_na_value(v)) for v in gone if not isinstance(as_na_value(v), str))
+        columns[j] = [
+            None if (isinstance(v, str) and v in texts)
+            or (isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) in numbers)
+            else v
+            for v in columns[j]
+        ]
+        values = [v for v in columns[j] if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if values and len(values) == sum(v is not None for v in columns[j]):
+            for value, others in fill_value_suspects(values):
+                tp.notes.append(fill_value_note(name, value, others, label))
+    if everywhere or by_label:
+        add_na_values(opts, labels, everywhere, by_label, excel=True)
+    return mixed

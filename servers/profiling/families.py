@@ -36,19 +36,33 @@ def column_signature(profile: FileProfile) -> str | None:
     return hashlib.sha1("\x1f".join(cols).encode()).hexdigest()[:10]
 
 
+def layout_signature(profile: FileProfile) -> str:
+    """What a family's members share: the format, and per table its sheet (or table) name and
+    column names. Files that differ in these are never one family. (Members may still differ in
+    how they are read, a title line above the header say: `response_writing.sharing_key` tells
+    which members can share one loader.)"""
+    parts: list[object] = [profile.format]
+    parts += [(t.name, [c.name.strip() for c in t.columns]) for t in profile.tables]
+    return hashlib.sha1(repr(parts).encode()).hexdigest()[:10]
+
+
 def find_families(profiles: list[FileProfile], *, min_size: int = 3) -> dict[str, str]:
-    """Map path -> family key, for files in a family of at least `min_size` members."""
+    """Map path -> family key, for files in a family of at least `min_size` members.
+
+    Members share a layout (`layout_signature`): a dated series whose files differ in their
+    sheets or columns is split by layout, and a file of a layout fewer than `min_size` files
+    share is in no family.
+    """
     members_of: dict[str, list[str]] = defaultdict(list)
     for prof in profiles:
         pattern = name_pattern(prof.path)
         if "#" in PurePosixPath(pattern).name:
-            members_of[f"series:{pattern}"].append(prof.path)
+            members_of[f"series:{pattern}:{layout_signature(prof)}"].append(prof.path)
             continue
-        sig = column_signature(prof)
-        if sig is not None:
+        if column_signature(prof) is not None:
             parent = str(PurePosixPath(prof.path).parent)
             suffix = PurePosixPath(prof.path).suffix.lower()
-            members_of[f"siblings:{parent}/*{suffix}:{sig}"].append(prof.path)
+            members_of[f"siblings:{parent}/*{suffix}:{layout_signature(prof)}"].append(prof.path)
     out: dict[str, str] = {}
     for key, members in members_of.items():
         if len(members) >= min_size:
@@ -60,7 +74,7 @@ def find_families(profiles: list[FileProfile], *, min_size: int = 3) -> dict[str
     for prof in profiles:
         p = PurePosixPath(prof.path)
         if prof.path not in out and len(p.parts) >= 2:
-            items[f"items:{p.parent.parent}/*/{p.name}:{column_signature(prof) or prof.format}"].append(prof.path)
+            items[f"items:{p.parent.parent}/*/{p.name}:{layout_signature(prof)}"].append(prof.path)
     for key, members in items.items():
         if len(members) >= min_size:
             for m in members:

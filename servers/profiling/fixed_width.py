@@ -10,10 +10,12 @@ from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_frame
+from lakeboard.servers.profiling.fill_values import declared_fill_values, declared_missing
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from lakeboard.servers.profiling.text_sample import TextSample
 
 _DIGIT = re.compile(r"\d")
+_RULE = re.compile(r"^[\s\-=_+|:]*[\-=_]{3}[\s\-=_+|:]*$")
 
 
 def _gaps(lines: list[str]) -> list[tuple[int, int]]:
@@ -97,8 +99,12 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         return False  # words in columns, no values: prose or a list, not a data table
     header = first if head_is_text else None
     data_start = first + 1 if header is not None else first
+    # A rule under the header ("-----  ---") is neither names nor data: the loader skips it.
+    rule = data_start if header is not None and data_start <= last and _RULE.match(lines[data_start]) else None
+    if rule is not None:
+        data_start += 1
     n_cols = len(spans)
-    clean = all(len(lines[i].split()) == n_cols for i in idx[:500])
+    clean = all(len(lines[i].split()) == n_cols for i in idx[:500] if i != rule)
     opts: dict[str, Any] = {}
     if sample.encoding not in ("utf-8", "ascii"):
         opts["encoding"] = sample.encoding
@@ -112,7 +118,9 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     else:
         reader = "read_fwf"
         opts["colspecs"] = [list(sp) for sp in spans]
-    if skip:
+    if rule is not None:
+        opts["skiprows"] = [*range(skip), rule]
+    elif skip:
         opts["skiprows"] = skip
     if header is None:
         opts["header"] = None
@@ -122,6 +130,10 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         opts["nrows"] = n_rows
     elif trailing and sample.complete:
         n_rows = sum(1 for ln in lines[data_start:] if ln.strip())
+    # Missing values a title line declares ("missing values are coded -99.9"), or the lake's documents.
+    declared = [v for ln in lines[:first] for v in declared_fill_values(ln)] + declared_missing().everywhere
+    if declared:
+        opts["na_values"] = list(dict.fromkeys(declared))
 
     import pandas as pd
 

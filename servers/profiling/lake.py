@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
@@ -12,6 +13,7 @@ from lakeboard.common.lake_files import iter_lake_files, walk_lake
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.cache import ProfileCache
 from lakeboard.servers.profiling.detect import _EXTENSION_FORMATS
+from lakeboard.servers.profiling.fill_values import declared_for
 from lakeboard.servers.profiling.loader_code import loader_code
 from lakeboard.servers.profiling.profile import profile_file
 from lakeboard.servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
@@ -138,4 +140,30 @@ def _profile_lake(
 
     cache.prune(set(order))
     results.update(skipped)
-    return [results[r] for r in walk_order if r in results]
+    profiles = [results[r] for r in walk_order if r in results]
+    return apply_declared_fill_values(profiles, root, workers, timeout_s)
+
+
+def apply_declared_fill_values(
+    profiles: list[FileProfile], root: Path, workers: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> list[FileProfile]:
+    """The files whose fill values the lake's documents declare (`fill_values.declared_for`),
+    profiled again with them, in bounded workers (`workers=0`: in this process, unbounded). Not cached: the declaration lives in another file, so the cache keeps
+    what the file alone shows, and every index applies the documents as they are then."""
+    declared = declared_for(profiles)
+    if not declared:
+        return profiles
+    again: dict[str, FileProfile] = {}
+    workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    if workers > 0:
+        try:
+            pool = WorkerPool(root, min(workers, len(declared)), timeout_s=timeout_s)
+            requests = {rel: asdict(d) for rel, d in declared.items()}
+            for out in pool.run(list(declared), declared=requests):
+                if out.profile_json is not None:
+                    again[out.relpath] = FileProfile.model_validate_json(out.profile_json)
+        except WorkerStartError as e:
+            log.warning("%s; fill values declared by the lake's documents are not applied", e)
+    else:
+        again = {rel: profile_file(root / rel, root, d) for rel, d in declared.items()}
+    return [again[p.path] if p.path in again and again[p.path].status == "ok" else p for p in profiles]

@@ -17,14 +17,20 @@ from lakeboard.common.code_text import comment, identifier, literal
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
-_NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout")
+_NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values")
 _PANDAS = "import pandas as pd"
 _FLATTEN = (
     '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
     " if isinstance(c, tuple) else c for c in {var}.columns]"
+)
+# Flattened headers can repeat a name; numbered as the profile numbers them (name, name.1, name.2).
+_UNIQUE = (
+    "{var}.columns = [f\"{{c}}.{{n}}\" if (n := list({var}.columns[:i]).count(c)) else c"
+    " for i, c in enumerate({var}.columns)]"
 )
 
 
@@ -133,10 +139,13 @@ def _kwargs(opts: dict[str, Any], skip: tuple[str, ...] = _NOT_KWARGS) -> str:
 
 
 def _comment_notes(t: TableProfile, indent: str = "") -> list[str]:
-    out = [comment(f"note: {n}", 150, indent) for n in t.notes[:4]]
-    if len(t.notes) > 4:
-        out.append(f"{indent}# ... {len(t.notes) - 4} more notes in the profile")
-    return out
+    # A suspected fill value is always shown: it changes what the numbers mean.
+    fills = [n for n in t.notes if n.startswith(FILL_VALUE_NOTE)]
+    others = [n for n in t.notes if not n.startswith(FILL_VALUE_NOTE)]
+    out = [comment(f"note: {n}", 150, indent) for n in others[:4]]
+    if len(others) > 4:
+        out.append(f"{indent}# ... {len(others) - 4} more notes in the profile")
+    return out + [comment(n, 300, indent) for n in fills]
 
 
 def _not_data(status: str, reason: str) -> _Body:
@@ -195,6 +204,9 @@ def _excel(profile: FileProfile) -> _Body:
         name = literal(t.name)
         lines += _comment_notes(t, "    ")
         lines.append(f"    sheets[{name}] = xl.parse({_kwargs(t.options)})")
+        if t.options.get("fill_values"):  # read_excel's na_values leave number cells alone
+            lines.append(f"    sheets[{name}] = sheets[{name}].mask(sheets[{name}].isin({literal(t.options['fill_values'])}))"
+                         "  # declared fill values")
         if t.drop_blank_rows:
             lines.append(f'    sheets[{name}] = sheets[{name}].dropna(how="all")')
     main = max(profile.tables, key=lambda t: t.n_rows or 0)
@@ -325,6 +337,7 @@ def _html(profile: FileProfile) -> _Body:
         if t.options.get("flatten_columns"):
             lines.append(f"tables[{name}] = tables[{name}].copy()")
             lines.append(_FLATTEN.format(var=f"tables[{name}]"))
+            lines.append(_UNIQUE.format(var=f"tables[{name}]"))
     return _Body([_PANDAS], lines + ["return tables"])
 
 

@@ -1,4 +1,4 @@
-"""Profile one file: detect what it is, run its reader, attach loading code. Never raises."""
+"""Profile one file: detect what it is, run its reader, attach loading code and its check. Never raises."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from lakeboard.common.lake_files import PinnedFiles, open_lake_file
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.column_stats import value_text
 from lakeboard.servers.profiling.detect import SHAPEFILE_SIDECARS, _EXTENSION_FORMATS, Detection, detect
+from lakeboard.servers.profiling.fill_values import DeclaredMissing, declaring
+from lakeboard.servers.profiling.loader_check import check_budget, check_loader
 from lakeboard.servers.profiling.loader_code import loader_code
 
 log = logging.getLogger(__name__)
@@ -65,20 +67,23 @@ def _lake_and_rel(path: Path, root: Path) -> tuple[Path, str]:
         return path.parent, path.name
 
 
-def profile_file(path: Path, root: Path) -> FileProfile:
+def profile_file(path: Path, root: Path, declared: DeclaredMissing | None = None) -> FileProfile:
     """What `path` holds and how to load it. Problems become status/reason, never exceptions.
 
     The file is opened once, as the lake's rules allow (`lakeboard.common.lake_files.open_lake_file`),
     and every reader reads that opened file: a file or folder replaced by a link after the walk
-    is refused, never read through the link.
+    is refused, never read through the link. `declared`: what the lake's documents say is
+    missing in this file (`lakeboard.servers.profiling.fill_values`), applied as if the file said it.
     """
     t0 = time.perf_counter()
     path, root = Path(path), Path(root)
     prof = FileProfile(path=relative_posix(path, root), format="unknown")
     pinned = PinnedFiles()
     try:
-        with pinned:
-            _profile_into(path, root, prof, pinned)
+        with pinned, declaring(declared or DeclaredMissing()):
+            source = _profile_into(path, root, prof, pinned)
+            if prof.status == "ok" and source is not None:  # the very file profiled, still pinned
+                prof.loader_check = check_loader(prof, source, check_budget(time.perf_counter() - t0))
     except MemoryError:
         prof.status, prof.reason = "too_large", "the reader ran out of memory on this file"
         prof.tables, prof.arrays = [], []
@@ -89,6 +94,9 @@ def profile_file(path: Path, root: Path) -> FileProfile:
         prof.tables, prof.arrays = [], []
     if pinned.folder is not None and prof.reason:  # readers' messages name the file as the lake does
         prof.reason = prof.reason.replace(pinned.folder, str(path.parent))
+    if pinned.folder is not None and prof.loader_check is not None:
+        check = prof.loader_check
+        check.reasons = [r.replace(pinned.folder, str(path.parent)) for r in check.reasons]
     if prof.status != "ok" and not prof.summary:
         prof.summary = f"{prof.format} file, not usable as data: {prof.reason}"
     try:
@@ -99,16 +107,17 @@ def profile_file(path: Path, root: Path) -> FileProfile:
     return prof
 
 
-def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles) -> None:
+def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles) -> Path | None:
+    """Profile `path` into `prof`; the path the readers opened (None when the file was not read)."""
     lake, rel = _lake_and_rel(path, root)
     try:
         fd = open_lake_file(lake, rel)
     except FileRefused as e:
         prof.status, prof.reason, prof.summary = "skipped", f"not opened: {e}", f"not data: {e}"
-        return
+        return None
     except OSError as e:
         prof.status, prof.reason = "unreadable", f"cannot open the file: {e.strerror or e}"
-        return
+        return None
     source = pinned.add(path.name, fd) or path  # what the readers open: this very file
     st = os.fstat(fd)
     prof.size_bytes, prof.mtime_ns = st.st_size, st.st_mtime_ns
@@ -118,18 +127,18 @@ def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles
     if st.st_size == 0:
         prof.status, prof.reason = "empty", "the file is empty (0 bytes)"
         prof.kind = "unknown"
-        return
+        return None
     shp = _sidecar_of(path)
     if shp is not None and path.suffix.lower() != ".shp":
         prof.kind, prof.format, prof.status = "geo", "geo", "skipped"
         prof.reason = f"part of the shapefile {shp.name} (profiled with it)"
         prof.summary = f"shapefile component ({path.suffix}) of {shp.name}"
-        return
+        return None
     try:
         head = os.pread(fd, 8192, 0)
     except OSError as e:
         prof.status, prof.reason = "unreadable", f"cannot read the file: {e.strerror or e}"
-        return
+        return None
     det = detect(source, head)
     prof.format = det.format
     if det.compression:
@@ -146,6 +155,7 @@ def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles
             prof.summary = f"{prof.summary} [{det.note}]"
         elif prof.reason and det.note not in prof.reason:
             prof.reason = f"{prof.reason} ({det.note})"
+    return source
 
 
 def _pin_companions(path: Path, lake: Path, rel: str, pinned: PinnedFiles) -> None:

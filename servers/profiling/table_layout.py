@@ -9,13 +9,14 @@ around blank lines, and the end of each run of rows.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
-from typing import Any, NamedTuple, Protocol, Sequence
+from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
-from lakeboard.servers.profiling.column_stats import unique_names
+from lakeboard.servers.profiling.column_stats import marker_shaped, unique_names
 from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
@@ -31,6 +32,14 @@ _DATE = re.compile(
 )
 _NA = frozenset({"na", "n/a", "nan", "null", "none", "-", "--", "#n/a", "n.a.", ".", "..", "...", "(x)", "(na)", "(d)"})
 _YEAR_CELL = re.compile(rf"^{YEAR}$")
+# First cells that label a summary of the rows above (a footer, not data); compared without case,
+# spacing or trailing punctuation. Words that also name data ("All", "Other") are left out.
+SUMMARY_WORDS = frozenset({
+    "average", "averages", "avg", "mean", "means", "total", "totals", "grand total", "subtotal", "sum",
+    "highest", "lowest", "max", "maximum", "min", "minimum", "median", "std", "std dev", "std. dev",
+    "standard deviation", "count",
+})
+MAX_FOOTER_ROWS = 10
 _NOTE_START = re.compile(r"^\s*(?:[*†‡§¹²³\d]\s|[*†‡§¹²³]|note|source|footnote|\(\w\)|\[\w+\])", re.IGNORECASE)
 
 
@@ -131,6 +140,7 @@ class Block:
     data_start: int = 0
     data_end: int | None = None  # inclusive; None: runs past the rows seen (to the end of the file)
     footnote_rows: list[int] = field(default_factory=list)
+    footer_rows: list[int] = field(default_factory=list)  # summary rows under the data (totals, averages)
     names: list[str] | None = None  # combined names of a two-row header
     width: int = 0
     has_blank_rows: bool = False  # blank separator rows inside the data range
@@ -166,13 +176,33 @@ class _Analyzer:
         self.probe = probe
         self.head_probe = head_probe
         self._info: dict[int, RowInfo] = {}
+        self._kinds: dict[tuple[int, int | None], list[int]] = {}
         self.dense_min = 2
+        self._value_columns: frozenset[int] | None = None
 
     def info(self, i: int) -> RowInfo:
         r = self._info.get(i)
         if r is None:
-            r = self._info[i] = row_info(self.grid.row(i))
+            row = self.grid.row(i)
+            r = row_info(row)
+            if r.n_text and r.n_value:
+                # A missing marker ("M", "n.a.", "#VALUE!") among a row's values is a value too: such
+                # a row is data, not a second header row. Only in rows that hold values, so a header
+                # of short names ("x", "y") stays labels.
+                r = _markers_as_values(r, row, self.value_columns())
+            self._info[i] = r
         return r
+
+    def value_columns(self) -> frozenset[int]:
+        """Columns whose filled cells are mostly values in the grid's first rows."""
+        if self._value_columns is None:
+            counts: dict[int, list[int]] = {}
+            for i in range(min(len(self.grid), self.head_probe + self.probe)):
+                for j, k in enumerate(row_info(self.grid.row(i)).kinds):
+                    if k != EMPTY:
+                        counts.setdefault(j, [0, 0, 0])[k] += 1
+            self._value_columns = frozenset(j for j, c in counts.items() if c[VALUE] > c[TEXT])
+        return self._value_columns
 
     def segments(self) -> list[_Segment]:
         n = len(self.grid)
@@ -250,6 +280,99 @@ class _Analyzer:
         below_vals = [str(v).strip() for v, k in zip(below, self.info(nxt).kinds) if k == VALUE]
         return not all(_YEAR_CELL.match(v) for v in below_vals)
 
+    def coded_like_below(self, i: int, end: int) -> bool:
+        """Every filled cell of row `i` holds a digit and is written like most cells under it
+        ("AB000" over "AB001", "AB002"): a row of data, not labels."""
+        below = self.probe_rows(_Segment(i + 1, end), False) if i < end else []
+        row = self.grid.row(i)
+        filled = [(j, cell_text(v)) for j, v in enumerate(row) if cell_text(v)]
+        if len(below) < 2 or not filled:
+            return False
+        for j, text in filled:
+            if not any(ch.isdigit() for ch in text):
+                return False
+            shapes = [_shape(cell_text(self.grid.row(k)[j])) for k in below if j < len(self.grid.row(k))]
+            if shapes.count(_shape(text)) < 0.8 * len(below):
+                return False
+        return True
+
+    # -- the end of a table ------------------------------------------------------
+    def block_kinds(self, b: Block) -> list[int]:
+        """Column kinds of a table's data, from its first and last rows (cached per table)."""
+        key = (b.data_start, b.data_end)
+        kinds = self._kinds.get(key)
+        if kinds is None:
+            end = b.data_end if b.data_end is not None else b.data_start
+            head = range(b.data_start, min(end, b.data_start + self.probe) + 1)
+            rows = {*head, *range(max(b.data_start, end - self.probe), end + 1)}
+            kinds = self._kinds[key] = column_kinds(self.info(i) for i in sorted(rows) if not self.grid.is_blank(i))
+        return kinds
+
+    def continues(
+        self, b: Block, seg: _Segment, lay: _SegmentLayout, width: int, first_header: tuple[str, ...] | None
+    ) -> bool:
+        """The rows of `seg` (after blank lines) are more rows of table `b`: each filled cell holds
+        what its column holds, no row repeats the first header, and no lone label starts a row."""
+        kinds = self.block_kinds(b)
+        last = lay.data_end if lay.data_end is not None else seg.end
+        rows = self.probe_rows(_Segment(seg.start, last), False)
+        for i in rows:
+            inf = self.info(i)
+            if not inf.n:
+                continue
+            if inf.n == 1 and inf.n_text == 1 and inf.kinds[0] == TEXT:
+                return False  # a title or a note over what follows
+            if len(inf.kinds) > max(len(kinds), width) or fit(inf, kinds) < 0.8:
+                return False
+            if first_header is not None and tuple(str(v).strip() for v in self.grid.row(i)) == first_header:
+                return False
+        return True
+
+    def detached_header(self, pending: list[int], seg: _Segment, lay: _SegmentLayout, width: int) -> int | None:
+        """The header of `seg`'s data when blank lines part them: the last line before the blank
+        lines, of distinct labels over most columns, some of them over columns of values."""
+        if lay.header_rows or lay.titles or lay.data_start is None or not pending:
+            return None
+        h = pending[-1]
+        if any(not self.grid.is_blank(i) for i in range(h + 1, seg.start)):
+            return None
+        inf = self.info(h)
+        labels = [cell_text(v) for v in self.grid.row(h)]
+        labels = [t for t in labels if t]
+        if inf.n_value or inf.n < 2 or inf.n < 0.6 * width or len(set(labels)) < len(labels):
+            return None
+        data = self.probe_rows(_Segment(lay.data_start, lay.data_end or seg.end), False)
+        kinds = column_kinds(self.info(i) for i in data)
+        over_values = sum(1 for j, k in enumerate(inf.kinds) if k == TEXT and j < len(kinds) and kinds[j] == VALUE)
+        return h if over_values else None
+
+    def find_footers(self, b: Block) -> None:
+        """Summary rows at the end of a table's data (Total, Average, Highest ...) become its footer."""
+        if b.data_end is None or b.data_end <= b.data_start:
+            return
+        n_data = b.data_end - b.data_start + 1
+        keep = b.data_start + max(1, n_data // 2)  # the data keeps at least half its rows
+        kinds = column_kinds(
+            self.info(i) for i in range(b.data_start, min(keep, b.data_start + self.probe)) if not self.grid.is_blank(i)
+        )
+        end = b.data_end
+        footers: list[int] = []
+        while end >= keep and len(footers) < MAX_FOOTER_ROWS:
+            if self.grid.is_blank(end):
+                end -= 1
+                continue
+            if not _footer_row(self.info(end), self.grid.row(end), kinds):
+                break
+            footers.insert(0, end)
+            end -= 1
+        if footers:
+            while end > b.data_start and self.grid.is_blank(end):
+                end -= 1
+            b.footer_rows = footers + b.footer_rows
+            b.data_end = end
+            if b.has_blank_rows:  # the blank rows may have been those above the footer
+                b.has_blank_rows = any(self.grid.is_blank(i) for i in range(b.data_start, end + 1))
+
     # -- one run of non-blank rows ----------------------------------------------
     def layout_segment(self, seg: _Segment, first: bool, width: int) -> _SegmentLayout:
         rows = self.probe_rows(seg, first)
@@ -290,13 +413,24 @@ class _Analyzer:
             if d == end and d == dense_rows[0]:
                 # A single line of labels and nothing under it: treat as notes.
                 return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False)
+            # Sparse rows of labels agree too little to start the run: its header is the first
+            # row of several labels above them.
+            while d - 1 >= seg.start and self.info(d - 1).n >= 2 and self.info(d - 1).n_value == 0:
+                d -= 1
             titles = list(range(seg.start, d))
+            if self.coded_like_below(d, end):  # a list of codes: its first code is no header
+                return _SegmentLayout(titles, [], None, d, end, footnotes, False)
             return _SegmentLayout(titles, [d], None, d + 1, end, footnotes, False)
 
-        # Walk back over rows above that are data too (a first row with a missing cell).
+        # Walk back over rows above that are data too (a first row with a missing cell; sparse
+        # rows, whose filled cells hold what their columns hold).
+        last_probed = min(end, d + self.probe)
         while d - 1 >= seg.start:
             p, cur = self.info(d - 1), self.info(d)
-            if p.n >= 2 and not p.first_empty and _data_like(p, cur):
+            kinds = column_kinds(self.info(i) for i in range(d, min(last_probed, d + self.probe) + 1))
+            if (p.n >= 2 and not p.first_empty and _data_like(p, cur)) or (
+                _sparse_data_like(p, kinds) and not self.year_header(d - 1, d)
+            ):
                 if self.year_header(d - 1, d) and (d - 2 < seg.start or not self.dense(d - 2)):
                     break
                 d -= 1
@@ -314,7 +448,8 @@ class _Analyzer:
             r0 = r1 - 1
             has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
             r0_labels = has_r0 and self.info(r0).n_value == 0 and self.info(r0).n >= 0.6 * idata.n
-            if text_dom and complete and not (r0_labels and i1.first_empty):
+            spans = has_r0 and self.info(r0).n_value == 0 and _tells_apart(self.grid.row(r0), self.grid.row(r1))
+            if text_dom and complete and not (r0_labels and i1.first_empty) and not spans:
                 header_rows = [r1]
             elif has_r0:
                 header_rows = [r0, r1]
@@ -338,6 +473,19 @@ def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
     return len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text))
 
 
+def _markers_as_values(inf: RowInfo, row: Sequence[Any], value_columns: frozenset[int]) -> RowInfo:
+    """`inf` with marker-shaped text cells in columns of values counted as values."""
+    kinds = list(inf.kinds)
+    changed = 0
+    for j, k in enumerate(kinds):
+        if k == TEXT and j in value_columns and isinstance(row[j], str) and marker_shaped(row[j]):
+            kinds[j] = VALUE
+            changed += 1
+    if not changed:
+        return inf
+    return RowInfo(tuple(kinds), inf.n, inf.n_text - changed, inf.n_value + changed)
+
+
 def _data_like(p: RowInfo, cur: RowInfo) -> bool:
     """Row p (above cur) is data too: it holds values, and no label sits over a column of values."""
     if not p.n_value or agreement(p, cur) < 0.5:
@@ -348,8 +496,37 @@ def _data_like(p: RowInfo, cur: RowInfo) -> bool:
     return True
 
 
+def column_kinds(infos: Iterable[RowInfo]) -> list[int]:
+    """The kind most filled cells of each column hold (EMPTY where none is filled)."""
+    counts: list[list[int]] = []
+    for inf in infos:
+        for j, k in enumerate(inf.kinds):
+            if k != EMPTY:
+                while len(counts) <= j:
+                    counts.append([0, 0, 0])
+                counts[j][k] += 1
+    return [EMPTY if not (c[VALUE] or c[TEXT]) else VALUE if c[VALUE] >= c[TEXT] else TEXT for c in counts]
+
+
+def fit(inf: RowInfo, kinds: Sequence[int]) -> float:
+    """Share of the row's filled cells that hold the kind of their column, or sit in a column of
+    unknown kind (no filled cell seen); 1.0 for an empty row."""
+    same = sum(1 for j, k in enumerate(inf.kinds) if k != EMPTY and (j >= len(kinds) or kinds[j] in (k, EMPTY)))
+    return same / inf.n if inf.n else 1.0
+
+
+def _sparse_data_like(p: RowInfo, kinds: Sequence[int]) -> bool:
+    """A sparse row of data: some values, and every filled cell of the kind its column holds
+    (a header's labels sit over columns of values)."""
+    return p.n_value >= 1 and fit(p, kinds) == 1.0
+
+
 def combine_header_rows(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
     """Names for a two-row header: a spanning label above sub-labels ("Estimate" over 2020, 2021)."""
+    return unique_names(_combined(top, bottom))
+
+
+def _combined(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
     width = max(len(top), len(bottom))
     names: list[str] = []
     carry = ""
@@ -363,7 +540,25 @@ def combine_header_rows(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
         elif b_s and carry:
             t_s = carry  # the top label spans the columns to its right
         names.append(" ".join(p for p in (t_s, b_s) if p) or f"column_{j}")
-    return unique_names(names)
+    return names
+
+
+def _tells_apart(top: Sequence[Any], bottom: Sequence[Any]) -> bool:
+    """`top` is a row of group labels over repeated `bottom` labels (site names over the same
+    measures, each written once over its columns): combined, the repeated names become distinct."""
+    labels = [cell_text(v) for v in bottom]
+    filled = [t for t in labels if t]
+    if len(set(filled)) == len(filled):
+        return False
+    combined = _combined(top, bottom)
+    repeated = {t for t in filled if filled.count(t) > 1}
+    groups = [c for c, t in zip(combined, labels) if t in repeated]
+    return len(set(groups)) == len(groups)
+
+
+def _shape(text: str) -> str:
+    """How a cell is written: runs of letters as "a", of digits as "9" ("AB-012" -> "a-9")."""
+    return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "9", text))
 
 
 def _label(v: Any) -> str:
@@ -386,9 +581,22 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
 
     for seg in segs:
         lay = an.layout_segment(seg, cur is None, width)
+        if cur is not None and cur.data_end is not None and an.continues(cur, seg, lay, width, first_header_text):
+            # Rows after blank lines that fit the table's columns, with no header of their own:
+            # the table goes on (a sparse table has rows of empty cells).
+            cur.has_blank_rows = True
+            cur.data_end = lay.data_end if lay.data_end is not None else seg.end
+            cur.footnote_rows = list(lay.footnotes) if lay.data_end is not None else []
+            pending = []
+            continue
         if lay.data_start is None:
             pending.extend(lay.titles)
             continue
+        detached = an.detached_header(pending, seg, lay, width)
+        if detached is not None:
+            # A header line, then blank lines, then its data: the table starts at the header.
+            pending.remove(detached)
+            lay = dataclasses.replace(lay, header_rows=[detached], names=None, strong_header=True)
         header_text = tuple(str(v).strip() for v in grid.row(lay.header_rows[-1])) if lay.header_rows else None
         starts_new = (
             cur is None
@@ -413,6 +621,7 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
                 data_end=lay.data_end,
                 footnote_rows=list(lay.footnotes),
                 names=lay.names,
+                has_blank_rows=detached is not None,
             )
             if first_header_text is None:
                 first_header_text = header_text
@@ -437,7 +646,53 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
         if b.data_end is not None and b.data_end < b.data_start:
             b.data_end = b.data_start - 1  # header only
     blocks = _merge_small_leading_blocks(blocks, grid)
-    return blocks
+    for b in blocks:
+        an.find_footers(b)
+    return _fold_trailing_summary(blocks, an)
+
+
+def summary_label(v: Any) -> bool:
+    """A cell that labels a summary of the rows above it: "Total", "Average:", "MAX." ..."""
+    if not isinstance(v, str) or len(v) > 24:
+        return False
+    return " ".join(v.lower().split()).rstrip(" :.*=") in SUMMARY_WORDS
+
+
+def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int]) -> bool:
+    """A summary row under a table: its first cell is a summary word, or a label without digits
+    in a column of values (an "Avg 1991-2020" under years has a summary word; a "2021p" is data)."""
+    # The table's first column: sheets may leave the columns left of a table empty.
+    j = next((j for j, k in enumerate(kinds) if k != EMPTY), 0)
+    if not inf.n or _first_filled(inf) != j or inf.kinds[j] != TEXT:
+        return False
+    first = row[j]
+    if summary_label(first):
+        return True
+    return kinds[j] == VALUE and inf.n_value >= 1 and not any(ch.isdigit() for ch in str(first))
+
+
+def _first_filled(inf: RowInfo) -> int:
+    return next((j for j, k in enumerate(inf.kinds) if k != EMPTY), -1)
+
+
+def _fold_trailing_summary(blocks: list[Block], an: _Analyzer) -> list[Block]:
+    """A few lines after the last table, without a header, each labelled in its first cell, that
+    leave some of its columns empty or do not fit them ("Number of reports, 2,600,678" under a
+    table of six columns; "18% of total" in a column of amounts), are its footer, not a table."""
+    if len(blocks) < 2:
+        return blocks
+    last, prev = blocks[-1], blocks[-2]
+    if last.header_rows or last.data_end is None or last.data_end - last.data_start + 1 > MAX_FOOTER_ROWS // 2:
+        return blocks
+    rows = [i for i in range(last.data_start, last.data_end + 1) if not an.grid.is_blank(i)]
+    if not rows or not all(an.info(i).kinds[_first_filled(an.info(i))] == TEXT for i in rows):
+        return blocks
+    kinds = an.block_kinds(prev)
+    if all(an.info(i).n >= prev.width and fit(an.info(i), kinds) == 1.0 for i in rows):
+        return blocks
+    prev.footer_rows += rows
+    prev.footnote_rows += last.title_rows + last.footnote_rows
+    return blocks[:-1]
 
 
 def _merge_small_leading_blocks(blocks: list[Block], grid: Grid) -> list[Block]:
@@ -461,7 +716,8 @@ def _merge_small_leading_blocks(blocks: list[Block], grid: Grid) -> list[Block]:
 
 
 def trailing_notes(rows: Sequence[Sequence[Any]]) -> int:
-    """How many lines at the end of `rows` are notes/blank lines after the last data row."""
+    """How many lines at the end of `rows` are notes, blank lines or summary rows (Total, Average
+    ...) after the last data row."""
     infos = [row_info(r) for r in rows]
     width = max((i.n for i in infos), default=0)
     k = 0
@@ -469,7 +725,8 @@ def trailing_notes(rows: Sequence[Sequence[Any]]) -> int:
         if inf.n == 0:
             k += 1
             continue
-        if _note_line(inf, r, width):
+        first = _first_filled(inf)
+        if _note_line(inf, r, width) or (first >= 0 and summary_label(r[first]) and k < MAX_FOOTER_ROWS):
             k += 1
             continue
         break

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 from lakeboard.common.lake_files import remove_pin_folders
+from lakeboard.servers.profiling.fill_values import DeclaredMissing
 from lakeboard.servers.profiling.profile import profile_file
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # workers are the parallelism: no thread pools inside (OpenBLAS)
@@ -55,8 +56,11 @@ def serve(root: Path, requests: BinaryIO, answers: BinaryIO) -> None:
             line = line.strip()
             if not line:
                 continue
-            rel = json.loads(line)
-            prof = profile_file(root / rel, root)
+            request = json.loads(line)  # a path, or a path with what the lake declares missing in it
+            if isinstance(request, str):
+                prof = profile_file(root / request, root)
+            else:
+                prof = profile_file(root / request["path"], root, DeclaredMissing(**request["declared"]))
             answers.write(prof.model_dump_json().encode("utf-8") + b"\n")
     finally:
         remove_pin_folders()  # a forked worker leaves with os._exit: no atexit runs

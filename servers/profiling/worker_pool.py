@@ -132,6 +132,7 @@ class WorkerPool:
         self._workers: list[_Worker] = []
         self._early_deaths = 0
         self._selector = selectors.DefaultSelector()  # one for the pool: cheaper than one per wait
+        self._declared: dict[str, dict] = {}
 
     def _spawn(self) -> _Worker:
         w = self._fork() if self.fork and _can_fork() else self._start_subprocess()
@@ -204,19 +205,23 @@ class WorkerPool:
     def _send(self, w: _Worker, rel: str) -> bool:
         try:
             assert w.proc.stdin is not None
-            w.proc.stdin.write(json.dumps(rel).encode("utf-8") + b"\n")  # JSON: names may hold newlines
+            request = {"path": rel, "declared": self._declared[rel]} if rel in self._declared else rel
+            w.proc.stdin.write(json.dumps(request).encode("utf-8") + b"\n")  # JSON: names may hold newlines
             w.proc.stdin.flush()
             return True
         except (BrokenPipeError, OSError, ValueError):
             return False
 
-    def run(self, relpaths: Iterable[str], stop_at: float | None = None) -> Iterator[Outcome]:
-        """Profile every relative path; outcomes arrive in completion order.
+    def run(self, relpaths: Iterable[str], stop_at: float | None = None,
+            declared: dict[str, dict] | None = None) -> Iterator[Outcome]:
+        """Profile every relative path; outcomes arrive in completion order. `declared`: per path,
+        what the lake's documents declare missing in it (`fill_values.DeclaredMissing` as a dict).
 
         At `stop_at` (time.monotonic) the workers are stopped, and the paths without an
         outcome have none.
         """
         pending = deque(relpaths)
+        self._declared = declared or {}
         last_rss_check = 0.0
         try:
             while pending or any(w.tasks for w in self._workers):

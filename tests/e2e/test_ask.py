@@ -180,3 +180,71 @@ async def test_the_notebook_records_the_kernel_session(session, tmp_path):
     notebook = nbformat.read(path, as_version=4)
     sources = [c.source for c in notebook.cells if c.cell_type == "code"]
     assert any("read_parquet" in s for s in sources)
+
+
+# -- without a model: the program's data is checked, and its summary fits the output cap ---------
+
+WIDE_COLUMNS = 300
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def offline_session(tmp_path_factory):
+    """A lake of a 300-column table of voltages and a rainfall table, indexed; the rainfall file
+    then gains a title line, so its loader (written for the file as indexed) reads the title as
+    the header. A session without a model on it."""
+    from lakeboard.host.lakes import Lake
+    from lakeboard.servers.indexing import index_lake
+    from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
+
+    root = tmp_path_factory.mktemp("wide")
+    lake = root / "lake"
+    (lake / "channels").mkdir(parents=True)
+    (lake / "rain").mkdir()
+    # long column names, so that the columns alone pass the kernel's 20,000-character output cap
+    names = [f"sensor_channel_{i:03d}_voltage_millivolts_calibrated" for i in range(WIDE_COLUMNS)]
+    rows = [",".join(["timestamp", *names])]
+    rows += [",".join([f"2024-03-{d:02d}T00:00", *(f"{(d * i) % 97 / 7:.3f}" for i in range(WIDE_COLUMNS))])
+             for d in range(1, 29)]
+    (lake / "channels" / "sensor_channel_voltages.csv").write_text("\n".join(rows) + "\n")
+    rain = "station,month,rainfall_mm\n" + "".join(f"S{s},{m},{s * m * 1.5}\n" for s in range(1, 6) for m in range(1, 13))
+    (lake / "rain" / "monthly_rainfall_by_station.csv").write_text(rain)
+    done = index_lake(lake, name="wide", out=root / "configs", workers=0)
+    if _sandbox_problem() is not None:
+        _allow_unsandboxed_kernel(done.config_dir)
+    (lake / "rain" / "monthly_rainfall_by_station.csv").write_text("Monthly rainfall, provisional figures\n" + rain)
+    async with AskSession(Lake(done.config_dir, lake), None, trace=Trace(), lend_model=False,
+                          helper_timeout_s=60) as s:
+        yield s
+
+
+async def test_without_a_model_a_300_column_table_ends_with_a_verified_program(offline_session):
+    # a question that alone is longer than the kernel's output cap
+    question = ("What is the mean calibrated voltage of every sensor channel over the month? " * 300).strip()
+    start = len(offline_session.trace.events)
+
+    result = await offline_session.ask(question)
+
+    assert result.status == "offline", result.error
+    assert result.data_sources == ["channels/sensor_channel_voltages.csv"]
+    assert result.notes[0].startswith("No model is configured") and "verified a program" in result.notes[0]
+    assert not any(n.startswith("unverified") for n in result.notes)
+    assert result.execution.ok and not result.execution.truncated
+    assert len(result.execution.stdout) < 20_000 and result.summary["question"].endswith("...")
+    [loaded] = result.summary["datasets"].values()
+    assert loaded["rows"] == 28 and loaded["n_columns"] == WIDE_COLUMNS + 1
+    assert loaded["numeric_columns"] == WIDE_COLUMNS and loaded["header_rows_in_data"] == 0
+    # the table was measured in the kernel whole, its account read back in pages under the cap
+    checks = [e for e in events_since(offline_session, start)
+              if e.kind == "kernel_run" and e.data["purpose"] == "offline_check"]
+    assert len(checks) >= 3 and all(e.data["ok"] and e.data["stdout_chars"] < 20_000 for e in checks)
+
+
+async def test_without_a_model_data_that_differs_from_its_profile_is_reported(offline_session):
+    result = await offline_session.ask("monthly rainfall in mm of each station")
+
+    assert result.status == "offline", result.error
+    assert "rain/monthly_rainfall_by_station.csv" in result.data_sources
+    assert "not verified" in result.notes[0]
+    [why] = [n for n in result.notes if n.startswith("unverified: rain/monthly_rainfall_by_station.csv")]
+    # the title line became the header: the columns the profile names are not there
+    assert "column names differ" in why and "'rainfall_mm'" in why

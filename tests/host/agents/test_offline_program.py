@@ -155,3 +155,26 @@ def test_hostile_names_stay_data_in_the_program(tmp_path):
     for rel in files[6:]:
         assert out["datasets"][rel]["columns"] == [headers[rel], "value"]
     assert sorted(p.name for p in scratch.iterdir()) == ["program.py"]  # no payload ran
+
+
+def test_the_kernels_table_shapes_measure_as_the_indexers_do():
+    """The kernel measures loaded data with `TABLE_SHAPES` (it cannot import Lakeboard); it must
+    agree with `loaded_tables.shapes_of`, which the indexer's check uses."""
+    import numpy as np
+    import pandas as pd
+
+    from lakeboard.common.loaded_tables import shapes_from_json, shapes_of
+    from lakeboard.host.agents.loader_checks import TABLE_SHAPES
+
+    namespace: dict = {}
+    exec(compile(TABLE_SHAPES, "<table_shapes>", "exec"), namespace)
+    frame = pd.DataFrame({"site": ["a", "site", "b"], "level": ["1", "level", "3"], "mm": [1.5, 2.0, None],
+                          "ok": [True, False, True], "day": pd.to_datetime(["2024-01-01"] * 3)})
+    levels = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("North", "mm"), ("South", "mm")]))
+    narrow = frame[["site", "level", "mm"]]
+    values = [frame, narrow, levels, {"sheet": frame, "notes": "text", "grid": np.zeros((4, 2))}, [frame, levels],
+              np.arange(5), "text", None, pd.DataFrame()]
+    for value in values:
+        kernel = shapes_from_json(json.loads(json.dumps(namespace["table_shapes"](value))))
+        assert kernel == shapes_of(value), value
+    assert shapes_of(narrow)[0].header_rows_in_data == 1  # a case that counts is among them

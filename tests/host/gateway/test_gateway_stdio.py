@@ -90,6 +90,7 @@ async def test_tools_prompts_and_resources_over_stdio(gateway_config: Path, tmp_
         assert sensors.description.split(":")[0] in page and "- `air_quality/sensors/readings_2024-12.csv`" in page
         sample = (await client.read_resource("lakeboard://files/districts/population_2024.csv"))[0].text
         assert "population_2024.csv" in sample and "households" in sample
+        assert "\n# loader check: " in sample and "def load_districts_population_2024_csv(path):" in sample
         with pytest.raises(Exception, match="not a file of this lake"):
             await client.read_resource("lakeboard://files/districts/nothing_here.csv")
 

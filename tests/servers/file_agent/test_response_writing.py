@@ -1,4 +1,5 @@
 import ast
+import json
 import subprocess
 import sys
 
@@ -49,3 +50,98 @@ def test_an_explanation_says_what_time_a_file_covers():
     prof = FileProfile(path="a/visits.csv", format="csv", summary="visits per day")
     text = explanation(prof, coverage=TimeCoverage(start=date(2019, 3, 2), end=date(2021, 7, 30), source="data"))
     assert "covers 2019-03-02 to 2021-07-30 (from its date columns" in text
+
+
+# -- families share a loader only when they share a layout --------------------------------------
+
+_SHEETS = {1: ["north", "south"], 2: ["east"], 3: ["west", "summary"], 4: ["hills"], 5: ["coast", "bay"]}
+
+
+def _agent(lake, out, *, by_name_alone: bool = False) -> FileAgent:
+    """`lake` indexed into `out`; `by_name_alone`: families found by name as an index made before
+    layouts counted found them, so that `respond` itself must keep members of other layouts apart."""
+    from unittest import mock
+
+    from lakeboard.servers.indexing import index_lake
+
+    if by_name_alone:
+        with mock.patch("lakeboard.servers.profiling.families.layout_signature", lambda profile: "any"):
+            done = index_lake(lake, name="lake", out=out, workers=0)
+    else:
+        done = index_lake(lake, name="lake", out=out, workers=0)
+    config = ClusterConfig.model_validate_json((done.config_dir / "clusters.json").read_text())
+    [cluster] = config.clusters
+    return FileAgent(config, cluster.name)
+
+
+def _run(code: str, epilogue: str) -> str:
+    run = subprocess.run([sys.executable, "-c", code + "\n" + epilogue], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout.strip().splitlines()[-1]
+
+
+def test_workbooks_with_different_sheets_each_get_a_loader_of_their_own(tmp_path):
+    import json
+
+    import pandas as pd
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    for i, sheets in _SHEETS.items():
+        with pd.ExcelWriter(lake / f"s{i}.xlsx") as writer:
+            for sheet in sheets:
+                pd.DataFrame({"day": range(1, 11), "rainfall_mm": [float(i * d) for d in range(10)]}).to_excel(
+                    writer, sheet_name=sheet, index=False)
+    for by_name_alone in (False, True):
+        agent = _agent(lake, tmp_path / f"configs-{by_name_alone}", by_name_alone=by_name_alone)
+        assert bool(agent.families) == by_name_alone  # different sheets: no family, unless found by name alone
+        loaders = {}
+        for i, sheets in _SHEETS.items():
+            resp = agent.respond(BlackboardRequest(request=f"rainfall_mm in the {' and '.join(sheets)} sheets of s{i}.xlsx"))
+            assert f"s{i}.xlsx" in resp.files
+            assert all(len(loader.paths) == 1 for loader in resp.loaders)
+            assert sorted(p for loader in resp.loaders for p in loader.paths) == sorted(resp.files)
+            loaders.update({loader.paths[0]: loader for loader in resp.loaders})
+        assert sorted(loaders) == [f"s{i}.xlsx" for i in _SHEETS]
+        # Every loader runs on its own workbook and returns that workbook's sheets.
+        from lakeboard.common.loader_programs import loading_code
+
+        code = loading_code(list(loaders.values()), lake)
+        out = _run(code, "import json\nprint(json.dumps({k.split()[0]: list(v) for k, v in datasets.items()}))")
+        assert json.loads(out) == {f"s{i}.xlsx": sheets for i, sheets in _SHEETS.items()}
+
+
+def _readings(lake, *, title_month: int | None = None) -> list[str]:
+    (lake / "readings").mkdir(parents=True)
+    paths = []
+    for m in range(1, 7):
+        title = "Station readings, provisional\n" if m == title_month else ""
+        rows = "".join(f"2024-{m:02d}-{d:02d},{d * 1.5}\n" for d in range(1, 21))
+        (lake / "readings" / f"readings_2024-{m:02d}.csv").write_text(title + "date,pm25\n" + rows)
+        paths.append(f"readings/readings_2024-{m:02d}.csv")
+    return paths
+
+
+def test_a_dated_series_of_one_layout_shares_one_loader(tmp_path):
+    paths = _readings(tmp_path / "lake")
+    agent = _agent(tmp_path / "lake", tmp_path / "configs")
+    resp = agent.respond(BlackboardRequest(request="daily pm25 readings in 2024"))
+    [loader] = resp.loaders
+    assert sorted(loader.paths) == sorted(resp.files) == paths and loader.family
+    assert _run(resp.code, "print(len(data), data['file'].nunique())") == "120 6"
+
+
+def test_a_series_member_with_a_title_line_gets_a_loader_of_its_own(tmp_path):
+    paths = _readings(tmp_path / "lake", title_month=4)
+    odd = paths[3]
+    for by_name_alone in (False, True):
+        agent = _agent(tmp_path / "lake", tmp_path / f"configs-{by_name_alone}", by_name_alone=by_name_alone)
+        [family] = agent.families.values()  # same columns: one family, whose members are not all read alike
+        assert len(family.members) == 6
+        resp = agent.respond(BlackboardRequest(request="daily pm25 readings in 2024"))
+        assert sorted(resp.files) == paths
+        shared, own = sorted(resp.loaders, key=lambda loader: -len(loader.paths))
+        assert sorted(shared.paths) == [p for p in paths if p != odd] and own.paths == [odd]
+        assert "skiprows=1" in own.source and "skiprows" not in shared.source
+        out = _run(resp.code, "import json\nprint(json.dumps({k: [len(v), list(v.columns)] for k, v in datasets.items()}))")
+        assert sorted(json.loads(out).values()) == [[20, ["date", "pm25"]], [100, ["file", "date", "pm25"]]]

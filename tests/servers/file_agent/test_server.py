@@ -1,4 +1,5 @@
-"""The file-agent server over real MCP transports (stdio and streamable HTTP)."""
+"""The file-agent server over real MCP transports (stdio and streamable HTTP), and its protocol behaviour
+in memory (fastmcp's in-memory transport: the same server object, no process to start)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,20 @@ REQ = {"request": "daily PM2.5 readings of the air quality sensors in 2024", "re
 def _cluster_holding(config_dir, path: str) -> str:
     config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
     return next(c.name for c in config.clusters if path in c.files)
+
+
+def _in_memory(config_dir, cluster: str, monkeypatch) -> Client:
+    """The server `python -m lakeboard.servers.file_agent` builds, without its process; like a stdio
+    child (which gets no model settings), it sees no model of its own."""
+    from lakeboard.servers.file_agent.agent import FileAgent
+    from lakeboard.servers.file_agent.analysis_store import AnalysisStore
+    from lakeboard.servers.file_agent.server import build_server
+
+    for name in ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "OPENAI_MODEL",
+                 "OPENAI_BASE_URL", "OPENAI_API_KEY", "LAKEBOARD_FILE_AGENT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    return Client(build_server(FileAgent(config, cluster), AnalysisStore(config_dir)), mode="legacy")
 
 
 def _stdio(config_dir, cluster):
@@ -44,12 +59,10 @@ async def test_tools_decide_and_respond_over_stdio(demo_config):
         assert any(f["path"].endswith("readings_2024-03.csv") for f in files)
 
 
-async def test_a_plain_request_gets_short_markdown_from_an_agent_that_names_its_partition(demo_config):
+async def test_a_plain_request_gets_short_markdown_from_an_agent_that_names_its_partition(demo_config, monkeypatch):
     cluster = _cluster_holding(demo_config, "air_quality/sensors/readings_2024-01.csv")
     spec = ClusterConfig.model_validate_json((demo_config / "clusters.json").read_text()).cluster(cluster)
-    transport = StdioTransport(sys.executable, ["-m", "lakeboard.servers.file_agent", "--config",
-                                                str(demo_config / "clusters.json"), "--cluster", cluster])
-    async with Client(transport, mode="legacy") as client:
+    async with _in_memory(demo_config, cluster, monkeypatch) as client:
         instructions = client.initialize_result.instructions
         assert f"partition {cluster!r}" in instructions and spec.description[:60] in instructions
         # the description quotes the lake's names: one line, introduced as data
@@ -74,11 +87,11 @@ async def test_a_plain_request_gets_short_markdown_from_an_agent_that_names_its_
         assert empty.is_error and "The request is empty" in empty.content[0].text
 
 
-async def test_unrelated_agent_declines(demo_config):
+async def test_unrelated_agent_declines(demo_config, monkeypatch):
     # the partition of the monthly air-quality readings holds nothing about buses
     cluster = _cluster_holding(demo_config, "air_quality/sensors/readings_2024-01.csv")
     request = {"request": "passenger boardings per bus route", "reason": "route planning"}
-    async with _stdio(demo_config, cluster) as client:
+    async with _in_memory(demo_config, cluster, monkeypatch) as client:
         d = HelpDecision.model_validate((await client.call_tool("can_help", request)).structured_content)
         assert not d.can_help and d.reason
 
@@ -88,6 +101,10 @@ async def test_resources_expose_samples_and_analysis(demo_config):
     async with _stdio(demo_config, cluster) as client:
         sample = await client.read_resource(f"lakeboard://{cluster}/sample/districts/population_2024.csv")
         assert "population_2024.csv" in sample[0].text
+        # after the sample: the loader's check, then the program that loads the file (as `lakeboard loader` prints it)
+        first_rows, loader = sample[0].text.split("\n\n# loader check: ", 1)
+        assert "households" in first_rows and loader.split("\n", 1)[0].startswith(("verified", "unverified", "not checked"))
+        assert "def load_districts_population_2024_csv(path):" in loader and "\ndata = load_districts_population_" in loader
         analysis = await client.read_resource(f"lakeboard://{cluster}/analysis")
         assert "districts/population_2024.csv" in analysis[0].text
 

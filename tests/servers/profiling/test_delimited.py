@@ -118,7 +118,7 @@ def test_stacked_tables_each_with_its_own_header(tmp_path: Path) -> None:
     assert list(tables.values())[1]["Branch"].tolist() == ["Army", "Navy"]
 
 
-def test_key_value_block_after_a_table_is_its_own_table(tmp_path: Path) -> None:
+def test_summary_lines_after_a_table_are_its_footer(tmp_path: Path) -> None:
     f = tmp_path / "payment.csv"
     f.write_text(
         "Method,Reports,Loss\n"
@@ -129,8 +129,9 @@ def test_key_value_block_after_a_table_is_its_own_table(tmp_path: Path) -> None:
         'Reports with a method,"475,905",18% of total\n'
     )
     prof, ns = profile_and_load(f)
-    assert len(prof.tables) == 2
-    main = list(ns["data"].values())[0]
+    assert len(prof.tables) == 1
+    assert any("Number of reports" in n for n in prof.tables[0].notes)
+    main = ns["data"]
     assert main["Method"].tolist() == ["Card", "Cash"]
     assert main["Reports"].tolist() == [108881, 13609]
 

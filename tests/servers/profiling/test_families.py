@@ -55,3 +55,25 @@ def test_item_folders_make_a_family_named_by_the_folder():
     (family,) = describe_families(profiles)
     assert family.slot == "entity" and family.pattern == "fleet/<slot>/particulars.csv"
     assert sorted(m.value for m in family.members) == sorted(vessels)
+
+
+def _workbook(path: str, sheets: dict[str, list[str]], header_row: int = 0) -> FileProfile:
+    tables = [TableProfile(name=name, header_row=header_row, columns=[ColumnProfile(name=c, dtype="float64") for c in cols])
+              for name, cols in sheets.items()]
+    return FileProfile(path=path, format="excel", kind="table", tables=tables)
+
+
+def test_a_family_holds_only_files_of_one_layout():
+    from lakeboard.servers.profiling.families import find_families
+
+    # Numbered workbooks whose sheets differ are not one family, though their names make a series.
+    different = [_workbook(f"w/s{i}.xlsx", {f"sheet{i}": ["day", "mm"]}) for i in range(1, 6)]
+    assert find_families(different) == {}
+    # A series whose members share sheets and columns is one family, a title line above one
+    # member's header aside (that member gets its own loader, not another family).
+    same = [_workbook(f"m/rain_{y}.xlsx", {"daily": ["day", "mm"]}, header_row=1 if y == 2003 else 0)
+            for y in range(2001, 2006)]
+    # A member with a column more is left out of it (a layout two files share is no family).
+    wider = [_workbook(f"m/rain_{y}.xlsx", {"daily": ["day", "mm", "flag"]}) for y in (2006, 2007)]
+    families = find_families(same + wider)
+    assert set(families) == {p.path for p in same} and len(set(families.values())) == 1

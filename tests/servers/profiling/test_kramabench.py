@@ -1,6 +1,7 @@
 """Acceptance: every file of the KramaBench lakes is profiled, and its generated loader,
 run in a fresh Python process, yields non-empty data (or the profile says why the file
-is not data)."""
+is not data); every data file's loader was checked when profiled (verified, or unverified
+with the reasons, which are printed)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,11 @@ def test_every_kramabench_file_loads(lake: str) -> None:
     table = "\n".join(rows)
     print(f"\n{lake}: {len(profiles) - len(failures)}/{len(profiles)} files load\n{table}")
     assert not failures, f"{len(failures)} files of {lake} do not load:\n{table}"
+
+    # Each data file's loader was run on it when profiled, and checked against its profile.
+    data = [p for p in profiles if p.ok]
+    unchecked = [p.path for p in data if p.loader_check is None]
+    assert not unchecked, f"files of {lake} profiled without a loader check: {unchecked}"
+    unverified = [f"  {p.path}: {'; '.join(p.loader_check.reasons)}" for p in data if not p.loader_check.verified]
+    assert all(p.loader_check.verified or p.loader_check.reasons for p in data), "an unverified loader without a reason"
+    print(f"{lake}: {len(data) - len(unverified)}/{len(data)} loaders verified" + "".join(f"\n{u}" for u in unverified))

@@ -1,0 +1,147 @@
+"""Checking in the kernel that a loader's data is what its file's profile expects.
+
+`ask` without a model runs each loader in the kernel. That the code runs says little: a loader
+that reads a title line as the header, or a footer as data, runs too. So the kernel also
+measures what was loaded, as `TableShape`s (columns, numeric columns, rows, header rows among
+the data), and the host compares them with the loader's `expects` by
+`lakeboard.common.loaded_tables.problems`, the check the indexer makes.
+
+The kernel has no Lakeboard to import, so the measuring function travels as source
+(`TABLE_SHAPES`, the kernel's twin of `loaded_tables.shapes_of`). Its JSON is read back in
+pages that each stay under the kernel's output cap, so a table of any width is checked whole.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from lakeboard.common.loaded_tables import problems, shapes_from_json
+from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
+from lakeboard.schemas.messages import Loader
+from lakeboard.schemas.profiles import TableShape
+
+TABLE_SHAPES = '''
+def table_shapes(data):
+    """The tables in a loaded value, as JSON-able dicts: name, columns, numeric columns, rows and
+    data rows that repeat the column names (a header read as data)."""
+    import numpy as np
+    import pandas as pd
+
+    def is_frame(value):
+        return hasattr(value, "columns") and hasattr(value, "dtypes") and hasattr(value, "iloc")
+
+    def is_array(value):
+        return hasattr(value, "shape") and hasattr(value, "dtype") and not hasattr(value, "columns")
+
+    def header_rows(frame, names):
+        if not len(frame) or not names:
+            return 0
+        hits = np.zeros(len(frame), dtype=np.int32)
+        for i, name in enumerate(names):
+            column = frame.iloc[:, i]
+            dtype = column.dtype
+            if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+                    or pd.api.types.is_datetime64_any_dtype(dtype)):
+                continue
+            hits += np.asarray(column.to_numpy(dtype=object) == name, dtype=bool)
+        needed = max(len(names) // 2 + 1, min(2, len(names)))
+        return int((hits >= needed).sum())
+
+    def shape(name, value):
+        if not is_frame(value):
+            dims = tuple(value.shape)
+            return {"name": name, "rows": int(dims[0]) if dims else 1}
+        names = [" ".join(str(p) for p in c) if isinstance(c, tuple) else str(c) for c in value.columns]
+        numeric = [n for n, dtype in zip(names, value.dtypes)
+                   if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)]
+        return {"name": name, "columns": names, "numeric": numeric, "rows": int(len(value)),
+                "header_rows_in_data": header_rows(value, names)}
+
+    if is_frame(data) or is_array(data):
+        return [shape(None, data)]
+    if isinstance(data, dict):
+        items = data.items()
+    elif isinstance(data, (list, tuple)):
+        items = enumerate(data)
+    else:
+        return []
+    return [shape(str(key), value) for key, value in items if is_frame(value) or is_array(value)]
+'''
+
+_PAGE = 12_000  # characters read back per cell, well under the kernel's 20,000-character cap
+_PAGES = 40  # at most this many pages (480,000 characters of JSON: tens of thousands of columns)
+_HELD = "_lakeboard_shapes_json"  # the kernel variable the JSON waits in between pages
+
+
+class Unmeasured(Exception):
+    """The kernel could not measure what was loaded; str() says why, for a person."""
+
+
+async def measure(kernel: KernelClient, expression: str, *, purpose: str = "offline_check") -> Any:
+    """`table_shapes(...)` of a kernel expression (or any JSON-able expression built on it), read
+    back in pages. Raises Unmeasured."""
+    first = f"{TABLE_SHAPES}\nimport json as _json\n{_HELD} = _json.dumps({expression})\nprint(len({_HELD}))\n"
+    total = _int(await _run(kernel, first, purpose))
+    if total > _PAGE * _PAGES:
+        raise Unmeasured(f"what it loaded is too large to check ({total:,} characters of column names)")
+    text = ""
+    while len(text) < total:
+        text += await _run(kernel, f"print({_HELD}[{len(text)}:{len(text) + _PAGE}])\n", purpose)
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise Unmeasured("the kernel's account of what was loaded could not be read back") from None
+
+
+async def _run(kernel: KernelClient, code: str, purpose: str) -> str:
+    try:
+        execution = await kernel.execute(code, purpose=purpose)
+    except KernelUnavailable as exc:
+        raise Unmeasured(str(exc)) from exc
+    if not execution.ok:
+        error = f"{execution.error.name}: {execution.error.value}"[:300] if execution.error else "it failed"
+        raise Unmeasured(f"measuring what was loaded failed in the kernel ({error})")
+    if execution.truncated:
+        raise Unmeasured("the kernel cut its account of what was loaded")
+    return execution.stdout.rstrip("\n").rsplit("\n", 1)[-1]
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise Unmeasured("the kernel's account of what was loaded could not be read back") from None
+
+
+def as_shapes(raw: Any) -> list[TableShape]:
+    """Shapes the kernel printed, validated. Raises Unmeasured."""
+    try:
+        return shapes_from_json(raw if isinstance(raw, list) else [])
+    except ValidationError:
+        raise Unmeasured("the kernel's account of what was loaded is not a list of tables") from None
+
+
+def any_file_of(expects: list[TableShape]) -> list[TableShape]:
+    """What another file of the loader's layout should load as: the same tables and columns,
+    any number of rows (the rows the profile counted are its first file's)."""
+    return [shape.model_copy(update={"rows": 0, "rows_exact": False}) for shape in expects]
+
+
+def without_file_column(shapes: list[TableShape]) -> list[TableShape]:
+    """A family's tables stacked into one carry a `file` column first; the expected shape has none."""
+    out = []
+    for shape in shapes:
+        if shape.columns[:1] == ["file"]:
+            shape = shape.model_copy(update={"columns": shape.columns[1:],
+                                             "numeric": [c for c in shape.numeric if c != "file"]})
+        out.append(shape)
+    return out
+
+
+def disagreements(loader: Loader, loaded: list[TableShape], *, first_file: bool) -> list[str]:
+    """Where `loaded` (one file's data) disagrees with what the loader expects; [] when it agrees.
+    `first_file`: the file its expectations were written for (else the rows are not compared)."""
+    return problems(loaded, loader.expects if first_file else any_file_of(loader.expects))

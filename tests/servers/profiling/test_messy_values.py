@@ -1,0 +1,310 @@
+"""Value classes of messy files (issue 27, item 1): text missing markers found from the data, a
+marker in the first data row (data, not a second header row), and fill values (declared by the
+file or by the lake's documents, else only flagged). Each test writes a small file, profiles it,
+runs the generated loader on it, and checks the loaded DataFrame against the profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
+from lakeboard.servers.profiling.fill_values import declared_fill_values
+from lakeboard.servers.profiling.lake import apply_declared_fill_values
+from tests.servers.profiling.loading import profile_and_load, run_loader
+
+NUMERIC = ("int64", "float64")
+
+
+def _frame(data: Any, name: str | None = None) -> pd.DataFrame:
+    if isinstance(data, dict):
+        data = data[name] if name is not None else next(iter(data.values()))
+    assert isinstance(data, pd.DataFrame), type(data)
+    return data
+
+
+def _agrees(table: TableProfile, df: pd.DataFrame) -> None:
+    """The profile says what the loader gives: the same columns, numeric where it is numeric."""
+    assert [c.name for c in table.columns] == [str(c) for c in df.columns]
+    for col in table.columns:
+        loaded = pd.api.types.is_numeric_dtype(df[col.name if col.name in df.columns else int(col.name)])
+        assert (col.dtype in NUMERIC) == loaded, (col.name, col.dtype, df.dtypes.to_dict())
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- text missing markers ---------------------------------------------------------------------------
+def test_text_markers_in_numeric_columns_load_as_missing(tmp_path: Path) -> None:
+    rows = [f"{1990 + i},{2 + i / 10:.1f},{3 + i / 7:.2f},{40 + i}" for i in range(20)]
+    rows[3] = "1993,M,3.43,43"
+    rows[7] = "1997,2.7,#VALUE!,47"
+    rows[11] = "2001,n.a.,4.57,-"
+    rows[15] = "2005,3.5,..,*"
+    f = _write(tmp_path / "rain.csv", "Year,Jul,Aug,Days\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    table = prof.tables[0]
+    assert table.options["na_values"] == {"Jul": ["M", "n.a."], "Aug": ["#VALUE!", ".."], "Days": ["*", "-"]}
+    assert df.shape == (20, 4)
+    assert df["Jul"].isna().tolist() == [i in (3, 11) for i in range(20)]
+    assert df["Aug"].isna().sum() == 2 and df["Days"].isna().sum() == 2
+    _agrees(table, df)
+    jul = next(c for c in table.columns if c.name == "Jul")
+    assert jul.dtype == "float64" and jul.null_fraction == 0.1
+
+
+def test_a_marker_past_the_sampled_rows_is_found(tmp_path: Path) -> None:
+    rows = [f"{i},{(i * 7919) % 1000 / 10:.1f}" for i in range(3000)]
+    rows[2717] = "2717,NA*"  # not a marker shape: the column stays text, as pandas reads it
+    rows[2718] = "2718,-"
+    f = _write(tmp_path / "long.csv", "id,value\n" + "\n".join(rows[:2717] + rows[2718:]) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert prof.tables[0].options["na_values"] == {"value": ["-"]}
+    assert df["value"].dtype == "float64" and df["value"].isna().sum() == 1
+    _agrees(prof.tables[0], df)
+
+
+def test_a_letter_marker_in_a_long_table_and_text_past_the_sample(tmp_path: Path) -> None:
+    rows = [f"{i},{(i * 7919) % 1000 / 10:.1f},{i * 3}" for i in range(3000)]
+    for i in range(5, 3000, 40):
+        rows[i] = f"{i},M,{i * 3}"
+    rows[2900] = "2900,12.5,4999XX"  # a code past the sample: pandas reads that column as text
+    prof, ns = profile_and_load(_write(tmp_path / "long_m.csv", "id,rain,code\n" + "\n".join(rows) + "\n"))
+    df = _frame(ns["data"])
+    assert prof.tables[0].options["na_values"] == {"rain": ["M"]}
+    assert df["rain"].dtype == "float64" and df["rain"].isna().sum() == 75
+    assert not pd.api.types.is_numeric_dtype(df["code"])
+    _agrees(prof.tables[0], df)
+
+
+def test_categories_and_text_columns_keep_their_tokens(tmp_path: Path) -> None:
+    # "K" among grades 1-5 is a code (few repeated numbers); M/F is a text column; four kinds
+    # of tokens are labels, not markers.
+    lines = ["grade,sex,score,mixed"]
+    for i in range(60):
+        grade = "K" if i % 6 == 0 else str(1 + i % 5)
+        mixed = ["a", "b", "c", "d"][i % 4] if i % 5 == 0 else str(i * 1.5)
+        lines.append(f"{grade},{'MF'[i % 2]},{50 + i * 0.7:.1f},{mixed}")
+    f = _write(tmp_path / "school.csv", "\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert "na_values" not in prof.tables[0].options
+    assert df["grade"].tolist()[0] == "K" and df["sex"].tolist()[:2] == ["M", "F"]
+    _agrees(prof.tables[0], df)
+
+
+def test_a_frequent_letter_is_a_category_not_a_marker(tmp_path: Path) -> None:
+    # "T" (a trace of rain) on a third of the days is one of the column's main values.
+    lines = ["day,rain"] + [f"{i},{'T' if i % 3 == 0 else f'{i * 1.3:.1f}'}" for i in range(1, 61)]
+    prof, ns = profile_and_load(_write(tmp_path / "trace.csv", "\n".join(lines) + "\n"))
+    assert "na_values" not in prof.tables[0].options
+    assert (_frame(ns["data"])["rain"] == "T").sum() == 20
+
+
+def test_punctuation_marks_missing_in_a_text_column(tmp_path: Path) -> None:
+    jobs = ["Private", "Self-emp", "Federal-gov", "Local-gov", "State-gov"]
+    lines = ["age, workclass, hours"] + [
+        f"{20 + i}, {'?' if i % 9 == 0 else jobs[i % 5]}, {30 + i % 20}" for i in range(50)
+    ]
+    prof, ns = profile_and_load(_write(tmp_path / "census.csv", "\n".join(lines) + "\n"))
+    df = _frame(ns["data"])
+    assert prof.tables[0].options["na_values"] == {" workclass": [" ?"]}
+    assert df[" workclass"].isna().sum() == 6 and not (df[" workclass"].str.strip() == "?").any()
+    _agrees(prof.tables[0], df)
+
+
+def test_a_header_of_short_names_is_not_taken_for_markers(tmp_path: Path) -> None:
+    lines = ["x,y,z"] + [f"{i * 0.5},{i * 1.5},{i}" for i in range(12)]
+    prof, ns = profile_and_load(_write(tmp_path / "xyz.csv", "\n".join(lines) + "\n"))
+    df = _frame(ns["data"])
+    assert list(df.columns) == ["x", "y", "z"] and len(df) == 12
+    assert prof.tables[0].header_row == 0
+
+
+# -- a marker in the first data row ------------------------------------------------------------------
+def test_a_marker_in_the_first_data_row_is_data(tmp_path: Path) -> None:
+    lines = ["Year,Jul,Aug,Sep", "1998,M,3.2,4.1"] + [f"{1999 + i},{2 + i / 10:.1f},{3 + i / 9:.2f},{4 + i / 8:.2f}" for i in range(10)]
+    prof, ns = profile_and_load(_write(tmp_path / "monthly.csv", "\n".join(lines) + "\n"))
+    df = _frame(ns["data"])
+    assert list(df.columns) == ["Year", "Jul", "Aug", "Sep"]
+    assert len(df) == 11 and df["Year"].iloc[0] == 1998 and pd.isna(df["Jul"].iloc[0])
+    _agrees(prof.tables[0], df)
+
+
+def test_a_marker_in_the_first_data_row_of_a_sheet_is_data(tmp_path: Path) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Rain"
+    ws.append(["Monthly rain at the airport, mm"])
+    ws.append(["Year", "Jul", "Aug"])
+    ws.append([1998, "M", 3.2])
+    for i in range(12):
+        ws.append([1999 + i, 2 + i / 10, "n.a." if i == 5 else 3 + i / 9])
+    wb.save(tmp_path / "rain.xlsx")
+    prof, ns = profile_and_load(tmp_path / "rain.xlsx")
+    df = _frame(ns["data"], "Rain")
+    assert list(df.columns) == ["Year", "Jul", "Aug"] and len(df) == 13
+    assert df["Year"].iloc[0] == 1998 and pd.isna(df["Jul"].iloc[0]) and df["Aug"].isna().sum() == 1
+    assert df["Jul"].dtype == "float64" and df["Aug"].dtype == "float64"
+    _agrees(prof.tables[0], df)
+
+
+# -- fill values -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("sentence", "values"),
+    [
+        ("Missing values are coded as -9999.", ["-9999"]),
+        ("Temperatures in degC. Missing values are coded -99.9.", ["-99.9"]),
+        ("fill value 1e30 where the sensor failed", ["1e30"]),
+        ("_FillValue = 9.96921e+36", ["9.96921e+36"]),
+        ("NODATA_value -9999", ["-9999"]),
+        ("-999 = missing", ["-999"]),
+        ("A value of 99999.9 means no data.", ["99999.9"]),
+        ("missing: -9999 or -8888", ["-9999", "-8888"]),
+        ("Missing data are marked 'M' or 'n.a.'", ["M", "n.a."]),
+        ("Missing values are shown as M.", ["M"]),
+        ("missing 12 stations in 2019", []),
+        ("Data for 2019 is missing.", []),
+        ("The 2020 values are not available.", []),
+        ("We dropped stations with missing data in 2019 and 2020.", []),
+        ("Station 12 - missing since 2003", []),
+    ],
+)
+def test_declared_fill_values_are_read_from_sentences(sentence: str, values: list[str]) -> None:
+    assert declared_fill_values(sentence) == values
+
+
+def test_a_fill_value_declared_above_the_table_is_missing(tmp_path: Path) -> None:
+    body = [f"S{i % 3},{i},{10 + i / 4:.2f},{i % 7}" for i in range(30)]
+    body[4] = "S1,4,-9999,4"
+    body[9] = "S0,9,11.25,-9999"
+    text = "Station readings, 2024\nMissing values are coded as -9999.\n\nstation,day,temp,wind\n" + "\n".join(body) + "\n"
+    prof, ns = profile_and_load(_write(tmp_path / "readings.csv", text))
+    df = _frame(ns["data"])
+    table = prof.tables[0]
+    assert table.options["na_values"] == ["-9999"]
+    assert df["temp"].isna().sum() == 1 and df["wind"].isna().sum() == 1 and len(df) == 30
+    temp = next(c for c in table.columns if c.name == "temp")
+    assert float(temp.minimum) == df["temp"].min() and float(temp.minimum) > 0
+    wind = next(c for c in table.columns if c.name == "wind")
+    assert wind.dtype == "float64" and df["wind"].dtype == "float64"  # a gap makes pandas read floats
+    assert not any(n.startswith(FILL_VALUE_NOTE) for n in table.notes)
+    _agrees(table, df)
+
+
+def test_a_fill_value_declared_in_a_sheet_note_is_masked(tmp_path: Path) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Flow"
+    ws.append(["River flow, m3/s. Fill value: 1e30"])
+    ws.append(["site", "flow", "level"])
+    for i in range(15):
+        ws.append([f"R{i}", 1e30 if i == 6 else 10.5 + i, 2 + i])
+    wb.save(tmp_path / "flow.xlsx")
+    prof, ns = profile_and_load(tmp_path / "flow.xlsx")
+    df = _frame(ns["data"], "Flow")
+    assert df["flow"].isna().sum() == 1 and df["flow"].max() < 100
+    flow = next(c for c in prof.tables[0].columns if c.name == "flow")
+    assert float(flow.maximum) == df["flow"].max()
+    _agrees(prof.tables[0], df)
+
+
+def test_an_undeclared_sentinel_is_flagged_not_changed(tmp_path: Path) -> None:
+    body = [f"{i},{15 + (i % 9) * 0.5:.1f},{0.1 * i:.1f}" for i in range(40)]
+    body[12] = "12,-9999,1.2"
+    body[20] = "20,16.0,99999.9"
+    prof, ns = profile_and_load(_write(tmp_path / "obs.csv", "id,temp,rain\n" + "\n".join(body) + "\n"))
+    df = _frame(ns["data"])
+    assert (df["temp"] == -9999).sum() == 1 and (df["rain"] == 99999.9).sum() == 1  # unchanged
+    notes = [n for n in prof.tables[0].notes if n.startswith(FILL_VALUE_NOTE)]
+    assert len(notes) == 2 and "'temp'" in notes[0] and "-9999" in notes[0] and "99999.9" in notes[1]
+    assert "na_values={'temp': [-9999]}" in prof.loader  # the loader says how to drop it
+    # A plausible extreme is not a sentinel: 99 in a column of percentages.
+    pct = [f"{i},{i % 99}" for i in range(60)] + ["60,99"]
+    prof2, _ = profile_and_load(_write(tmp_path / "pct.csv", "id,share\n" + "\n".join(pct) + "\n"))
+    assert not any(n.startswith(FILL_VALUE_NOTE) for n in prof2.tables[0].notes)
+
+
+def test_fill_values_declared_by_the_lakes_documents(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    (lake / "stations").mkdir(parents=True)
+    _write(lake / "stations" / "README.txt", "Station files\n\nTemperatures in degrees C. Missing values are coded as -9999.\n")
+    rows = [f"{d},{12 + d / 3:.2f},{d % 6}" for d in range(1, 41)]
+    rows[5] = "6,-9999,0"
+    _write(lake / "stations" / "north.csv", "day,temp,wind\n" + "\n".join(rows) + "\n")
+    # Elsewhere in the lake: a data dictionary declares a column's fill value.
+    _write(lake / "variables.csv", "variable,description\n"
+           "flow,River flow in cubic metres per second; fill value 1e30 when the gauge failed\n"
+           "level,Water level above the gauge datum in metres\n"
+           "site,Name of the gauging site on the river\n")
+    flows = [f"G{i},{5 + i * 0.25:.2f},{1 + i / 10:.1f}" for i in range(30)]
+    flows[8] = "G8,1e30,1.8"
+    _write(lake / "gauges.csv", "site,flow,level\n" + "\n".join(flows) + "\n")
+    # A table outside the README's folder that holds -9999 is not touched (only flagged).
+    other = [f"{i},{i * 2.5:.1f}" for i in range(20)] + ["20,-9999"]
+    _write(lake / "other.csv", "id,value\n" + "\n".join(other) + "\n")
+
+    paths = ["stations/README.txt", "stations/north.csv", "variables.csv", "gauges.csv", "other.csv"]
+    profiles = [profile_file(lake / p, lake) for p in paths]
+    assert any(n.startswith(FILL_VALUE_NOTE) for n in profiles[1].tables[0].notes)  # flagged before
+    after: dict[str, FileProfile] = {p.path: p for p in apply_declared_fill_values(profiles, lake)}
+
+    north = after["stations/north.csv"]
+    df = _frame(run_loader(north)["data"])
+    assert df["temp"].isna().sum() == 1 and df["temp"].min() > 0
+    temp = next(c for c in north.tables[0].columns if c.name == "temp")
+    assert float(temp.minimum) == df["temp"].min()
+    assert not any(n.startswith(FILL_VALUE_NOTE) for n in north.tables[0].notes)
+    _agrees(north.tables[0], df)
+
+    gauges = after["gauges.csv"]
+    assert gauges.tables[0].options["na_values"] == {"flow": ["1e30"]}
+    df = _frame(run_loader(gauges)["data"])
+    assert df["flow"].isna().sum() == 1 and df["flow"].max() < 100
+    _agrees(gauges.tables[0], df)
+
+    assert after["other.csv"] is profiles[4] and "na_values" not in profiles[4].tables[0].options
+    # Applying twice changes nothing more.
+    again = {p.path: p for p in apply_declared_fill_values(list(after.values()), lake)}
+    assert again["gauges.csv"].tables[0].options == gauges.tables[0].options
+
+
+def test_a_readme_does_not_turn_small_numbers_of_files_it_does_not_name_into_gaps(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    _write(lake / "README.md", "# Counts\n\nMissing counts are recorded as 0 in counts.csv.\n")
+    counts = "site,count\n" + "\n".join(f"S{i},{i % 4}" for i in range(20)) + "\n"
+    _write(lake / "counts.csv", counts)
+    _write(lake / "visits.csv", counts.replace("count", "visits"))
+    profiles = [profile_file(lake / p, lake) for p in ("README.md", "counts.csv", "visits.csv")]
+    after = {p.path: p for p in apply_declared_fill_values(profiles, lake)}
+    assert _frame(run_loader(after["counts.csv"])["data"])["count"].isna().sum() == 5  # named: taken
+    assert after["visits.csv"] is profiles[2]  # not named, and 0 is no sentinel: left alone
+
+
+def test_indexing_applies_what_a_readme_declares_in_its_bounded_workers(tmp_path: Path) -> None:
+    from lakeboard.servers.profiling import profile_lake
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    _write(lake / "README.txt", "Station readings. Missing temperatures are coded as -9999.\n")
+    rows = [f"{i},{10 + i / 4:.2f}" for i in range(30)]
+    rows[5] = "5,-9999"
+    _write(lake / "north.csv", "day,temp\n" + "\n".join(rows) + "\n")
+    cache = tmp_path / "cache"
+    for _ in range(2):  # the second time from the cache, which keeps what the file alone shows
+        north = next(p for p in profile_lake(lake, cache, workers=1) if p.path == "north.csv")
+        df = _frame(run_loader(north)["data"])
+        assert df["temp"].isna().sum() == 1 and df["temp"].min() > 0
+        assert north.loader_check is not None and north.loader_check.verified
