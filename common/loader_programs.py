@@ -62,6 +62,8 @@ def function_block(loaders: Iterable[Loader]) -> str:
         head = comment(f"{loader.paths[0]}: {loader.summary}" if loader.summary else loader.paths[0], 200)
         if len(loader.paths) > 1:
             head += "\n" + comment(f"{len(loader.paths)} files share this layout; one call per file, stacked")
+        if loader.check is not None and not loader.check.verified:  # said where the code is read, not only in prose
+            head += "\n" + comment(loader.check.sentence(), 300)
         parts.append(f"{head}\n{loader.source.strip()}\n")
     if any(len(loader.paths) > 1 for loader in loaders):
         parts.append(_STACK)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lakeboard.common.loader_programs import loading_code
 from lakeboard.servers.file_agent.response_writing import explanation, loaders
 from lakeboard.servers.profiling import profile_file
 
@@ -33,6 +34,9 @@ def test_loaders_carry_their_check_and_what_they_should_load(tmp_path: Path) -> 
     assert bad.check is not None and not bad.check.verified and bad.expects == []
     assert "loader is" not in explanation(readings)
     assert "  Its loader is unverified: not run: it unpickles objects from the file" in explanation(objects)
+    program = loading_code([good, bad], lake)  # the code a person reads says it too, beside the function
+    assert program.count("# unverified: not run") == 1
+    assert program.index("# unverified: not run") < program.index(f"def {bad.function}(path):")
 
 
 def test_index_prints_the_share_of_verified_loaders(tmp_path: Path) -> None:
