@@ -14,6 +14,7 @@ from lakeboard.common.loaded_tables import expected_shapes
 from lakeboard.schemas.families import TimeCoverage
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.families import layout_signature
 from lakeboard.servers.profiling.loader_code import make_loader
 
@@ -122,12 +123,24 @@ def necessary_steps(profiles: list[FileProfile]) -> list[str]:
                 steps.append(f"{where}: numbers use {opts['thousands']!r} as thousands separator; parse with thousands={opts['thousands']!r}.")
             if opts.get("nrows") or opts.get("skipfooter"):
                 steps.append(f"{where}: notes follow the data; read only the data rows (see the loading code).")
+            for option, what in (("na_values", "missing markers"), ("fill_values", "fill values")):
+                if opts.get(option):
+                    steps.append(f"{where}: {what} {_tokens(opts[option])} mean no data; the loader reads them as missing.")
+            steps += [f"{where}: {note}." for note in t.notes if note.startswith(FILL_VALUE_NOTE)][:3]
         if p.encoding and p.encoding.lower() not in ("utf-8", "ascii", "utf_8"):
             steps.append(f"{p.path}: the text encoding is {p.encoding}.")
         if len(p.tables) > 1 and p.format in ("excel", "xlsx", "xls"):
             steps.append(f"{p.path}: the workbook has {len(p.tables)} sheets: {', '.join(str(t.name) for t in p.tables)}.")
     steps.extend(_join_hints(profiles))
     return steps
+
+
+def _tokens(option: list | dict) -> str:
+    """A reader's missing-value option in a few words: `'M', 'n.a.'` or `'M' in 'temp'; ...`."""
+    if isinstance(option, dict):
+        return "; ".join(f"{', '.join(map(repr, v))} in {k!r}" for k, v in list(option.items())[:4]) + (
+            f"; and in {len(option) - 4} more columns" if len(option) > 4 else "")
+    return ", ".join(map(repr, option[:6]))
 
 
 def _join_hints(profiles: list[FileProfile]) -> list[str]:

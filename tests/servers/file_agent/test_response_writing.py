@@ -40,6 +40,15 @@ def test_steps_name_the_columns_two_files_share(tmp_path):
     assert not any("join" in step for step in necessary_steps([readings, budget]))
 
 
+def test_steps_say_which_markers_mean_no_data_and_which_values_look_like_fill_values(tmp_path):
+    temps = [f"{day},{10 + day / 4:.2f},{20 + day % 7}" for day in range(40)]
+    temps[3], temps[9] = "3,M,21", "9,11.5,-9999"  # a marker in a numeric column; a sentinel-sized outlier
+    (tmp_path / "weather.csv").write_text("day,temp,wind\n" + "\n".join(temps) + "\n")
+    steps = necessary_steps([profile_file(tmp_path / "weather.csv", tmp_path)])
+    assert "weather.csv: missing markers 'M' in 'temp' mean no data; the loader reads them as missing." in steps
+    assert any(s.startswith("weather.csv: possible fill value: column 'wind' holds -9999") for s in steps)
+
+
 def test_an_explanation_says_what_time_a_file_covers():
     from datetime import date
 
