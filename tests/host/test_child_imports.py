@@ -30,10 +30,11 @@ def lakeboard(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subpr
                           capture_output=True, text=True, timeout=180)
 
 
-@pytest.fixture
-def hostile_lake(tmp_path: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def hostile_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the lake, the markers folder): a small lake of tables, full of planted modules."""
-    lake, markers = tmp_path / "lake", tmp_path / "markers"
+    root = tmp_path_factory.mktemp("hostile")
+    lake, markers = root / "lake", root / "markers"
     (lake / "sales").mkdir(parents=True)
     markers.mkdir()
     for year in (2022, 2023, 2024):
@@ -44,35 +45,45 @@ def hostile_lake(tmp_path: Path) -> tuple[Path, Path]:
     return lake, markers
 
 
+@pytest.fixture(scope="module")
+def indexed_from_inside(hostile_lake: tuple[Path, Path]) -> tuple[subprocess.CompletedProcess[str], list[str], list[str], Path]:
+    """`lakeboard index .` run inside the hostile lake, once for the module: (the run, the modules it
+    imported, its unsafe entries, the config folder). The discover tests start from its config."""
+    lake, markers = hostile_lake
+    out = lake.parent / "configs"
+    done = lakeboard("index", ".", "--out", str(out), "--name", "hostile", "--workers", "1", cwd=lake)
+    config = out / "hostile"
+    return done, imported(markers), unsafe_entries(config) if done.returncode == 0 else [], config
+
+
 def unsafe_entries(config_dir: Path) -> list[str]:
     servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
     return [name for name, e in servers.items() if (run := module_run(e["command"], e["args"])) is None or not run.safe]
 
 
-def test_index_from_inside_the_lake_imports_nothing_of_it_and_writes_safe_entries(hostile_lake, tmp_path) -> None:
-    lake, markers = hostile_lake
-    out = tmp_path / "configs"
-    done = lakeboard("index", ".", "--out", str(out), "--name", "hostile", "--workers", "1", cwd=lake)
+def test_index_from_inside_the_lake_imports_nothing_of_it_and_writes_safe_entries(indexed_from_inside) -> None:
+    done, imports, unsafe, _ = indexed_from_inside
     assert done.returncode == 0, done.stderr[-3000:]
-    assert imported(markers) == []
-    assert unsafe_entries(out / "hostile") == []
+    assert imports == []
+    assert unsafe == []
 
 
 @pytest.mark.parametrize("forking", ["1", "0"])
-def test_discover_from_the_lake_folder_imports_nothing_of_it(hostile_lake, tmp_path, forking: str) -> None:
+def test_discover_from_the_lake_folder_imports_nothing_of_it(hostile_lake, indexed_from_inside, forking: str) -> None:
     lake, markers = hostile_lake
-    configs = tmp_path / "configs"
-    done = lakeboard("index", str(lake), "--out", str(configs), "--name", "hostile", "--workers", "1", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
+    indexed, _, _, config = indexed_from_inside
+    assert indexed.returncode == 0, indexed.stderr[-3000:]
+    for marker in markers.iterdir():  # what the index imported is the test above's failure, not this one's
+        marker.unlink()
     # As written by a Lakeboard before -P: the host adds the safety as it starts each entry.
-    servers_file = (configs / "hostile" / "servers.json").resolve()
+    servers_file = (config / "servers.json").resolve()
     data = json.loads(servers_file.read_text())
     for entry in data["mcpServers"].values():
         entry["args"] = [a for a in entry["args"] if a != "-P"]
     servers_file.write_text(json.dumps(data))
-    assert unsafe_entries(configs / "hostile")  # the premise: entries without the flag
+    assert unsafe_entries(config)  # the premise: entries without the flag
 
-    done = lakeboard("discover", str(configs / "hostile"), "monthly sales per year", "--json", cwd=lake,
+    done = lakeboard("discover", str(config), "monthly sales per year", "--json", cwd=lake,
                      env={"LAKEBOARD_FORK_SERVERS": forking})
     assert imported(markers) == []
     assert done.returncode == 0, done.stderr[-3000:]

@@ -50,7 +50,12 @@ def _wait_for_indexer(proc: subprocess.Popen) -> psutil.Process:
 def test_ctrl_c_during_index_prints_one_line_and_exits_130(tmp_path: Path) -> None:
     proc = _lakeboard("index", str(_lake(tmp_path)), "--out", str(tmp_path / "configs"), cwd=tmp_path)
     _wait_for_indexer(proc)
-    time.sleep(0.5)  # inside the indexer's work, past its imports
+    # Inside the indexer's work, past its imports: once it has opened its profile cache (a fixed sleep
+    # was not enough on a loaded machine, where the indexer was still importing).
+    deadline = time.monotonic() + 60
+    while not any((tmp_path / "configs").rglob("profiles.sqlite")):
+        assert time.monotonic() < deadline and proc.poll() is None, "the indexer opened no profile cache"
+        time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)  # what the terminal does: the whole group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

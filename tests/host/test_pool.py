@@ -236,13 +236,14 @@ async def test_a_server_killed_while_idle_is_restarted_by_the_next_call(shared) 
 async def test_a_server_killed_mid_call_is_reported_dead_then_restarted(shared) -> None:
     pool, trace, _ = shared
     pid = await pid_of(pool, "mid")
-    call = asyncio.ensure_future(pool.call("mid", "can_help", REQUEST, timeout_s=10))
+    call = asyncio.ensure_future(pool.call("mid", "can_help", REQUEST, timeout_s=60))
     await asyncio.sleep(0.3)
     os.kill(pid, signal.SIGKILL)
     started = time.monotonic()
     with pytest.raises(ServerDied, match="server 'mid' died during can_help"):
         await call
-    assert time.monotonic() - started < 10 / 2  # noticed when it died, not at the 10 s timeout
+    # Noticed when it died, not at the 60 s timeout (a bound far from both, for a loaded machine).
+    assert time.monotonic() - started < 60 / 2
     await wait_until(lambda: pool.status("mid")["mid"].state == "ready")
     assert await pid_of(pool, "mid") != pid
     assert server_events(trace, "mid") == ["server_started", "server_died", "server_restarted"]

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[3]
 MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "OPENAI_MODEL", "LAKEBOARD_LLM_CONFIG")
 
 
-def test_discovery_only_prints_a_table_per_mode_with_no_model(tmp_path):
+def test_discovery_only_prints_a_table_per_mode_with_no_model(tmp_path, demo_config):
     import os
 
     env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV}
@@ -24,7 +24,7 @@ def test_discovery_only_prints_a_table_per_mode_with_no_model(tmp_path):
     out = tmp_path / "rows.jsonl"
     done = subprocess.run(
         [sys.executable, "-m", "lakeboard.host.cli", "eval", str(REPO / "lakes" / "demo-questions.json"), "--lake",
-         str(REPO / "lakes" / "demo"), "--configs", str(tmp_path / "configs"), "--discovery-only",
+         str(REPO / "lakes" / "demo"), "--configs", str(demo_config.parent), "--discovery-only",
          "--mode", "all", "--out", str(out)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
     )

@@ -162,8 +162,11 @@ async def test_a_hanging_helper_costs_one_timeout_then_is_skipped_until_it_answe
     timeout_s = 6.0
     hold = tmp_path / "hold"
     hold.touch()
-    drop_in(toy_config, "held", toy_entry("held", "--hold-while", str(hold)))
     async with stdio_client(toy_config, "--timeout", f"{timeout_s:g}", cwd=tmp_path) as client:
+        # The other helpers answer once first: on a loaded machine a helper's first call alone can
+        # take longer than the timeout, and only the held helper may time out below.
+        await help_board(client, "rainfall per station")
+        drop_in(toy_config, "held", toy_entry("held", "--hold-while", str(hold)))
         started = time.monotonic()
         first = await help_board(client, "rainfall per station")
         assert time.monotonic() - started >= timeout_s
@@ -172,7 +175,7 @@ async def test_a_hanging_helper_costs_one_timeout_then_is_skipped_until_it_answe
         # The next requests do not wait for it: it is named as skipped.
         started = time.monotonic()
         second = await help_board(client, "rainfall per station")
-        assert time.monotonic() - started < timeout_s / 2
+        assert time.monotonic() - started < timeout_s  # waiting for it would take the whole timeout
         (skipped,) = second.skipped
         assert skipped.helper == "held" and skipped.kind == "skipped"
         assert f"did not answer can_help within {timeout_s:g} s last time" in skipped.message

@@ -1,8 +1,9 @@
 """Stored analyses: only a sealed record of this config folder's owner is used; hostile files are skipped with a note.
 
-Planted, copied, edited and misfiled records, a named pipe and a 300 MB (sparse) file are put
-where a real file agent (`python -m lakeboard.servers.file_agent`) looks for its analysis; it must start,
-answer, never serve the planted text, and say in its log why it ignored each.
+Planted, copied, edited and misfiled records are put where a file agent looks for its analysis: the
+server that `python -m lakeboard.servers.file_agent` builds, reached in memory, must never serve the
+planted text and must log why it ignored each. A named pipe and a 300 MB (sparse) file are put there
+for a real file agent process: it must start, answer, and say in its log why it skipped them.
 """
 
 from __future__ import annotations
@@ -64,6 +65,24 @@ async def _served_analysis(config: Path, cluster: str, log_file: Path) -> str:
     return content.text + json.dumps(decision.structured_content)
 
 
+async def _served_in_memory(config: Path, cluster: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What `_served_analysis` returns, from the same server object without its process."""
+    from lakeboard.schemas.clusters import ClusterConfig
+    from lakeboard.servers.file_agent.agent import FileAgent
+    from lakeboard.servers.file_agent.server import build_server
+
+    for name in MODEL_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LAKEBOARD_FILE_AGENT_MODEL_NAME", MODEL)  # the lent model's name
+    clusters = ClusterConfig.model_validate_json((config / "clusters.json").read_text())
+    server = build_server(FileAgent(clusters, cluster), AnalysisStore(config))
+    with anyio.fail_after(HANG_GUARD_S):
+        async with Client(server, timeout=HANG_GUARD_S) as client:
+            [content] = await client.read_resource(f"lakeboard://{cluster}/analysis")
+            decision = await client.call_tool("can_help", {"request": "total boardings in 2024"})
+    return content.text + json.dumps(decision.structured_content)
+
+
 def _plant(config: Path, cluster: str, key: str, how: str, text: str, tmp_path: Path) -> Path:
     store = AnalysisStore(config)
     store.save(StoredAnalysis(cluster=cluster, model="another-model", key=_key_of(config, cluster, "another-model"),
@@ -93,18 +112,19 @@ def _plant(config: Path, cluster: str, key: str, how: str, text: str, tmp_path: 
 
 
 @pytest.mark.parametrize("how", ["unsealed", "sealed elsewhere", "edited", "misfiled", "claims another key", "genuine"])
-async def test_only_the_owners_sealed_analysis_is_served(demo_config, tmp_path: Path, how: str) -> None:
+async def test_only_the_owners_sealed_analysis_is_served(demo_config, tmp_path: Path, how: str, monkeypatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
     config = _config(demo_config, tmp_path)
     cluster = cluster_of(config, "transit/ridership_2024.parquet")
     marker, text = _planted_text(random.Random(how))
     _plant(config, cluster, _key_of(config, cluster, MODEL), how, text, tmp_path)
-    log_file = tmp_path / "agent.log"
-    served = await _served_analysis(config, cluster, log_file)
+    caplog.clear()  # planting loads nothing; only what the server logs counts
+    served = await _served_in_memory(config, cluster, monkeypatch)
     if how == "genuine":  # the control: a record this folder's owner sealed is used
         assert marker in served
     else:
         assert marker not in served
-        assert "ignoring the analysis" in log_file.read_text()
+        assert "ignoring the analysis" in caplog.text
 
 
 @pytest.mark.parametrize("kind", ["fifo", "huge"])
