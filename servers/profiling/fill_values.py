@@ -24,6 +24,7 @@ _KEY = (
     r"(?:missing|no[ _-]?data|nodata|fill[ _-]?values?|_fillvalue|not\s+available|unavailable|"
     r"not\s+(?:measured|recorded|reported)|absent|null|undefined)"
 )
+_KEY_WORD = re.compile(_KEY, re.IGNORECASE)
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 # An unquoted token is taken only when shaped like a marker: "M", "NA", "n.a.", "n/a", "#VALUE!", "-", "..".
 _TOKEN = r"(?:#[A-Za-z0-9/!?]{1,8}|\b[A-Za-z]{1,2}(?:[./][A-Za-z]{1,2})?\.?(?![\w/])|[^\s\w,;:=\"'()]{1,3})"
@@ -174,6 +175,9 @@ def _declarations(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
                 decl = out.setdefault(t.path, DeclaredMissing())
                 decl.everywhere = list(dict.fromkeys(decl.everywhere + kept))
                 decl.named = decl.named or named
+    # Linking dictionaries to data costs seconds on a big lake: only when a table's rows say "missing".
+    if not any(_says_missing(p) for p in profiles):
+        return out
     by_path = {p.path: p for p in profiles}
     for data_path, dictionaries in link_dictionaries(profiles).closest.items():
         data = by_path.get(data_path)
@@ -192,6 +196,12 @@ def _declarations(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
                         decl.by_column[column] = list(dict.fromkeys(decl.by_column.get(column, []) + values))
                         decl.named = True
     return out
+
+
+def _says_missing(profile: FileProfile) -> bool:
+    """A cell of the profile's sampled rows holds a key word of a declaration ("missing", "fill value" ...)."""
+    return any(isinstance(v, str) and _KEY_WORD.search(v)
+               for t in profile.tables for row in t.sample_rows for v in row.values())
 
 
 def _far_from_data(token: str) -> bool:
