@@ -61,6 +61,7 @@ class FileAgent:
         self.policy = self.engine.weights.policy
         # a file's family (for its loader and its explanation), as the indexer found it
         self.families = {f.key: f for f in config.families}
+        self._sharing_keys: dict[str, str] = {}
 
     # -- inventory -------------------------------------------------------------------
     def list_files(self) -> list[FileEntry]:
@@ -119,7 +120,7 @@ class FileAgent:
         data = [m for m in chosen if m.role != "dictionary"]
         dictionaries = [m for m in chosen if m.role == "dictionary"]
         # members of a family share its loader only when they share its layout and code
-        share = {m.path: response_writing.sharing_key(self.profiles[m.path]) for m in data if m.group}
+        share = {m.path: self._sharing_key(m.path) for m in data if m.group}
         shown = _one_per_family(data, share) + dictionaries
         shown_profiles = [self.profiles[m.path] for m in shown]
         loaders = response_writing.loaders(shown_profiles, _families_of(shown, data, share),
@@ -150,6 +151,14 @@ class FileAgent:
             term_weights=ranking.term_weights,
             dense=self.engine.dense,
         )
+
+    def _sharing_key(self, path: str) -> str:
+        """The file's loader-sharing key, made once: a family of hundreds would otherwise generate
+        and parse hundreds of loaders on every request (profiles do not change while an agent runs)."""
+        key = self._sharing_keys.get(path)
+        if key is None:
+            key = self._sharing_keys[path] = response_writing.sharing_key(self.profiles[path])
+        return key
 
     def _with_period_members(self, matches: list[FileMatch], query: Query) -> list[FileMatch]:
         """A family member's companions include the other members the request's period takes
