@@ -37,19 +37,20 @@ def _dictionary_columns(table: TableProfile) -> list[set[str]]:
     """Candidate 'variable name' columns of a table that also has a descriptions column."""
     if table.n_rows is not None and table.n_rows > _MAX_ROWS:
         return []
-    described = False
+    values = [(col, _values(table, col.name, col.top_values + col.examples)) for col in table.columns]
+    # most tables are not dictionaries: no column of descriptions, so no names to normalise
+    if not any(vals and sum(len(v) for v in vals) / len(vals) >= _MIN_DESCRIPTION_CHARS and " " in "".join(vals)
+               for _, vals in values):
+        return []
     candidates = []
-    for col in table.columns:
-        vals = _values(table, col.name, col.top_values + col.examples)
-        if vals and sum(len(v) for v in vals) / len(vals) >= _MIN_DESCRIPTION_CHARS and " " in "".join(vals):
-            described = True
+    for col, vals in values:
         names = {_norm(v) for v in vals if _is_name(v)}
         names.discard("")
         # each row names a different variable: the column is (nearly) unique
         unique = col.n_unique is None or not table.n_rows or col.n_unique >= 0.8 * table.n_rows
         if len(names) >= _MIN_SHARED and unique:
             candidates.append(names)
-    return candidates if described else []
+    return candidates
 
 
 class DictionaryLinks(NamedTuple):

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.relevance.abbreviations import expand
 from lakeboard.servers.relevance.query_parsing import name_parts
-from lakeboard.servers.relevance.search_fields import MAX_TEXT_CHARS, profile_texts
+from lakeboard.servers.relevance.search_fields import MAX_TEXT_CHARS, ProfileTexts, profile_texts
 from lakeboard.servers.relevance.tokens import terms, words
 
 FIELDS = ("name", "folder", "columns", "values", "titles", "description", "text")
@@ -20,9 +20,10 @@ ALL = "all"
 INDEXED = (*FIELDS, ALL)
 
 
-def field_tokens(profile: FileProfile, description: str = "") -> dict[str, list[str]]:
-    """Tokens per field. `description`: what dictionaries and READMEs say of this file."""
-    t = profile_texts(profile)
+def field_tokens(profile: FileProfile, description: str = "", texts: ProfileTexts | None = None) -> dict[str, list[str]]:
+    """Tokens per field. `description`: what dictionaries and READMEs say of this file; `texts`: its
+    `profile_texts`, when the caller has them already."""
+    t = texts or profile_texts(profile)
     suffix = PurePosixPath(profile.path).suffix.lstrip(".").lower()
     fields = {
         # the name's parts, its suffix ("the GRIB files") and the parts written together
@@ -38,9 +39,9 @@ def field_tokens(profile: FileProfile, description: str = "") -> dict[str, list[
     return fields
 
 
-def card_text(profile: FileProfile, description: str = "") -> str:
+def card_text(profile: FileProfile, description: str = "", texts: ProfileTexts | None = None) -> str:
     """A short card a sentence embedding can read: name, folder, title, columns, description."""
-    t = profile_texts(profile)
+    t = texts or profile_texts(profile)
     parts = [" ".join(words(t.stem)), " ".join(words(t.folders)), "; ".join(t.titles[:3]),
              ", ".join(dict.fromkeys(" ".join(words(c)) for c in t.columns[:40])), description[:300]]
     if not t.columns:

@@ -20,6 +20,7 @@ from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dicti
 from lakeboard.servers.relevance.file_facts import FileFacts, file_facts
 from lakeboard.servers.relevance.index_fields import card_text, field_tokens
 from lakeboard.servers.relevance.search_index import SearchIndex
+from lakeboard.servers.relevance.search_fields import profile_texts
 
 log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
@@ -45,8 +46,9 @@ class LakeIndex:
         description = {
             path: " ; ".join(dictionary_text(by_path[d]) for d in docs) for path, docs in links.fitting.items()
         }
-        documents = [field_tokens(p, description.get(p.path, "")) for p in profiles]
-        cards = [card_text(p, description.get(p.path, "")) for p in profiles]
+        texts = [profile_texts(p) for p in profiles]  # once a file: the fields and the card both read them
+        documents = [field_tokens(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
+        cards = [card_text(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         index = SearchIndex.build([p.path for p in profiles], documents)
         vectors = _card_vectors(cards, embed, previous) if embed is not None and cards else None
         return cls(index, file_facts(profiles, families, links), cards, vectors)
