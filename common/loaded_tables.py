@@ -12,25 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from lakeboard.common.table_shapes import table_shapes
 from lakeboard.schemas.profiles import FileProfile, TableShape
 
 _LISTED = 5  # names listed in one sentence; the rest are counted
 
 
 def shapes_of(data: Any) -> list[TableShape]:
-    """The tables in what a loader returned: a DataFrame (or GeoDataFrame) is one table; a dict
-    (sheets, stacked tables, layers) or a list of them gives one per frame or array, named by
-    its key or position; an array is a table of `len` rows and no columns. Text, None and other
-    values hold no table: []."""
-    if _is_frame(data) or _is_array(data):
-        return [_shape(None, data)]
-    if isinstance(data, Mapping):
-        items: Iterable[tuple[Any, Any]] = data.items()
-    elif isinstance(data, (list, tuple)):
-        items = enumerate(data)
-    else:
-        return []
-    return [_shape(str(key), value) for key, value in items if _is_frame(value) or _is_array(value)]
+    """The tables in what a loader returned (`lakeboard.common.table_shapes.table_shapes`), typed."""
+    return shapes_from_json(table_shapes(data))
 
 
 def shapes_from_json(items: Iterable[Mapping[str, Any]]) -> list[TableShape]:
@@ -121,54 +111,3 @@ def _numeric_dtype(dtype: str) -> bool:
     """A profiled dtype that holds numbers: int64, float64, Int32, UInt8 ... (not bool)."""
     d = dtype.lower()
     return d.startswith(("int", "uint", "float"))
-
-
-def _is_frame(value: Any) -> bool:
-    return hasattr(value, "columns") and hasattr(value, "dtypes") and hasattr(value, "iloc")
-
-
-def _is_array(value: Any) -> bool:
-    return hasattr(value, "shape") and hasattr(value, "dtype") and not hasattr(value, "columns")
-
-
-def _shape(name: str | None, value: Any) -> TableShape:
-    if not _is_frame(value):
-        shape = tuple(value.shape)
-        return TableShape(name=name, rows=int(shape[0]) if shape else 1)
-    import pandas as pd
-
-    columns = [_column_name(c) for c in value.columns]
-    numeric = [
-        name_ for name_, dtype in zip(columns, value.dtypes)
-        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-    ]
-    return TableShape(name=name, columns=columns, numeric=numeric, rows=int(len(value)),
-                      header_rows_in_data=_header_rows(value, columns))
-
-
-def _column_name(c: Any) -> str:
-    if isinstance(c, tuple):  # a multi-row header pandas kept as levels
-        return " ".join(str(p) for p in c)
-    return str(c)
-
-
-def _header_rows(frame: Any, names: list[str]) -> int:
-    """Data rows whose cells mostly equal their own column names: a header read as data (a
-    repeated header of files stacked into one, or a header row the loader did not skip).
-    Only text cells can hold a column name, so only text columns are compared."""
-    import numpy as np
-    import pandas as pd
-
-    if not len(frame) or not names:
-        return 0
-    hits = np.zeros(len(frame), dtype=np.int32)
-    for i, name in enumerate(names):
-        column = frame.iloc[:, i]
-        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-            continue
-        if pd.api.types.is_datetime64_any_dtype(column.dtype):
-            continue
-        hits += np.asarray(column.to_numpy(dtype=object) == name, dtype=bool)
-    # Most of the row: more than half its cells, and two of them when the table is wider than one column.
-    needed = max(len(names) // 2 + 1, min(2, len(names)))
-    return int((hits >= needed).sum())

@@ -7,69 +7,26 @@ the data), and the host compares them with the loader's `expects` by
 `lakeboard.common.loaded_tables.problems`, the check the indexer makes.
 
 The kernel has no Lakeboard to import, so the measuring function travels as source
-(`TABLE_SHAPES`, the kernel's twin of `loaded_tables.shapes_of`). Its JSON is read back in
-pages that each stay under the kernel's output cap, so a table of any width is checked whole.
+(`TABLE_SHAPES`: `lakeboard.common.table_shapes.table_shapes`, which the indexer runs too). Its
+JSON is read back in pages that each stay under the kernel's output cap, so a table of any width
+is checked whole.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
 from pydantic import ValidationError
 
 from lakeboard.common.loaded_tables import problems, shapes_from_json
+from lakeboard.common.table_shapes import table_shapes
 from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import TableShape
 
-TABLE_SHAPES = '''
-def table_shapes(data):
-    """The tables in a loaded value, as JSON-able dicts: name, columns, numeric columns, rows and
-    data rows that repeat the column names (a header read as data)."""
-    import numpy as np
-    import pandas as pd
-
-    def is_frame(value):
-        return hasattr(value, "columns") and hasattr(value, "dtypes") and hasattr(value, "iloc")
-
-    def is_array(value):
-        return hasattr(value, "shape") and hasattr(value, "dtype") and not hasattr(value, "columns")
-
-    def header_rows(frame, names):
-        if not len(frame) or not names:
-            return 0
-        hits = np.zeros(len(frame), dtype=np.int32)
-        for i, name in enumerate(names):
-            column = frame.iloc[:, i]
-            dtype = column.dtype
-            if (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-                    or pd.api.types.is_datetime64_any_dtype(dtype)):
-                continue
-            hits += np.asarray(column.to_numpy(dtype=object) == name, dtype=bool)
-        needed = max(len(names) // 2 + 1, min(2, len(names)))
-        return int((hits >= needed).sum())
-
-    def shape(name, value):
-        if not is_frame(value):
-            dims = tuple(value.shape)
-            return {"name": name, "rows": int(dims[0]) if dims else 1}
-        names = [" ".join(str(p) for p in c) if isinstance(c, tuple) else str(c) for c in value.columns]
-        numeric = [n for n, dtype in zip(names, value.dtypes)
-                   if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)]
-        return {"name": name, "columns": names, "numeric": numeric, "rows": int(len(value)),
-                "header_rows_in_data": header_rows(value, names)}
-
-    if is_frame(data) or is_array(data):
-        return [shape(None, data)]
-    if isinstance(data, dict):
-        items = data.items()
-    elif isinstance(data, (list, tuple)):
-        items = enumerate(data)
-    else:
-        return []
-    return [shape(str(key), value) for key, value in items if is_frame(value) or is_array(value)]
-'''
+TABLE_SHAPES = inspect.getsource(table_shapes)  # the kernel measures with the indexer's own function
 
 _PAGE = 12_000  # characters read back per cell, well under the kernel's 20,000-character cap
 _PAGES = 40  # at most this many pages (480,000 characters of JSON: tens of thousands of columns)
