@@ -23,5 +23,7 @@ def check_line(check: LoaderCheck | None) -> str:
 
 
 def loader_report(loader: Loader, lake_root: Path) -> str:
-    """The check as a leading comment, then the program that binds the file's data to `data`."""
-    return comment(f"loader check: {check_line(loader.check)}", 2000) + "\n" + loading_code([loader], lake_root)
+    """The check as a leading comment, then the program that binds the file's data to `data` (which
+    then does not repeat an unverified check above the function)."""
+    program = loading_code([loader.model_copy(update={"check": None})], lake_root)
+    return comment(f"loader check: {check_line(loader.check)}", 2000) + "\n" + program

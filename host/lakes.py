@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.common.child_processes import inheritable_environment, python_module_command
 from lakeboard.common.config_home import default_configs
 from lakeboard.common.file_names import is_utf8
@@ -219,11 +218,12 @@ def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
 
 
 def _has_search_index(config_dir: Path) -> bool:
+    # one field read, not the whole config validated: clusters.json lists every file of the lake
     try:
-        config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        folder = json.loads((config_dir / "clusters.json").read_text(encoding="utf-8")).get("relevance_index")
+    except (OSError, ValueError, AttributeError):
         return True  # not ours to judge: the servers say what is wrong with it
-    return config.relevance_index is not None and Path(config.relevance_index).is_dir()
+    return isinstance(folder, str) and Path(folder).is_dir()
 
 
 _GIVE = "give a lake folder, or a config folder written by `lakeboard index`"

@@ -112,14 +112,14 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
     def sample(path: str) -> str:
         """A sample of one file: its first rows or leading text, then its loader and the loader's check."""
         from lakeboard.common.loader_reports import loader_report
-        from lakeboard.servers.file_agent.file_loader import family_of, file_loader
+        from lakeboard.servers.file_agent.file_loader import file_loader
         from lakeboard.servers.file_agent.response_writing import explanation, sample as sample_of
 
         try:
             prof = agent.profile(path)
         except OutsidePartition as exc:
             raise ResourceError(str(exc)) from exc
-        loader = file_loader(prof, family_of(agent.config.families, prof.path))
+        loader = file_loader(prof, agent.engine.facts_of(prof.path).family)  # found at index time
         return explanation(prof) + "\n\n" + sample_of(prof) + "\n\n" + loader_report(loader, agent.root)
 
     return mcp

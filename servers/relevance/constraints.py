@@ -76,9 +76,6 @@ class Period:
     end: date
     text: str
 
-    def overlaps(self, start: date, end: date) -> bool:
-        return self.start <= end and start <= self.end
-
 
 @dataclass
 class Constraints:

@@ -99,10 +99,8 @@ def _card_vectors(cards: list[str], embed, previous: Path | None) -> np.ndarray:
 
 def available_embedder():
     """The sentence embedding (texts -> unit vectors), or None where it cannot run here."""
-    try:
-        from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
-    except ImportError:
-        return None
+    from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
+
     try:
         load_embedder()
     except MiniLMUnavailable as exc:
