@@ -272,8 +272,6 @@ def marker_shaped(text: str) -> bool:
         return True
     if len(s) > 8 or any(ch.isdigit() for ch in s):
         return False
-    if s.lower() in _MISSING_WORDS:
-        return True
     letters = [ch for ch in s if ch.isalpha()]
     rest = [ch for ch in s if not ch.isalpha()]
     return len(letters) <= 2 and all(ch in "-–—.*/?:()[]_~+!" for ch in rest)

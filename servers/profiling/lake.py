@@ -141,15 +141,18 @@ def _profile_lake(
     cache.prune(set(order))
     results.update(skipped)
     profiles = [results[r] for r in walk_order if r in results]
-    return apply_declared_fill_values(profiles, root, workers, timeout_s)
+    return apply_declared_fill_values(profiles, root, workers, timeout_s, stop_at=deadline)
 
 
 def apply_declared_fill_values(
-    profiles: list[FileProfile], root: Path, workers: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    profiles: list[FileProfile], root: Path, workers: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
+    stop_at: float | None = None,
 ) -> list[FileProfile]:
     """The files whose fill values the lake's documents declare (`fill_values.declared_for`),
-    profiled again with them, in bounded workers (`workers=0`: in this process, unbounded). Not cached: the declaration lives in another file, so the cache keeps
-    what the file alone shows, and every index applies the documents as they are then."""
+    profiled again with them, in bounded workers (`workers=0`: in this process, unbounded), until
+    `stop_at` (time.monotonic; the index's time budget): a file not done by then keeps its first
+    profile. Not cached: the declaration lives in another file, so the cache keeps what the file
+    alone shows, and every index applies the documents as they are then."""
     declared = declared_for(profiles)
     if not declared:
         return profiles
@@ -159,7 +162,7 @@ def apply_declared_fill_values(
         try:
             pool = WorkerPool(root, min(workers, len(declared)), timeout_s=timeout_s)
             requests = {rel: asdict(d) for rel, d in declared.items()}
-            for out in pool.run(list(declared), declared=requests):
+            for out in pool.run(list(declared), stop_at=stop_at, declared=requests):
                 if out.profile_json is not None:
                     again[out.relpath] = FileProfile.model_validate_json(out.profile_json)
         except WorkerStartError as e:

@@ -26,6 +26,7 @@ from lakeboard.common.code_text import comment_text
 from lakeboard.common.loaded_tables import expected_shapes, problems, shapes_of
 from lakeboard.schemas.profiles import FileProfile, LoaderCheck
 from lakeboard.servers.profiling.loader_code import make_loader
+from lakeboard.servers.profiling.processes import max_fd, resident_bytes
 
 LOADER_CHECK_S = 15.0  # most a loader runs at index time
 LOADER_MEMORY = 1 << 30  # resident memory a loader may add, below the pool's 1.5 GB per worker
@@ -40,7 +41,6 @@ _POLL_S = 0.02  # how often the child's memory is looked at
 _MAX_REASONS = 12
 _TEXT_FORMATS = frozenset({"pdf", "docx", "text", "markdown", "html"})
 _ARRAY_FORMATS = frozenset({"npy", "npz", "cdf"})
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def check_budget(profiled_s: float) -> float:
@@ -143,11 +143,11 @@ class _Checker:
                 os._exit(code)
         theirs.close()
         self.socket = ours
-        self.retire_at = (_resident(self.pid) or 0) + LOADER_MEMORY  # a child grown this much is replaced
+        self.retire_at = resident_bytes(self.pid) + LOADER_MEMORY  # a child grown this much is replaced
 
     def check(self, profile: FileProfile, path: Path, budget_s: float) -> LoaderCheck:
         limit = LOADER_MEMORY  # read now: a test may change it
-        base = _resident(self.pid) or 0
+        base = resident_bytes(self.pid)
         request = json.dumps({"profile": profile.model_dump(mode="json"), "path": str(path)}).encode("utf-8")
         try:
             self.socket.sendall(len(request).to_bytes(8, "big") + request, socket.MSG_NOSIGNAL)
@@ -160,7 +160,7 @@ class _Checker:
             return self._stop(f"it needed more than {limit >> 20} MB of memory on this file and was stopped")
         if answer is None:
             return self._stop("")
-        if (_resident(self.pid) or 0) > self.retire_at:
+        if resident_bytes(self.pid) > self.retire_at:
             self._stop("")  # what it freed stays with it: start afresh next time
         try:
             return LoaderCheck.model_validate_json(answer)
@@ -183,7 +183,7 @@ class _Checker:
                 got += chunk
                 if want is None and len(got) >= 8:
                     want, got = int.from_bytes(got[:8], "big"), got[8:]
-            elif (_resident(self.pid) or 0) > most_resident:
+            elif resident_bytes(self.pid) > most_resident:
                 return None, "memory"
         return bytes(got), None
 
@@ -231,7 +231,7 @@ def _serve(sock: socket.socket) -> None:
     """The checker's life: answer each request until the socket closes or its owner is gone."""
     keep = sock.fileno()
     os.closerange(3, keep)  # nothing of the owner's: pipes to the pool, pinned files, its cache
-    os.closerange(keep + 1, _max_fd())
+    os.closerange(keep + 1, max_fd())
     _die_with_parent()
     while True:
         head = _receive(sock, 8)
@@ -264,19 +264,3 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-
-
-def _max_fd() -> int:
-    try:
-        return os.sysconf("SC_OPEN_MAX")
-    except (ValueError, OSError):
-        return 1 << 16
-
-
-def _resident(pid: int) -> int | None:
-    """A process's resident memory in bytes (Linux), None where /proc does not say."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return None

@@ -22,6 +22,7 @@ from typing import BinaryIO, NoReturn
 
 from lakeboard.common.lake_files import remove_pin_folders
 from lakeboard.servers.profiling.fill_values import DeclaredMissing
+from lakeboard.servers.profiling.processes import max_fd
 from lakeboard.servers.profiling.profile import profile_file
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # workers are the parallelism: no thread pools inside (OpenBLAS)
@@ -89,7 +90,7 @@ def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:
         keep = sorted({request_fd, answer_fd})
         os.closerange(3, keep[0])
         os.closerange(keep[0] + 1, keep[-1])
-        os.closerange(keep[-1] + 1, _max_fd())
+        os.closerange(keep[-1] + 1, max_fd())
         sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
         warnings.simplefilter("ignore")
         logging.disable(logging.CRITICAL)
@@ -99,13 +100,6 @@ def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:
         code = 0
     finally:
         os._exit(code)
-
-
-def _max_fd() -> int:
-    try:
-        return os.sysconf("SC_OPEN_MAX")
-    except (ValueError, OSError):
-        return 1 << 16
 
 
 def _warm_up() -> None:

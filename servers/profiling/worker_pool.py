@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
 from lakeboard.common.child_processes import inheritable_environment, python_module_command
+from lakeboard.servers.profiling.processes import resident_bytes
 from lakeboard.servers.profiling.worker import ONE_THREAD
 
 log = logging.getLogger(__name__)
@@ -155,7 +156,7 @@ class WorkerPool:
         os.close(request_r)
         os.close(answer_w)
         os.set_blocking(answer_r, False)
-        return _Worker(_Forked(pid, os.fdopen(request_w, "wb")), answer_r, inherited_rss=_own_rss())
+        return _Worker(_Forked(pid, os.fdopen(request_w, "wb")), answer_r, inherited_rss=resident_bytes())
 
     def _start_subprocess(self) -> _Worker:
         read_fd, write_fd = os.pipe()
@@ -344,12 +345,3 @@ class WorkerPool:
         self._workers.clear()
         self._selector.close()
         self._selector = selectors.DefaultSelector()
-
-
-def _own_rss() -> int:
-    """This process's resident memory, from Linux's /proc (no psutil import on the start-up path)."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
