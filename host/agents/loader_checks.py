@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lakeboard.common.loaded_tables import problems, shapes_from_json
+from lakeboard.common.loaded_tables import shapes_from_json
 from lakeboard.common.table_shapes import table_shapes
 from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
 from lakeboard.schemas.messages import Loader
@@ -98,7 +98,8 @@ def without_file_column(shapes: list[TableShape]) -> list[TableShape]:
     return out
 
 
-def disagreements(loader: Loader, loaded: list[TableShape], *, first_file: bool) -> list[str]:
-    """Where `loaded` (one file's data) disagrees with what the loader expects; [] when it agrees.
-    `first_file`: the file its expectations were written for (else the rows are not compared)."""
-    return problems(loaded, loader.expects if first_file else any_file_of(loader.expects))
+def for_paths(loader: Loader, paths: list[str]) -> Loader:
+    """`loader` for `paths`: it expects what its profile says while its first file stays first,
+    else what any file of its layout holds (`any_file_of`)."""
+    expects = loader.expects if paths[0] == loader.paths[0] else any_file_of(loader.expects)
+    return loader.model_copy(update={"paths": paths, "expects": expects})

@@ -28,7 +28,7 @@ from lakeboard.common.code_text import comment_text, docstring, literal
 from lakeboard.common.loaded_tables import problems
 from lakeboard.common.loader_programs import (datasets_block, function_block, import_block, label, loading_code,
                                               with_unique_names)
-from lakeboard.host.agents.loader_checks import (TABLE_SHAPES, Unmeasured, any_file_of, as_shapes, disagreements,
+from lakeboard.host.agents.loader_checks import (TABLE_SHAPES, Unmeasured, any_file_of, as_shapes, for_paths,
                                                  measure, without_file_column)
 from lakeboard.host.agents.programs import NoJSONOutput, parse_program_output
 from lakeboard.host.blackboard import Blackboard
@@ -90,8 +90,7 @@ async def answer_offline(
             unverified += [f"{path}: " + "; ".join(checked.disagreements[path]) for path in differing]
         unverified += [f"{path}: {why}" for path, why in checked.unmeasured.items() if path in ran]
         if ran:
-            kept.append(loader.model_copy(update={"paths": ran, "expects": loader.expects if ran[0] == loader.paths[0]
-                                                  else any_file_of(loader.expects)}))
+            kept.append(for_paths(loader, ran))
     if not kept:
         result.notes += [_NO_MODEL, *notes]
         return done("failed", "none of the suggested loading code ran in the kernel")
@@ -169,8 +168,7 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
     for loader in offered:
         paths = [p for p in loader.paths if p in chosen and p not in covered]
         if paths:
-            expects = loader.expects if paths[0] == loader.paths[0] else any_file_of(loader.expects)
-            loaders.append(loader.model_copy(update={"paths": paths, "expects": expects}))
+            loaders.append(for_paths(loader, paths))
             covered.update(paths)
     groups = {m.path: m.group for m in discovery.matches}
     missing: list[str] = []
@@ -189,7 +187,7 @@ def build_loaders(discovery: DiscoveryResult, lake_root: Path) -> tuple[list[Loa
         if relative is None:
             missing.append(path)
         else:
-            loaders.append(relative.model_copy(update={"paths": [path], "expects": any_file_of(relative.expects)}))
+            loaders.append(for_paths(relative, [path]))
         covered.add(path)
     rank = {path: i for i, path in enumerate(chosen)}
     loaders.sort(key=lambda loader: min(rank[p] for p in loader.paths))
@@ -210,8 +208,8 @@ async def _verify(loader: Loader, kernel: KernelClient, lake_root: Path) -> _Che
     """Run the loader in the kernel on each of its files (up to a cap) and compare what it loaded
     with what it expects (its first file's profile: the rows, too, for that file alone)."""
     checked = _Checked()
-    for i, path in enumerate(loader.paths[:_VERIFY_PER_LOADER]):
-        one = loader.model_copy(update={"paths": [path]})
+    for path in loader.paths[:_VERIFY_PER_LOADER]:
+        one = for_paths(loader, [path])
         error = await _try(kernel, loading_code([one], lake_root) + "\ntype(data).__name__\n")
         if error is not None:
             checked.errors[path] = error
@@ -221,7 +219,7 @@ async def _verify(loader: Loader, kernel: KernelClient, lake_root: Path) -> _Che
         except Unmeasured as exc:
             checked.unmeasured[path] = str(exc)
             continue
-        reasons = disagreements(loader, loaded, first_file=i == 0)
+        reasons = problems(loaded, one.expects)
         if reasons:
             checked.disagreements[path] = reasons
         else:
