@@ -9,6 +9,8 @@ File agents, the embedding partitioner and the RAG baseline all share the one lo
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,6 +31,8 @@ LAYERS = 6
 LAYER_NORM_EPS = 1e-12
 BATCH = 32  # texts per forward pass; sorted by length so a batch pads little
 
+
+log = logging.getLogger(__name__)
 
 class MiniLMUnavailable(RuntimeError):
     """The packaged model (or the libraries that read it) cannot be loaded."""
@@ -172,3 +176,14 @@ def load_embedder() -> Embedder:
 def embed(texts: list[str]) -> np.ndarray:
     """Unit-length all-MiniLM-L6-v2 vectors (float32, one row of 384 per text), without torch."""
     return load_embedder()(texts)
+
+
+def available_embedder() -> Callable[[list[str]], np.ndarray] | None:
+    """`embed` where the model loads here, else None (said once in the log), so callers rank
+    without the dense signal on a broken install."""
+    try:
+        load_embedder()
+    except MiniLMUnavailable as exc:
+        log.warning("no sentence embedding: %s", exc)
+        return None
+    return embed

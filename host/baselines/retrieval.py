@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
+from lakeboard.common.minilm import available_embedder, embed
 from lakeboard.schemas.profiles import FileEntry
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -58,7 +58,7 @@ class FileRetriever:
     def __init__(self, entries: Sequence[FileEntry], *, embeddings: bool = True) -> None:
         self.paths = [e.path for e in entries]
         texts = [file_text(e) for e in entries]
-        self._embedded = embeddings and bool(texts) and _minilm_loads()
+        self._embedded = embeddings and bool(texts) and available_embedder() is not None
         self.method = "MiniLM" if self._embedded else "BM25"
         if self._embedded:
             self._vectors = embed(texts)
@@ -75,12 +75,3 @@ class FileRetriever:
             scores = self._bm25.scores(question)
         order = sorted(range(len(self.paths)), key=lambda i: (-scores[i], self.paths[i]))
         return [self.paths[i] for i in order[:k]]
-
-
-def _minilm_loads() -> bool:
-    """Whether all-MiniLM-L6-v2 (common/minilm.py) loads; False on a broken install, so BM25 ranks."""
-    try:
-        load_embedder()
-    except MiniLMUnavailable:
-        return False
-    return True

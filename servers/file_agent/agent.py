@@ -20,7 +20,7 @@ from lakeboard.servers.relevance import LakeIndex, RelevanceEngine, parse_query
 from lakeboard.schemas.query import Query
 from lakeboard.servers.relevance.engine import Ranking
 from lakeboard.servers.relevance.features import period_fit
-from lakeboard.servers.relevance.lake_index import available_embedder
+from lakeboard.common.minilm import available_embedder
 
 log = logging.getLogger(__name__)
 

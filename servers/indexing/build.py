@@ -74,7 +74,8 @@ def index_lake(
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
-    from lakeboard.servers.relevance.lake_index import RELEVANCE_FOLDER, LakeIndex, available_embedder
+    from lakeboard.common.minilm import available_embedder
+    from lakeboard.servers.relevance.lake_index import RELEVANCE_FOLDER, LakeIndex
 
     t0 = time.perf_counter()
     lake = lake.expanduser().resolve()

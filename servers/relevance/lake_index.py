@@ -95,15 +95,3 @@ def _card_vectors(cards: list[str], embed, previous: Path | None) -> np.ndarray:
     if todo:
         known.update(zip(todo, embed(todo)))
     return np.stack([known[c] for c in cards]).astype(np.float32)
-
-
-def available_embedder():
-    """The sentence embedding (texts -> unit vectors), or None where it cannot run here."""
-    from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
-
-    try:
-        load_embedder()
-    except MiniLMUnavailable as exc:
-        log.warning("no dense similarity for this lake: %s", exc)
-        return None
-    return embed
