@@ -35,21 +35,14 @@ class StaleIndex(RuntimeError):
 
 class FileAgent:
     def __init__(self, config: ClusterConfig, cluster: str, *, embed: bool = True) -> None:
-        from lakeboard.servers.profiling import ProfileCache
+        from lakeboard.servers.profiling.cache import cached_profiles
 
         self.config = config
         self.spec = config.cluster(cluster)
         self.name = self.spec.name
         self.root = Path(config.lake)
-        with ProfileCache(Path(config.profile_dir)) as cache:
-            cached = cache.load_many(self.spec.files)
-        self.profiles: dict[str, FileProfile] = {}
-        for path in self.spec.files:
-            prof = cached.get(path)
-            if prof is None:
-                reason = config.errors.get(path, "not profiled yet: run `lakeboard index` again")
-                prof = FileProfile(path=path, format="unknown", status="skipped", reason=reason)
-            self.profiles[path] = prof
+        self.profiles: dict[str, FileProfile] = cached_profiles(Path(config.profile_dir), self.spec.files,
+                                                                config.errors)
         folder = Path(config.relevance_index) if config.relevance_index else None
         if folder is None or not folder.is_dir():
             raise StaleIndex(
