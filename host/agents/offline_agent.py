@@ -73,6 +73,11 @@ async def answer_offline(
 
     loaders, missing = build_loaders(discovery, Path(lake_root))
     notes = [f"{path}: no helper gave code that loads it" for path in missing]
+
+    def failed(error: str) -> RunResult:
+        result.notes += [_NO_MODEL, *notes]
+        return done("failed", error)
+
     kept: list[Loader] = []
     unverified: list[str] = []
     for loader in loaders:
@@ -92,8 +97,7 @@ async def answer_offline(
         if ran:
             kept.append(for_paths(loader, ran))
     if not kept:
-        result.notes += [_NO_MODEL, *notes]
-        return done("failed", "none of the suggested loading code ran in the kernel")
+        return failed("none of the suggested loading code ran in the kernel")
 
     program = assemble_program(question, kept, Path(lake_root))
     result.program = program
@@ -104,22 +108,18 @@ async def answer_offline(
     try:
         execution = await kernel.execute(program, purpose="offline_program")
     except KernelUnavailable as exc:
-        result.notes += [_NO_MODEL, *notes]
-        return done("failed", f"the loading program could not be run: {exc}")
+        return failed(f"the loading program could not be run: {exc}")
     result.execution = execution
     result.data_sources = [p for loader in kept for p in loader.paths]
     result.response = AgentResponse(query=question, data_sources=result.data_sources)
     if not execution.ok:
-        result.notes += [_NO_MODEL, *notes]
         failure = f"{execution.error.name}: {execution.error.value}"[:500] if execution.error else "it failed"
-        return done("failed", f"the loading program failed in the kernel ({failure}); run the saved program "
-                              "to see where")
+        return failed(f"the loading program failed in the kernel ({failure}); run the saved program to see where")
     try:
         result.summary = parse_program_output(execution.stdout)
     except NoJSONOutput:
-        result.notes += [_NO_MODEL, *notes]
         cut = " it was cut at the kernel's output limit" if execution.truncated else " it printed no summary"
-        return done("failed", f"the loading program ran, but what it loaded could not be read:{cut}")
+        return failed(f"the loading program ran, but what it loaded could not be read:{cut}")
     unverified += await _check_datasets(kept, kernel)
     if unverified:
         result.notes.append(_NO_MODEL_UNVERIFIED)
