@@ -80,7 +80,7 @@ class LakeEvidence:
 
 
 def _name_fit(facts: FileFacts, parts: set[str]) -> float:
-    own = [p for p in facts.name_parts if not p.isdigit()]
+    own = facts.word_parts
     return sum(p in parts for p in own) / len(own) if own else 0.0
 
 
@@ -94,18 +94,32 @@ def period_fit(facts: FileFacts, query: Query) -> tuple[float, float]:
 
 
 def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[FileFacts]) -> np.ndarray:
-    """One row per file (`positions` in the index, with their facts), columns as FEATURES."""
+    """One row per file (`positions` in the index, with their facts), columns as FEATURES.
+
+    Built column by column: the lake-wide evidence is indexed once per column, and only what
+    depends on a file's facts is computed file by file (a partition holds thousands of files).
+    """
     q = ev.query
+    at = np.asarray(positions, dtype=np.intp)
+    n = len(facts)
+
+    def per_file(values, width: int = 1) -> np.ndarray:
+        return np.fromiter(values, dtype=np.float64, count=n * width)
+
+    none = np.zeros(n)
+    fits = per_file((v for f in facts for v in period_fit(f, q)), 2).reshape(n, 2) if q.has_time else np.zeros((n, 2))
     phrases = set(q.phrases)
-    rows = np.zeros((len(positions), len(FEATURES)), dtype=np.float32)
-    for r, (i, f) in enumerate(zip(positions, facts)):
-        fit, conflict = period_fit(f, q)
-        row = [
-            *(ev.field_scores[name][i] for name in FIELDS),
-            ev.all[i], ev.rank[i], ev.log_all[i], ev.plain[i], ev.log_plain[i], ev.cover[i], ev.cover_rel[i],
-            _name_fit(f, ev.parts), fit, conflict, float(bool(f.describes)), float(f.family is not None),
-            float(bool(phrases & set(f.labels))) if phrases else 0.0,
-            ev.dense[i], ev.dense_rel[i],
-        ]
-        rows[r] = row
+    columns = [
+        *(ev.field_scores[name][at] for name in FIELDS),
+        ev.all[at], ev.rank[at], ev.log_all[at], ev.plain[at], ev.log_plain[at], ev.cover[at], ev.cover_rel[at],
+        per_file(_name_fit(f, ev.parts) for f in facts) if ev.parts else none,
+        fits[:, 0], fits[:, 1],
+        per_file(bool(f.describes) for f in facts),
+        per_file(f.family is not None for f in facts),
+        per_file(bool(phrases & set(f.labels)) for f in facts) if phrases else none,
+        ev.dense[at], ev.dense_rel[at],
+    ]
+    rows = np.zeros((n, len(FEATURES)), dtype=np.float32)
+    for j, column in enumerate(columns):
+        rows[:, j] = column
     return rows

@@ -7,6 +7,7 @@ search index; a file agent reads the facts of its own files.
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
@@ -27,6 +28,11 @@ class FileFacts(BaseModel):
     family: str | None = None
     describes: list[str] = Field(default_factory=list, description="data files this file documents")
     described_by: list[str] = Field(default_factory=list, description="dictionaries and READMEs of this file")
+
+    @cached_property
+    def word_parts(self) -> tuple[str, ...]:
+        """Its name's parts without the numbers: what a request's words can name (read per request)."""
+        return tuple(p for p in self.name_parts if not p.isdigit())
 
 
 def _labels(profile: FileProfile) -> list[str]:

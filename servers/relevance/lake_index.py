@@ -77,7 +77,8 @@ class LakeIndex:
                     facts.append(FileFacts.model_validate(fact))
         vectors = None
         if (folder / _VECTORS).exists():
-            vectors = np.load(folder / _VECTORS, mmap_mode="r")
+            # a plain array over the mapped pages: a memmap's products are memmaps too, slow to index
+            vectors = np.asarray(np.load(folder / _VECTORS, mmap_mode="r"))
         return cls(index, facts, [], vectors)
 
 
