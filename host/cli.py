@@ -34,12 +34,13 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 async def _discover(args: argparse.Namespace) -> int:
+    # the lake first: a refusal (no lake, an empty one) comes before the MCP machinery is imported
+    lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
     from lakeboard.host.blackboard import Blackboard
     from lakeboard.host.discover_files import discover
     from lakeboard.host.pool import ClientPool
     from lakeboard.host.trace import Trace
 
-    lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
     with Trace(lake.output(args.trace or lake.config_dir / "traces" / "discover.jsonl")) as trace:
         async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs",
                               connect_timeout_s=args.timeout) as pool:
@@ -106,14 +107,14 @@ def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
 async def _ask(args: argparse.Namespace, settings) -> int:
     import time
 
+    lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
+    if lake.root is None:
+        raise LakeError(f"cannot tell which folder {args.lake!r} indexes: give the lake folder")
     from lakeboard.common.atomic_files import write_text_atomic
     from lakeboard.host.agents.session import AskSession, usage_line
     from lakeboard.host.kernel_session import KernelUnavailable
     from lakeboard.host.trace import Trace
 
-    lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
-    if lake.root is None:
-        raise LakeError(f"cannot tell which folder {args.lake!r} indexes: give the lake folder")
     trace_path = lake.output(args.trace) if args.trace else None
     notebook_path = lake.output(args.notebook) if args.notebook else None
     run_dir = lake.config_dir / "runs" / time.strftime("%Y%m%d-%H%M%S")

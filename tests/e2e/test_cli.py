@@ -1,11 +1,13 @@
 """The `lakeboard` command as a user runs it: `ask` with no model, `eval` with a model.
 
-Each test runs `python -m lakeboard.host.cli` in its own process, which starts the lake's servers.
+The runs that index lakes and start servers run `python -m lakeboard.host.cli` in its own process;
+refusals, which happen before anything starts, run the command's `main()` in this process.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -37,6 +39,35 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 def lakeboard(*args: str, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def lakeboard_main(capfd, *args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`lakeboard ARGS` run by the command's own `main()` in this process, with `env` as its whole environment
+    and `cwd` as its folder: what it and the processes it starts (an indexer) print, and its exit code, without
+    the second a new interpreter costs. The environment, folder, umask and logging of this process are restored
+    after."""
+    from lakeboard.host.cli import main
+
+    capfd.readouterr()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    environment, folder = dict(os.environ), os.getcwd()
+    umask = os.umask(0o077)
+    os.umask(umask)
+    root.handlers = []  # so main() sends its log records to its stderr, as the command does
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
+        code = main(list(args))
+    finally:
+        os.chdir(folder)
+        os.environ.clear()
+        os.environ.update(environment)
+        os.umask(umask)
+        root.handlers, root.level = handlers, level
+    out, err = capfd.readouterr()
+    return subprocess.CompletedProcess(["lakeboard", *args], code, out, err)
 
 
 def test_ask_without_a_model_returns_a_verified_loading_program(tmp_path, demo_index):
@@ -118,26 +149,6 @@ def test_eval_scores_answers_and_discovery(tmp_path, demo_index):
     assert "discovery over 3 tasks" in done.stdout
 
 
-def test_index_then_discover_a_lake_holding_a_name_that_is_not_utf8(tmp_path):
-    lake = tmp_path / "lake"
-    lake.mkdir()
-    (lake / "rainfall_2024.csv").write_text("station,rainfall_mm\nA,12\nB,7\n")
-    with open(os.path.join(os.fsencode(lake), b"caf\xe9_rainfall.csv"), "w") as f:
-        f.write("station,rainfall_mm\nC,3\n")
-    env = cli_env(tmp_path)
-
-    indexed = lakeboard("index", str(lake), "--out", str(tmp_path / "configs"), "--quiet", cwd=tmp_path, env=env)
-    assert indexed.returncode == 0, indexed.stderr
-    assert "caf\ufffd_rainfall.csv: skipped: the file name is not UTF-8" in indexed.stdout
-    config = json.loads((tmp_path / "configs" / "lake" / "clusters.json").read_text())
-    assert "caf\ufffd_rainfall.csv" in config["errors"]
-
-    found = lakeboard("discover", str(tmp_path / "configs" / "lake"), "rainfall per station", "--json",
-                      cwd=tmp_path, env=env)
-    assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
-    assert json.loads(found.stdout)["files"] == ["rainfall_2024.csv"]
-
-
 def test_servers_warns_when_a_partition_has_no_server(tmp_path, demo_index):
     # The demo's config, moved (paths rewritten) and without the server of one partition.
     config_dir = tmp_path / "demo"
@@ -175,52 +186,66 @@ def _one_sentence(done: subprocess.CompletedProcess[str], sentence: str) -> None
     assert done.stderr.strip().splitlines()[-1].startswith("lakeboard "), done.stderr
 
 
-def test_a_file_where_a_lake_is_expected_is_one_sentence_and_nothing_is_written_into_the_lake(tmp_path):
+def test_a_file_where_a_lake_is_expected_is_one_sentence_and_nothing_is_written_into_the_lake(tmp_path, capfd):
     lake = _small_lake(tmp_path)
     before = _everything_under(lake)
     data_file = lake / "rain" / "rainfall_2024.csv"
     env = cli_env(tmp_path)
     for args in (["discover", str(data_file), "rainfall"], ["servers", str(data_file)], ["ask", str(data_file), "rain?"]):
-        done = lakeboard(*args, cwd=tmp_path, env=env)
+        done = lakeboard_main(capfd, *args, cwd=tmp_path, env=env)
         _one_sentence(done, f"lakeboard {args[0]}: {str(data_file)!r} is a file: give a lake folder, "
                             "or a config folder written by `lakeboard index`")
-    done = lakeboard("discover", str(lake), "rainfall", "--configs", str(data_file), cwd=tmp_path, env=env)
+    done = lakeboard_main(capfd, "discover", str(lake), "rainfall", "--configs", str(data_file), cwd=tmp_path, env=env)
     _one_sentence(done, f"{str(data_file)!r} is a file: --configs names the folder lake configs are written to")
-    done = lakeboard("index", str(lake), "--out", str(data_file), cwd=tmp_path, env=env)
+    done = lakeboard_main(capfd, "index", str(lake), "--out", str(data_file), cwd=tmp_path, env=env)
     _one_sentence(done, f"lakeboard index: {str(data_file)!r} is a file: --out names the folder configs are written to")
     assert _everything_under(lake) == before
 
 
-def test_configs_traces_and_runs_are_never_written_into_the_lake(tmp_path):
+def test_configs_and_traces_go_to_lakeboards_home_never_into_the_lake_whatever_folder_a_command_runs_in(
+        tmp_path, capfd):
     lake = _small_lake(tmp_path)
     before = _everything_under(lake)
     env = cli_env(tmp_path)
+    home_configs = tmp_path / "home" / "configs"
     # A configs folder inside the lake, named or as Lakeboard's home.
-    done = lakeboard("discover", ".", "rainfall", "--configs", "configs", cwd=lake, env=env)
+    done = lakeboard_main(capfd, "discover", ".", "rainfall", "--configs", "configs", cwd=lake, env=env)
     _one_sentence(done, f"the config folder {lake.resolve() / 'configs' / 'lake'} is inside its lake {lake.resolve()}, "
                         "and Lakeboard never writes into a lake")
-    done = lakeboard("discover", ".", "rainfall", cwd=lake, env={**env, "LAKEBOARD_HOME": str(lake)})
+    done = lakeboard_main(capfd, "discover", ".", "rainfall", cwd=lake, env={**env, "LAKEBOARD_HOME": str(lake)})
     _one_sentence(done, f"the config folder {lake.resolve() / 'configs' / 'lake'} is inside its lake {lake.resolve()}, "
                         "and Lakeboard never writes into a lake")
-    done = lakeboard("index", str(lake), "--out", str(lake / "configs"), cwd=tmp_path, env=env)
+    done = lakeboard_main(capfd, "index", str(lake), "--out", str(lake / "configs"), cwd=tmp_path, env=env)
     _one_sentence(done, "would be inside the lake")
     assert _everything_under(lake) == before
 
-    found = lakeboard("discover", str(lake), "rainfall per station", "--trace", str(lake / "trace.jsonl"),
-                      cwd=tmp_path, env=env)
+    # From folder one: discover indexes the lake on first use, into the home, then refuses a trace inside the lake.
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+    found = lakeboard_main(capfd, "discover", str(lake), "rainfall per station", "--trace", str(lake / "trace.jsonl"),
+                           cwd=tmp_path / "one", env=env)
     _one_sentence(found, f"{lake.resolve() / 'trace.jsonl'} is inside the lake {lake.resolve()}")
-    found = lakeboard("discover", str(lake), "rainfall per station", cwd=tmp_path, env=env)
-    assert found.returncode in (0, 1) and "Traceback" not in found.stderr, found.stderr
-    assert (tmp_path / "home" / "configs" / "lake" / "traces" / "discover.jsonl").is_file()
+    assert (home_configs / "lake" / "clusters.json").is_file(), "discover's first index is not in Lakeboard's home"
+    # From folder two: `index` writes the same config folder, and discover uses it as it is.
+    done = lakeboard("index", str(lake), "--quiet", cwd=tmp_path / "two", env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {home_configs / 'lake' / 'clusters.json'}" in done.stdout
+    assert sorted(p.name for p in home_configs.iterdir()) == ["lake"]
+    found = lakeboard("discover", str(lake), "rainfall per station", "--json", cwd=tmp_path / "two", env=env)
+    assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
+    assert "re-indexed" not in found.stderr, found.stderr  # the same index, still fresh
+    assert json.loads(found.stdout)["files"] == ["rain/rainfall_2024.csv"]
+    assert (home_configs / "lake" / "traces" / "discover.jsonl").is_file()
+    assert list((tmp_path / "one").iterdir()) == [] and list((tmp_path / "two").iterdir()) == []
     assert _everything_under(lake) == before
 
 
-def test_an_empty_request_is_one_sentence(tmp_path):
+def test_an_empty_request_is_one_sentence(tmp_path, capfd):
     lake = _small_lake(tmp_path)
     env = cli_env(tmp_path)
     for command in ("discover", "ask"):
         for empty in ("", "  \n\t"):
-            done = lakeboard(command, str(lake), empty, cwd=tmp_path, env=env)
+            done = lakeboard_main(capfd, command, str(lake), empty, cwd=tmp_path, env=env)
             _one_sentence(done, f"lakeboard {command}: the {'request' if command == 'discover' else 'question'} "
                                 "is empty")
     assert not (tmp_path / "home").exists()  # refused before indexing
@@ -249,54 +274,50 @@ def test_ask_without_bubblewrap_says_to_install_it_and_where_the_log_is(tmp_path
     assert "CONFIG/logs" not in last
 
 
-def test_a_malformed_servers_file_is_one_sentence(tmp_path):
+def test_a_malformed_servers_file_is_one_sentence(tmp_path, capfd):
     config_dir = tmp_path / "broken"
     config_dir.mkdir()
     (config_dir / "servers.json").write_text('{"mcpServers": {"x": {"command": "python", ')
     for command in (["servers", str(config_dir)], ["discover", str(config_dir), "rainfall"]):
-        done = lakeboard(*command, cwd=tmp_path, env=cli_env(tmp_path))
+        done = lakeboard_main(capfd, *command, cwd=tmp_path, env=cli_env(tmp_path))
         _one_sentence(done, f"lakeboard {command[0]}: {config_dir / 'servers.json'} is not valid JSON (line 1")
     assert sorted(p.name for p in config_dir.iterdir()) == ["servers.json"]  # no trace of a run that did not start
 
 
-def test_configs_go_to_lakeboards_home_whatever_folder_a_command_runs_in(tmp_path):
-    lake = _small_lake(tmp_path)
-    env = cli_env(tmp_path)
-    for folder in ("one", "two"):
-        (tmp_path / folder).mkdir()
-        done = lakeboard("index", str(lake), "--quiet", cwd=tmp_path / folder, env=env)
-        assert done.returncode == 0, done.stderr
-        assert f"wrote {tmp_path / 'home' / 'configs' / 'lake' / 'clusters.json'}" in done.stdout
-        assert list((tmp_path / folder).iterdir()) == []
-    assert sorted(p.name for p in (tmp_path / "home" / "configs").iterdir()) == ["lake"]
-    found = lakeboard("discover", str(lake), "rainfall per station", "--json", cwd=tmp_path / "two", env=env)
-    assert found.returncode == 0 and "re-indexed" not in found.stderr, found.stderr  # the same index, still fresh
-    assert json.loads(found.stdout)["files"] == ["rain/rainfall_2024.csv"]
-
-
-def test_an_empty_lake_leaves_nothing_behind(tmp_path):
+def test_an_empty_lake_leaves_nothing_behind(tmp_path, capfd):
     (tmp_path / "empty").mkdir()
     env = cli_env(tmp_path)
-    for command in (["index", "empty"], ["discover", "empty", "rainfall"]):
-        done = lakeboard(*command, cwd=tmp_path, env=env)
+    # The indexer refuses it, run by `index` in its own process and by discover's first use in this one.
+    for done in (lakeboard("index", "empty", cwd=tmp_path, env=env),
+                 lakeboard_main(capfd, "discover", "empty", "rainfall", cwd=tmp_path, env=env)):
         assert done.returncode == 2 and "holds no files" in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]  # no home, no configs, no empty folder
 
 
-def test_a_lake_that_changed_is_reindexed_before_discover_answers(tmp_path):
+def test_a_lake_that_changed_is_reindexed_before_discover_answers_and_a_name_not_utf8_is_skipped(tmp_path):
     lake = _small_lake(tmp_path)
     (lake / "rain" / "temperature_2024.csv").write_text("station,temperature_c\nA,21\nB,19\n")
+    with open(os.path.join(os.fsencode(lake / "rain"), b"caf\xe9_rainfall.csv"), "w") as f:
+        f.write("station,rainfall_mm\nC,3\n")
     env = cli_env(tmp_path)
-    assert lakeboard("index", str(lake), "--quiet", cwd=tmp_path, env=env).returncode == 0
+    configs = tmp_path / "configs"
+    indexed = lakeboard("index", str(lake), "--out", str(configs), "--quiet", cwd=tmp_path, env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "rain/caf\ufffd_rainfall.csv: skipped: the file name is not UTF-8" in indexed.stdout
+    assert "rain/caf\ufffd_rainfall.csv" in json.loads((configs / "lake" / "clusters.json").read_text())["errors"]
     (lake / "rain" / "wind_speed_2024.csv").write_text("station,wind_speed_kmh\nA,30\nB,12\n")
     (lake / "rain" / "temperature_2024.csv").unlink()
 
-    found = lakeboard("discover", str(lake), "wind speed per station", "--json", cwd=tmp_path, env=env)
-    assert found.returncode == 0, found.stderr
+    # By the lake folder: the change is seen (the name that is not UTF-8 is not one), and the new index answers.
+    found = lakeboard("discover", str(lake), "wind speed per station", "--configs", str(configs), "--json",
+                      cwd=tmp_path, env=env)
+    assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
     assert json.loads(found.stdout)["files"] == ["rain/wind_speed_2024.csv"]
     said = [line for line in found.stderr.splitlines() if "re-indexed" in line]
     assert len(said) == 1 and said[0].startswith(
         "the lake changed since it was indexed (1 file added, 1 removed); re-indexed in "), found.stderr
-    gone = lakeboard("discover", str(lake), "temperature per station", "--json", cwd=tmp_path, env=env)
+    # By the config folder: unchanged since, so the index is used as it is.
+    gone = lakeboard("discover", str(configs / "lake"), "temperature per station", "--json", cwd=tmp_path, env=env)
+    assert gone.returncode == 0 and "Traceback" not in gone.stderr, gone.stderr
     assert "temperature_2024.csv" not in gone.stdout  # a deleted file is never offered
-    assert "re-indexed" not in gone.stderr, gone.stderr  # unchanged since: the index is used as it is
+    assert "re-indexed" not in gone.stderr, gone.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -10,8 +11,6 @@ import time
 from pathlib import Path
 
 import psutil
-
-from tests.conftest import DEMO_LAKE
 
 
 def _lakeboard(*args: str, cwd: Path) -> subprocess.Popen:
@@ -70,11 +69,27 @@ def test_a_killed_indexer_is_named_and_its_signal_given(tmp_path: Path) -> None:
     assert "lakeboard index: the indexer was stopped by SIGKILL" in err and "Run `lakeboard index` again" in err
 
 
+def _lake_of_a_few_helpers(tmp_path: Path) -> Path:
+    """Two small tables and a document: a few helpers to start (file agents and a search agent), started fast."""
+    lake = tmp_path / "small-lake"
+    (lake / "transit").mkdir(parents=True)
+    (lake / "docs").mkdir()
+    (lake / "transit" / "boardings_2024.csv").write_text("day,route,boardings\n2024-01-01,R1,310\n2024-01-01,R2,95\n")
+    (lake / "transit" / "routes.csv").write_text("route,name\nR1,Harbour line\nR2,Hill line\n")
+    (lake / "docs" / "counting.md").write_text("Boardings are counted at the front door of each bus.\n")
+    return lake
+
+
 def test_ctrl_c_during_discover_prints_one_line_and_exits_130(tmp_path: Path) -> None:
-    index = subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(DEMO_LAKE), "--out",
+    lake = _lake_of_a_few_helpers(tmp_path)
+    index = subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(lake), "--out",
                             str(tmp_path / "configs"), "--name", "demo"], cwd=tmp_path, capture_output=True, text=True,
                            timeout=600)
     assert index.returncode == 0, index.stderr
+    servers = json.loads((tmp_path / "configs" / "demo" / "servers.json").read_text())["mcpServers"]
+    helper_modules = {"lakeboard.servers.file_agent", "lakeboard.servers.search_agent"}
+    helpers = [name for name, entry in servers.items() if helper_modules & set(entry["args"])]
+    assert len(helpers) >= 2, helpers  # the wait below counts two helper processes
     proc = _lakeboard("discover", str(tmp_path / "configs" / "demo"), "daily bus boardings per route", cwd=tmp_path)
     deadline = time.monotonic() + 60  # interrupt once its helpers are starting
     while time.monotonic() < deadline and len(psutil.Process(proc.pid).children(recursive=True)) < 2:
