@@ -147,7 +147,7 @@ class ServerStatus(BaseModel):
     """A pool member as the host sees it."""
 
     name: str
-    transport: Literal["stdio", "http", "sse"]
+    transport: Literal["stdio", "http", "sse", "memory"]
     state: ServerState
     tools: list[str] = Field(default_factory=list)
     restarts: int = Field(0, description="successful reconnects after the first connect")

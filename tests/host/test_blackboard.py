@@ -1,4 +1,7 @@
-"""The blackboard over real helper servers: concurrency, failures, the board and the trace."""
+"""The blackboard over helper servers: concurrency, failures, the board and the trace.
+
+Helpers whose answers are tested run in memory; those that die or fail to start are real processes.
+"""
 
 from __future__ import annotations
 
@@ -12,31 +15,40 @@ import pytest
 import pytest_asyncio
 
 from lakeboard.host.blackboard import Blackboard, ResponseBoard
-from lakeboard.host.pool import ClientPool
+from lakeboard.host.pool import ClientPool, InMemoryServer
 from lakeboard.host.trace import Trace, read_trace
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, SearchAgentResponse
-from tests.support.servers import entries, http_toys, toy_entry
+from tests.support.servers import entries, toy_entry
+from tests.support.toy_helper import build_server, parse_args
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [
+    pytest.mark.timeout(120),
+    # The in-memory helpers that return bad output on purpose make fastmcp warn in this process.
+    pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning"),
+]
+
+
+def memory_toy(name: str, *flags: str) -> InMemoryServer:
+    """The toy helper, run in this process: for what the board does with its answers, not with its process."""
+    return InMemoryServer(build_server(parse_args(["--name", name, *flags])))
 
 
 async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) -> None:
     delay = ("--delay-ms", "400")
-    with http_toys(["web1", *delay, "--kind", "search"], ["web2", *delay]) as [(url1, _), (url2, _)]:
-        servers = entries(
-            s1=toy_entry("s1", *delay, "--confidence", "0.9"),
-            s2=toy_entry("s2", *delay),
-            web1={"url": url1},
-            web2={"url": url2},
-            kernel=toy_entry("kernel", "--not-helper"),
-        )
-        trace = Trace(tmp_path / "trace.jsonl")
-        async with ClientPool(servers, trace=trace) as pool:
-            board = Blackboard(pool, trace, can_help_timeout_s=10, respond_timeout_s=10)
-            await board.post(BlackboardRequest(request="warm up"))  # first calls pay one-off costs
-            posting = await board.post(BlackboardRequest(request="monthly sales", reason="plot them"))
-        trace.close()
+    servers = {
+        "s1": memory_toy("s1", *delay, "--confidence", "0.9"),
+        "s2": memory_toy("s2", *delay),
+        "web1": memory_toy("web1", *delay, "--kind", "search"),
+        "web2": memory_toy("web2", *delay),
+        "kernel": memory_toy("kernel", "--not-helper"),
+    }
+    trace = Trace(tmp_path / "trace.jsonl")
+    async with ClientPool(servers, trace=trace) as pool:
+        board = Blackboard(pool, trace, can_help_timeout_s=10, respond_timeout_s=10)
+        await board.post(BlackboardRequest(request="warm up"))  # first calls pay one-off costs
+        posting = await board.post(BlackboardRequest(request="monthly sales", reason="plot them"))
+    trace.close()
 
     assert [o.helper for o in posting.outcomes] == ["s1", "s2", "web1", "web2"]  # kernel is no helper
     assert all(o.error is None and o.volunteered and o.responded for o in posting.outcomes)
@@ -71,10 +83,13 @@ async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) 
 
 
 async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_back(tmp_path: Path) -> None:
-    servers = entries(
-        victim=toy_entry("victim", "--delay-ms", "1500"),
-        **{f"h{i}": toy_entry(f"h{i}", "--delay-ms", "200") for i in range(3)},
-    )
+    hold = tmp_path / "hold"
+    hold.touch()
+    servers = {
+        # A real process, to kill; it holds every call while `hold` exists, so it is killed mid-call.
+        **entries(victim=toy_entry("victim", "--hold-while", str(hold))),
+        **{f"h{i}": memory_toy(f"h{i}", "--delay-ms", "200") for i in range(3)},
+    }
     trace_path = tmp_path / "trace.jsonl"
     with Trace(trace_path) as trace:
         async with ClientPool(servers, trace=trace) as pool:
@@ -96,6 +111,7 @@ async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_ba
             # The next request works: the pool restarted the helper (waiting for the restart
             # counts against can_help's timeout; a loaded machine may need more than 5 s).
             board.can_help_timeout_s = 60
+            hold.unlink()
             posting = await board.post(BlackboardRequest(request="and now?"))
             assert posting.errors == []
             assert sorted(o.helper for o in posting.responses) == ["h0", "h1", "h2", "victim"]
@@ -119,24 +135,30 @@ async def zoo(tmp_path_factory: pytest.TempPathFactory):
     """One pool of helpers behaving in every way, shared by the tests below (starting is slow)."""
     broken = tmp_path_factory.mktemp("zoo") / "broken.py"
     broken.write_text("raise SystemExit('no lake here')\n")
-    servers = entries(
-        good=toy_entry("good"),
-        shy=toy_entry("shy", "--volunteer", "no"),
-        hangs=toy_entry("hangs", "--hang-on", "can_help"),
-        slow_answer=toy_entry("slow_answer", "--hang-on", "respond"),
-        raises=toy_entry("raises", "--error-on", "respond"),
-        garbled=toy_entry("garbled", "--bad-output-on", "can_help"),
-        bad_response=toy_entry("bad_response", "--bad-output-on", "respond"),
+    # Real processes for what only a process does: exit mid-call, fail to start, read its entry's timeout.
+    real = entries(
         crashes=toy_entry("crashes", "--crash-on", "respond"),
-        low=toy_entry("low", "--confidence", "0.2"),
-        high=toy_entry("high", "--confidence", "0.9"),
-        mid=toy_entry("mid", "--confidence", "0.6"),
-        no=toy_entry("no", "--volunteer", "no", "--confidence", "1.0"),
         # Its entry's own timeout (ms, mcpServers format) overrides the blackboard's.
         impatient={**toy_entry("impatient", "--hang-on", "can_help"), "timeout": 300},
         broken={"command": "python", "args": [str(broken)]},
-        kernel=toy_entry("kernel", "--not-helper"),
     )
+    servers = {
+        "good": memory_toy("good"),
+        "shy": memory_toy("shy", "--volunteer", "no"),
+        "hangs": memory_toy("hangs", "--hang-on", "can_help"),
+        "slow_answer": memory_toy("slow_answer", "--hang-on", "respond"),
+        "raises": memory_toy("raises", "--error-on", "respond"),
+        "garbled": memory_toy("garbled", "--bad-output-on", "can_help"),
+        "bad_response": memory_toy("bad_response", "--bad-output-on", "respond"),
+        "crashes": real["crashes"],
+        "low": memory_toy("low", "--confidence", "0.2"),
+        "high": memory_toy("high", "--confidence", "0.9"),
+        "mid": memory_toy("mid", "--confidence", "0.6"),
+        "no": memory_toy("no", "--volunteer", "no", "--confidence", "1.0"),
+        "impatient": real["impatient"],
+        "broken": real["broken"],
+        "kernel": memory_toy("kernel", "--not-helper"),
+    }
     trace = Trace()
     async with ClientPool(servers, trace=trace, connect_timeout_s=120) as pool:
         yield pool, trace
@@ -145,20 +167,20 @@ async def zoo(tmp_path_factory: pytest.TempPathFactory):
 async def test_a_helper_that_timed_out_is_skipped_until_it_answers_again(tmp_path: Path) -> None:
     hold = tmp_path / "hold"
     hold.touch()
-    servers = entries(good=toy_entry("good"), held=toy_entry("held", "--hold-while", str(hold)))
+    servers = {"good": memory_toy("good"), "held": memory_toy("held", "--hold-while", str(hold))}
     trace = Trace()
-    async with ClientPool(servers, trace=trace, health_timeout_s=2) as pool:
-        board = Blackboard(pool, trace, can_help_timeout_s=2, respond_timeout_s=2)
+    async with ClientPool(servers, trace=trace, health_timeout_s=1) as pool:
+        board = Blackboard(pool, trace, can_help_timeout_s=1, respond_timeout_s=1)
         first = await board.post(BlackboardRequest(request="monthly sales"))
-        assert first.outcome("held").error.kind == "timeout" and first.elapsed_s >= 2
+        assert first.outcome("held").error.kind == "timeout" and first.elapsed_s >= 1
 
         # Not asked again while its late answer is outstanding: the posting does not wait for it
-        # (waiting would have cost the 2 s timeout again).
+        # (waiting would have cost the 1 s timeout again).
         second = await board.post(BlackboardRequest(request="monthly sales"))
         assert second.elapsed_s < board.can_help_timeout_s, second.elapsed_s
         error = second.outcome("held").error
         assert (error.phase, error.kind) == ("can_help", "skipped")
-        assert error.message.startswith("skipped: it did not answer can_help within 2 s last time")
+        assert error.message.startswith("skipped: it did not answer can_help within 1 s last time")
         assert [o.helper for o in second.responses] == ["good"]
         assert any(e.kind == "helper_error" and e.server == "held" and e.data["error_kind"] == "skipped"
                    for e in trace.events)

@@ -36,9 +36,13 @@ def gone(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("fork", [True, False])
-async def test_servers_of_this_python_are_forked_from_one_fork_server_and_stop_with_the_pool(fork: bool) -> None:
-    servers = entries(a=toy_entry("a"), b=toy_entry("b", env={"LAKEBOARD_TOY_ONLY_B": "b"}))
-    pool = ClientPool(servers, fork_servers=fork)
+async def test_servers_of_this_python_are_forked_from_one_fork_server_where_pidfds_exist_and_stop_with_the_pool(
+        fork: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not fork:
+        monkeypatch.delattr(os, "pidfd_open")  # as on macOS: no way to wait on a server that is not our child
+    servers = entries(a=toy_entry("a"), b=toy_entry("b", env={"LAKEBOARD_TOY_ONLY_B": "b"}),
+                      broken={"command": sys.executable, "args": ["-m", "no_such_module_here"]})
+    pool = ClientPool(servers, fork_servers=True, connect_timeout_s=20, log_dir=tmp_path)
     await pool.start()
     a, b = await whoami(pool, "a"), await whoami(pool, "b")
     parents = {psutil.Process(a["pid"]).ppid(), psutil.Process(b["pid"]).ppid()}
@@ -46,48 +50,19 @@ async def test_servers_of_this_python_are_forked_from_one_fork_server_and_stop_w
         (parent,) = parents
         assert parent != os.getpid() and "lakeboard.servers.fork_server" in psutil.Process(parent).cmdline()
     else:
-        assert parents == {os.getpid()}
+        assert parents == {os.getpid()}, "servers were forked without pidfds"
     # Forked or not, each has its own entry's environment and no other's.
     assert a["env"] == {} and b["env"] == {"LAKEBOARD_TOY_ONLY_B": "b"}
     assert (await pool.call("a", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "a"
+    # A module that cannot be imported is recorded, with its own log saying why; the others start.
+    assert pool.status("broken")["broken"].state == "dead"
+    with pytest.raises(ServerUnavailable, match="'broken'"):
+        await pool.call("broken", "can_help", REQUEST, timeout_s=5)
     await pool.close()
     assert gone(a["pid"]) and gone(b["pid"])
     if fork:
         assert gone(parent)
-
-
-async def test_a_forked_server_killed_is_restarted_and_the_others_live_on() -> None:
-    async with ClientPool(entries(a=toy_entry("a"), b=toy_entry("b"))) as pool:
-        a, b = await whoami(pool, "a"), await whoami(pool, "b")
-        os.kill(a["pid"], signal.SIGKILL)
-        await asyncio.sleep(0.3)  # the end of its socket tells the pool; the next call waits for the restart
-        result = await pool.call("a", "can_help", REQUEST, timeout_s=30)
-        assert result.structured["agent_name"] == "a"
-        assert (await whoami(pool, "a"))["pid"] != a["pid"]
-        assert (await whoami(pool, "b"))["pid"] == b["pid"]
-
-
-async def test_a_module_that_cannot_be_imported_is_recorded_with_its_log(tmp_path: Path) -> None:
-    servers = entries(ok=toy_entry("ok"), broken={"command": sys.executable, "args": ["-m", "no_such_module_here"]})
-    async with ClientPool(servers, connect_timeout_s=20, log_dir=tmp_path) as pool:
-        assert pool.status("ok")["ok"].state == "ready"
-        assert pool.status("broken")["broken"].state == "dead"
-        with pytest.raises(ServerUnavailable, match="'broken'"):
-            await pool.call("broken", "can_help", REQUEST, timeout_s=5)
     assert "No module named no_such_module_here" in (tmp_path / "broken.log").read_text()
-
-
-async def test_a_dead_fork_server_is_started_again_for_the_next_server() -> None:
-    async with ClientPool(entries(a=toy_entry("a"))) as pool:
-        first = await whoami(pool, "a")
-        fork_server = psutil.Process(psutil.Process(first["pid"]).ppid())
-        fork_server.kill()
-        os.kill(first["pid"], signal.SIGKILL)
-        await asyncio.sleep(0.3)
-        result = await pool.call("a", "can_help", REQUEST, timeout_s=30)
-        assert result.structured["agent_name"] == "a"
-        again = await whoami(pool, "a")
-        assert psutil.Process(again["pid"]).ppid() not in (fork_server.pid, os.getpid())
 
 
 def test_when_the_host_is_killed_its_servers_and_fork_server_leave(tmp_path: Path) -> None:
@@ -153,26 +128,40 @@ def test_the_fork_server_imports_under_what_every_entry_sets_alike() -> None:
     assert shared_environment([]) == {}
 
 
-async def test_many_servers_start_at_once_through_one_fork_server() -> None:
+async def test_many_servers_start_through_one_fork_server_which_restarts_them_and_is_restarted() -> None:
     names = [f"s{i}" for i in range(12)]
-    async with ClientPool(entries(**{n: toy_entry(n) for n in names})) as pool:
+    async with ClientPool(entries(**{n: toy_entry(n) for n in names}), fork_servers=True) as pool:
         answers = await asyncio.gather(*(pool.call(n, "can_help", REQUEST, timeout_s=30) for n in names))
         assert [a.structured["agent_name"] for a in answers] == names
-        pids = {(await whoami(pool, n))["pid"] for n in names}
-        assert len(pids) == len(names) and len({psutil.Process(p).ppid() for p in pids}) == 1
+        pids = {n: (await whoami(pool, n))["pid"] for n in names}
+        parents = {psutil.Process(p).ppid() for p in pids.values()}
+        assert len(set(pids.values())) == len(names) and len(parents) == 1, "not one fork server for all"
 
+        # A forked server killed is restarted; the others live on.
+        os.kill(pids["s0"], signal.SIGKILL)
+        await asyncio.sleep(0.3)  # the end of its socket tells the pool; the next call waits for the restart
+        result = await pool.call("s0", "can_help", REQUEST, timeout_s=30)
+        assert result.structured["agent_name"] == "s0"
+        restarted = (await whoami(pool, "s0"))["pid"]
+        assert restarted != pids["s0"] and psutil.Process(restarted).ppid() in parents
+        assert {n: (await whoami(pool, n))["pid"] for n in names[1:]} == {n: pids[n] for n in names[1:]}
 
-async def test_without_pidfds_servers_start_on_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delattr(os, "pidfd_open")  # as on macOS: no way to wait on a server that is not our child
-    async with ClientPool(entries(a=toy_entry("a"))) as pool:
-        me = await whoami(pool, "a")
-        assert psutil.Process(me["pid"]).ppid() == os.getpid()
+        # A dead fork server is started again for the next server.
+        fork_server = psutil.Process(parents.pop())
+        fork_server.kill()
+        os.kill(pids["s1"], signal.SIGKILL)
+        await asyncio.sleep(0.3)
+        result = await pool.call("s1", "can_help", REQUEST, timeout_s=30)
+        assert result.structured["agent_name"] == "s1"
+        again = await whoami(pool, "s1")
+        assert psutil.Process(again["pid"]).ppid() not in (fork_server.pid, os.getpid())
 
 
 async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) -> None:
     # The first start is cancelled while the fork server is still importing: its reply must
     # still be read with it, or the next start would be handed the first one's server.
-    fork_server = ForkServer(["lakeboard.servers.file_agent"], server_environment({}))
+    # Preloading nothing, it still imports fastmcp for its rehearsal call: far longer than 0.05 s.
+    fork_server = ForkServer([], server_environment({}))
     try:
         first, theirs = socket.socketpair()
         with first, theirs, anyio.move_on_after(0.05):

@@ -43,6 +43,13 @@ def fork_server(*preload: str) -> Iterator[tuple[socket.socket, subprocess.Popen
             process.stderr.close()
 
 
+@pytest.fixture(scope="module")
+def shared_fork_server() -> Iterator[tuple[socket.socket, subprocess.Popen[bytes]]]:
+    """One fork server (preloading the context module) for the tests that only start servers through it."""
+    with fork_server(MODULE) as started:
+        yield started
+
+
 def ask(control: socket.socket, request: object, fds: list[int]) -> tuple[dict, list[int]]:
     payload = request if isinstance(request, bytes) else json.dumps(request).encode()
     socket.send_fds(control, [payload], fds)
@@ -65,47 +72,47 @@ def exited(pidfd: int, timeout_s: float = 10.0) -> bool:
     return bool(select.select([pidfd], [], [], timeout_s)[0])
 
 
-def test_a_module_runs_as_python_dash_m_on_the_descriptors_it_was_given(tmp_path: Path) -> None:
+def test_a_module_runs_as_python_dash_m_on_the_descriptors_it_was_given(tmp_path: Path, shared_fork_server) -> None:
     env = {"PATH": os.environ["PATH"], "LAKEBOARD_PROBE": "line\nbreak 'quoted' $HOME"}
-    with fork_server(MODULE) as (control, process):
-        stdio, stderr, reply, fds = start(control, tmp_path, args=["--flag", "two words"], env=env,
-                                          cwd=str(tmp_path))
-        assert set(reply) == {"pid"} and len(fds) == 1
-        with stdio, stdio.makefile("rw") as channel:
-            context = json.loads(channel.readline())
-            server = psutil.Process(reply["pid"])
-            assert server.ppid() == process.pid
-            shown = " ".join(part for part in server.cmdline() if part)  # as `ps` shows it
-            assert shown == f"{sys.executable} -m {MODULE} --flag 'two words'"
-            channel.write("hello\n")
-            channel.flush()
-            assert channel.readline() == "echo hello\n"
-        assert context["argv"] == ["--flag", "two words"]
-        assert context["cwd"] == str(tmp_path)
-        assert context["env"] == env  # exactly what was asked for, nothing of the fork server's
-        assert context["main"] == "__main__"
-        assert context["pid"] == reply["pid"] != process.pid
-        assert context["sid"] == reply["pid"]  # its own session, so the terminal's Ctrl-C is not its
-        assert exited(fds[0])  # the end of its stdin ends it, and its pidfd says so
-        os.close(fds[0])
+    control, process = shared_fork_server
+    stdio, stderr, reply, fds = start(control, tmp_path, args=["--flag", "two words"], env=env, cwd=str(tmp_path))
+    assert set(reply) == {"pid"} and len(fds) == 1
+    with stdio, stdio.makefile("rw") as channel:
+        context = json.loads(channel.readline())
+        server = psutil.Process(reply["pid"])
+        assert server.ppid() == process.pid
+        shown = " ".join(part for part in server.cmdline() if part)  # as `ps` shows it
+        assert shown == f"{sys.executable} -m {MODULE} --flag 'two words'"
+        channel.write("hello\n")
+        channel.flush()
+        assert channel.readline() == "echo hello\n"
+    assert context["argv"] == ["--flag", "two words"]
+    assert context["cwd"] == str(tmp_path)
+    assert context["env"] == env  # exactly what was asked for, nothing of the fork server's
+    assert context["main"] == "__main__"
+    assert context["pid"] == reply["pid"] != process.pid
+    assert context["sid"] == reply["pid"]  # its own session, so the terminal's Ctrl-C is not its
+    assert exited(fds[0])  # the end of its stdin ends it, and its pidfd says so
+    os.close(fds[0])
     assert "run_context on stderr" in stderr.read_text()
 
 
-def test_an_uncaught_error_goes_to_the_servers_stderr_and_ends_only_that_server(tmp_path: Path) -> None:
-    with fork_server() as (control, _process):
-        stdio, stderr, reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)
-        with stdio, stdio.makefile("rw") as channel:
-            channel.readline()
-            channel.write("fail\n")
-            channel.flush()
-            assert exited(fds[0])
-        os.close(fds[0])
-        assert "RuntimeError: failed on request" in stderr.read_text()
-        # The fork server still serves.
-        stdio, _stderr, reply, fds = start(control, tmp_path, args=["again"], env={}, cwd=None)
-        with stdio, stdio.makefile("r") as channel:
-            assert json.loads(channel.readline())["argv"] == ["again"]
-        os.close(fds[0])
+def test_an_uncaught_error_goes_to_the_servers_stderr_and_ends_only_that_server(
+        tmp_path: Path, shared_fork_server) -> None:
+    control, _process = shared_fork_server
+    stdio, stderr, reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)
+    with stdio, stdio.makefile("rw") as channel:
+        channel.readline()
+        channel.write("fail\n")
+        channel.flush()
+        assert exited(fds[0])
+    os.close(fds[0])
+    assert "RuntimeError: failed on request" in stderr.read_text()
+    # The fork server still serves.
+    stdio, _stderr, reply, fds = start(control, tmp_path, args=["again"], env={}, cwd=None)
+    with stdio, stdio.makefile("r") as channel:
+        assert json.loads(channel.readline())["argv"] == ["again"]
+    os.close(fds[0])
 
 
 @pytest.mark.parametrize("request_data, n_fds, problem", [
@@ -120,16 +127,16 @@ def test_an_uncaught_error_goes_to_the_servers_stderr_and_ends_only_that_server(
     ({"module": MODULE, "shell": "rm -rf /"}, 2, "shell: Extra inputs are not permitted"),
 ])
 def test_a_bad_request_gets_a_sentence_and_the_fork_server_serves_on(
-        tmp_path: Path, request_data: object, n_fds: int, problem: str) -> None:
-    with fork_server() as (control, _process):
-        a, b = socket.socketpair()
-        with a, b:
-            reply, fds = ask(control, request_data, [a.fileno(), b.fileno()][:n_fds])
-        assert problem in reply["error"] and fds == []
-        stdio, _stderr, reply, fds = start(control, tmp_path, args=["after"], env={}, cwd=None)
-        with stdio, stdio.makefile("r") as channel:
-            assert json.loads(channel.readline())["argv"] == ["after"]
-        os.close(fds[0])
+        tmp_path: Path, shared_fork_server, request_data: object, n_fds: int, problem: str) -> None:
+    control, _process = shared_fork_server
+    a, b = socket.socketpair()
+    with a, b:
+        reply, fds = ask(control, request_data, [a.fileno(), b.fileno()][:n_fds])
+    assert problem in reply["error"] and fds == []
+    stdio, _stderr, reply, fds = start(control, tmp_path, args=["after"], env={}, cwd=None)
+    with stdio, stdio.makefile("r") as channel:
+        assert json.loads(channel.readline())["argv"] == ["after"]
+    os.close(fds[0])
 
 
 def test_it_leaves_when_the_host_goes_after_its_servers_have_ended(tmp_path: Path) -> None:
