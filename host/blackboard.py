@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lakeboard.common.request_embedding import embedding_meta, request_embedding, warm_up
 from lakeboard.host.pool import ClientPool, PoolError, ToolMissing
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.board import BoardEntry, HelperError, HelperOutcome, Phase, Posting, parse_response
@@ -75,6 +76,8 @@ class Blackboard:
         respond_timeout_s: per-helper limit for `respond`.
             A server entry's own `timeout` (ms, mcpServers format) overrides both.
         board: the response board to fill (a new one by default).
+        embed_requests: embed each request once here and send the vector to every helper
+            (`common/request_embedding.py`), so file agents do not each run the model on it.
     """
 
     def __init__(
@@ -85,8 +88,12 @@ class Blackboard:
         can_help_timeout_s: float = 10.0,
         respond_timeout_s: float = 60.0,
         board: ResponseBoard | None = None,
+        embed_requests: bool = True,
     ) -> None:
         self.pool = pool
+        self.embed_requests = embed_requests
+        if embed_requests:
+            warm_up()  # the model loads while the helpers start, not at the first post
         self.trace = trace
         self.can_help_timeout_s = can_help_timeout_s
         self.respond_timeout_s = respond_timeout_s
@@ -119,7 +126,7 @@ class Blackboard:
         started_at = time.monotonic()
         posting = Posting(request=request)
         self._emit("post", request.id, None, request=request.model_dump(mode="json"), helpers=names)
-        arguments = request.tool_arguments()
+        arguments, meta = request.tool_arguments(), await self._meta(request)
         outcomes = {name: HelperOutcome(helper=name) for name in names}
         decided_at: dict[str, float] = {}
         not_helpers: set[str] = set()
@@ -132,12 +139,12 @@ class Blackboard:
                            "and it answers a ping")
                 self._fail(outcome, request.id, "can_help", "skipped", message, time.monotonic())
                 return
-            if not await self._ask(outcome, request.id, arguments, quiet_if_missing=name in optional):
+            if not await self._ask(outcome, request.id, arguments, meta, quiet_if_missing=name in optional):
                 not_helpers.add(name)
                 return
             decided_at[name] = time.monotonic()
             if respond and outcome.volunteered:
-                await self._collect(outcome, request.id, arguments, started_at)
+                await self._collect(outcome, request.id, arguments, meta, started_at)
 
         await asyncio.gather(*(serve(n, max_responders is None) for n in names))
         if max_responders is not None:
@@ -146,7 +153,7 @@ class Blackboard:
                 key=lambda o: o.decision.confidence if o.decision else 0.0,
                 reverse=True,
             )[: max(0, max_responders)]
-            await asyncio.gather(*(self._collect(o, request.id, arguments, started_at) for o in volunteers))
+            await asyncio.gather(*(self._collect(o, request.id, arguments, meta, started_at) for o in volunteers))
 
         # A server that turned out not to be a helper was never part of the broadcast.
         posting.outcomes = [o for o in outcomes.values() if o.helper not in not_helpers]
@@ -164,6 +171,12 @@ class Blackboard:
         )
         return posting
 
+    async def _meta(self, request: BlackboardRequest) -> dict[str, Any] | None:
+        """The `_meta` every helper's call of this request carries: its embedding, made here once."""
+        if self.embed_requests and request.embedding is None:
+            request.embedding = await asyncio.to_thread(request_embedding, request.request)
+        return embedding_meta(request.embedding)
+
     async def assign(self, request: BlackboardRequest, helpers: Sequence[str]) -> Posting:
         """The master-slave baseline of the paper: the named helpers respond at once; none is
         asked whether it can help. Their responses land on the board like a posting's."""
@@ -173,8 +186,8 @@ class Blackboard:
         started_at = time.monotonic()
         posting = Posting(request=request, outcomes=[HelperOutcome(helper=h) for h in dict.fromkeys(helpers)])
         self._emit("assign", request.id, None, request=request.model_dump(mode="json"), helpers=list(helpers))
-        arguments = request.tool_arguments()
-        await asyncio.gather(*(self._collect(o, request.id, arguments, started_at) for o in posting.outcomes))
+        arguments, meta = request.tool_arguments(), await self._meta(request)
+        await asyncio.gather(*(self._collect(o, request.id, arguments, meta, started_at) for o in posting.outcomes))
         posting.elapsed_s = time.monotonic() - started_at
         self.board.add(posting)
         self._emit("posting", request.id, posting.elapsed_s, volunteers=[],
@@ -183,7 +196,8 @@ class Blackboard:
         return posting
 
     async def _ask(
-        self, outcome: HelperOutcome, request_id: str, arguments: dict[str, Any], *, quiet_if_missing: bool
+        self, outcome: HelperOutcome, request_id: str, arguments: dict[str, Any], meta: dict[str, Any] | None, *,
+        quiet_if_missing: bool,
     ) -> bool:
         """Call can_help; False when the server has no can_help and that is not an error."""
         started = time.monotonic()
@@ -193,6 +207,7 @@ class Blackboard:
                 "can_help",
                 arguments,
                 timeout_s=self.pool.timeout_for(outcome.helper, self.can_help_timeout_s),
+                meta=meta,
             )
             outcome.decision = HelpDecision.model_validate(result.json())
         except PoolError as exc:
@@ -214,7 +229,8 @@ class Blackboard:
         return True
 
     async def _collect(
-        self, outcome: HelperOutcome, request_id: str, arguments: dict[str, Any], posted_at: float
+        self, outcome: HelperOutcome, request_id: str, arguments: dict[str, Any], meta: dict[str, Any] | None,
+        posted_at: float,
     ) -> None:
         started = time.monotonic()
         outcome.respond_started_s = started - posted_at
@@ -224,6 +240,7 @@ class Blackboard:
                 "respond",
                 arguments,
                 timeout_s=self.pool.timeout_for(outcome.helper, self.respond_timeout_s),
+                meta=meta,
             )
             raw = result.json()
         except PoolError as exc:

@@ -24,13 +24,19 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import mcp_types
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 from fastmcp.client.sampling import SamplingHandler
-from fastmcp.client.transports import ClientTransport, SSETransport, StdioTransport, StreamableHttpTransport
+from fastmcp.client.transports import (
+    ClientTransport,
+    FastMCPTransport,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 from mcp import MCPError
 
 from lakeboard.common.child_processes import (
@@ -157,10 +163,22 @@ class ToolResult:
             raise ValueError(f"{self.server}.{self.tool} returned text, not JSON: {self.text[:200]!r}") from None
 
 
+@dataclass(frozen=True)
+class InMemoryServer:
+    """A fastmcp server object of this process, reached through fastmcp's in-memory transport (tests only)."""
+
+    server: FastMCP[Any]
+    timeout: int | None = None  # ms, as an entry's
+
+    @property
+    def transport(self) -> Literal["memory"]:
+        return "memory"
+
+
 @dataclass
 class _Member:
     name: str
-    entry: ServerEntry
+    entry: ServerEntry | InMemoryServer
     client: Client | None = None
     state: ServerState = "starting"
     tools: list[str] = field(default_factory=list)
@@ -226,7 +244,8 @@ class ClientPool:
     """Open MCP sessions to every server of a lake; per-call timeouts, restart on death.
 
     Args:
-        servers: the lake's servers (`load_servers(...)`) or a name -> entry mapping.
+        servers: the lake's servers (`load_servers(...)`) or a name -> entry mapping (an entry
+            may be an InMemoryServer).
         trace: where server lifecycle events go (server_started/failed/died/restarted).
         connect_timeout_s: how long one server may take to start and answer initialize
             (callers pass their per-helper timeout); one that stays silent so long is not
@@ -255,7 +274,7 @@ class ClientPool:
 
     def __init__(
         self,
-        servers: ServersConfig | Mapping[str, ServerEntry],
+        servers: ServersConfig | Mapping[str, ServerEntry | InMemoryServer],
         *,
         trace: Trace | None = None,
         connect_timeout_s: float = 60.0,
@@ -267,7 +286,9 @@ class ClientPool:
         sampling_handler: SamplingHandler | Mapping[str, SamplingHandler] | None = None,
         fork_servers: bool | None = None,
     ) -> None:
-        entries = servers.servers if isinstance(servers, ServersConfig) else dict(servers)
+        entries: dict[str, ServerEntry | InMemoryServer] = (
+            dict(servers.servers) if isinstance(servers, ServersConfig) else dict(servers)
+        )
         self._members = {name: _Member(name, entry) for name, entry in entries.items()}
         self.trace = trace
         self.connect_timeout_s = connect_timeout_s
@@ -427,8 +448,12 @@ class ClientPool:
         arguments: Mapping[str, Any] | None = None,
         *,
         timeout_s: float | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Call one tool on one server, within `timeout_s` (including any restart wait).
+
+        `meta`: the call's `_meta`, what MCP carries beside a tool's arguments (servers that do
+        not know a key ignore it).
 
         Timeout: `timeout_s`, else the entry's `timeout` (ms), else `default_timeout_s`.
         Raises a PoolError subclass: ServerTimeout, ServerDied, ServerUnavailable (and
@@ -447,7 +472,7 @@ class ClientPool:
         remaining = max(0.0, deadline - time.monotonic())
         # Its own task, left to run when the caller stops waiting: the server is taken as slow
         # until that late answer arrives (see _recover).
-        pending = asyncio.ensure_future(client.call_tool_mcp(tool, dict(arguments or {})))
+        pending = asyncio.ensure_future(client.call_tool_mcp(tool, dict(arguments or {}), meta=dict(meta) if meta else None))
         try:
             await asyncio.wait({pending}, timeout=remaining)
         except BaseException:
@@ -539,6 +564,8 @@ class ClientPool:
 
     def _transport(self, member: _Member) -> ClientTransport:
         entry = member.entry
+        if isinstance(entry, InMemoryServer):
+            return FastMCPTransport(entry.server)
         log_file = self.log_dir / f"{member.name}.log" if self.log_dir is not None else None
         if isinstance(entry, StdioServerEntry):
             args, env, cwd = stdio_launch(entry)

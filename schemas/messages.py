@@ -18,6 +18,11 @@ class BlackboardRequest(BaseModel):
     request: str = Field(min_length=1, description="what is needed, in plain words")
     reason: str = Field("", description="why it is needed (context for helpers)")
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    embedding: list[float] | None = Field(
+        default=None, exclude=True, repr=False,
+        description="the request's sentence embedding, made once by the host (common/request_embedding.py); "
+        "it travels in a call's _meta, never in traces",
+    )
 
     def tool_arguments(self) -> dict[str, str]:
         """The arguments of a helper's `can_help` and `respond`: the request as a plain string, the reason as an extra."""

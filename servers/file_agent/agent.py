@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path, PurePosixPath
 
+import numpy as np
+
 from lakeboard.common.file_choice import select_files
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.clusters import ClusterConfig
@@ -82,11 +84,13 @@ class FileAgent:
         return "\n".join(lines)
 
     # -- the blackboard protocol ----------------------------------------------------------
-    def rank(self, request: str | Query) -> Ranking:
-        return self.engine.rank(request if isinstance(request, Query) else parse_query(request))
+    def rank(self, request: str | Query, embedding: list[float] | None = None) -> Ranking:
+        """`embedding`: the request's vector as the host sent it (the agent embeds the request without one)."""
+        vector = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
+        return self.engine.rank(request if isinstance(request, Query) else parse_query(request), vector)
 
     def decide(self, request: BlackboardRequest) -> HelpDecision:
-        return self._decision(self.rank(request.request))
+        return self._decision(self.rank(request.request, request.embedding))
 
     def _decision(self, ranking: Ranking) -> HelpDecision:
         best = ranking.matches[0] if ranking.matches else None
@@ -102,7 +106,7 @@ class FileAgent:
 
     def respond(self, request: BlackboardRequest) -> FileAgentResponse:
         query = parse_query(request.request)
-        ranking = self.rank(query)
+        ranking = self.rank(query, request.embedding)
         decision = self._decision(ranking)
         if not decision.can_help:
             return FileAgentResponse(agent_name=self.name, can_help=False, reason=decision.reason,

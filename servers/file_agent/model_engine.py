@@ -204,7 +204,7 @@ class ModelEngine:
 
     async def respond_with(self, model: Model, request: BlackboardRequest) -> FileAgentResponse:
         analysis = await self.analyse(model)
-        ranking = self.agent.rank(request.request)
+        ranking = self.agent.rank(request.request, request.embedding)
         matches = ranking.matches
         candidates = list(dict.fromkeys([m.path for m in matches[:6]] + self.looked_at))
         prompt = file_agent_prompts.step(self._context(analysis), file_agent_prompts.RESPOND.format(
@@ -338,7 +338,7 @@ class ModelEngine:
         return out
 
     def _offline_score(self, request: BlackboardRequest) -> float:
-        matches = self.agent.rank(request.request).matches
+        matches = self.agent.rank(request.request, request.embedding).matches
         return matches[0].score if matches else 0.0
 
 

@@ -19,6 +19,7 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from lakeboard.common.code_text import comment_text
+from lakeboard.common.request_embedding import embedding_from_meta
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
 from lakeboard.servers.file_agent import markdown
@@ -78,7 +79,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def can_help(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        return _result(await engine.decide(_posted(request, reason), ctx), markdown.decision, agent.name)
+        return _result(await engine.decide(_posted(request, reason, ctx), ctx), markdown.decision, agent.name)
 
     @mcp.tool(
         description=("Answer a request: the relevant files, code that loads them, an explanation, a sample and "
@@ -87,7 +88,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def respond(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        return _result(await engine.respond(_posted(request, reason), ctx), markdown.response, agent.name)
+        return _result(await engine.respond(_posted(request, reason, ctx), ctx), markdown.response, agent.name)
 
     @mcp.tool(description=f"Every file of this agent with its format, status and a one-line summary. {knows}",
               annotations=_READ_ONLY)
@@ -133,7 +134,11 @@ def _result(answer: Answer | mcp_types.InputRequiredResult, render: Callable[[An
     return ToolResult(render(answer, name), answer.model_dump(mode="json"))
 
 
-def _posted(request: str, reason: str) -> BlackboardRequest:
+def _posted(request: str, reason: str, ctx: Context) -> BlackboardRequest:
+    """The request, with the embedding the host sent in the call's `_meta` where it sent a usable one."""
     if not request.strip():
         raise ToolError("The request is empty: say in plain words what data is needed.")
-    return BlackboardRequest(request=request, reason=reason)
+    context = ctx.request_context
+    vector = embedding_from_meta(context.meta if context is not None else None)
+    return BlackboardRequest(request=request, reason=reason,
+                             embedding=vector.tolist() if vector is not None else None)

@@ -66,14 +66,17 @@ class RelevanceEngine:
     def coverage_of(self, path: str) -> TimeCoverage | None:
         return self._facts_of[path].coverage
 
-    def evidence(self, query: Query) -> LakeEvidence:
+    def evidence(self, query: Query, vector: np.ndarray | None = None) -> LakeEvidence:
+        """`vector`: the request's embedding as the host sent it; without one the agent embeds it."""
         dense = None
         if self.embed is not None:  # set only where the lake has vectors
-            dense = self.lake.vectors @ self.embed([query.data_text])[0]
+            if vector is None:
+                vector = self.embed([query.data_text])[0]
+            dense = self.lake.vectors @ vector
         return LakeEvidence(query, self.lake.index, dense)
 
-    def rank(self, query: Query) -> Ranking:
-        ev = self.evidence(query)
+    def rank(self, query: Query, vector: np.ndarray | None = None) -> Ranking:
+        ev = self.evidence(query, vector)
         rows = feature_rows(ev, self.positions, self.facts)
         usable = np.array([f.usable for f in self.facts], dtype=bool)
         p = self.weights.file.probability(rows[:, self.columns]) * usable

@@ -10,7 +10,7 @@ import re
 
 from lakeboard.schemas.query import Query, QueryPeriod
 from lakeboard.servers.relevance.constraints import parse_constraints
-from lakeboard.servers.relevance.request_text import data_part
+from lakeboard.common.request_text import data_part
 from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, query_terms, quoted_phrases, stem, words
 
 _CODE = re.compile(r"(?<![\w.])([A-Za-z]*\d[\w-]*)(?![\w])")

@@ -1,6 +1,6 @@
 import pytest
 
-from lakeboard.servers.relevance.request_text import data_part
+from lakeboard.common.request_text import data_part
 
 
 @pytest.mark.parametrize(
