@@ -8,6 +8,7 @@ shared across every file agent of the lake.
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path, PurePosixPath
 
 import numpy as np
@@ -25,6 +26,7 @@ from lakeboard.servers.relevance.features import period_fit
 from lakeboard.common.minilm import available_embedder
 
 log = logging.getLogger(__name__)
+_RANKINGS_KEPT = 8  # requests whose ranking an agent keeps (respond follows can_help)
 
 
 class OutsidePartition(ValueError):
@@ -57,6 +59,8 @@ class FileAgent:
         # a file's family (for its loader and its explanation), as the indexer found it
         self.families = {f.key: f for f in config.families}
         self._sharing_keys: dict[str, str] = {}
+        self._rankings: dict[tuple[str, bytes | None], Ranking] = {}
+        self._ranking_lock = threading.Lock()
 
     # -- inventory -------------------------------------------------------------------
     def list_files(self) -> list[FileEntry]:
@@ -85,9 +89,25 @@ class FileAgent:
 
     # -- the blackboard protocol ----------------------------------------------------------
     def rank(self, request: str | Query, embedding: list[float] | None = None) -> Ranking:
-        """`embedding`: the request's vector as the host sent it (the agent embeds the request without one)."""
+        """`embedding`: the request's vector as the host sent it (the agent embeds the request without one).
+
+        The last few rankings are kept: `respond` follows `can_help` for the same request, and
+        ranking it again would repeat the work (the embedding included, where none was sent).
+        """
+        query = request if isinstance(request, Query) else parse_query(request)
         vector = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
-        return self.engine.rank(request if isinstance(request, Query) else parse_query(request), vector)
+        key = (query.text, None if vector is None else vector.tobytes())
+        with self._ranking_lock:
+            known = self._rankings.pop(key, None)
+            if known is not None:
+                self._rankings[key] = known  # most recent last
+                return known
+        ranking = self.engine.rank(query, vector)
+        with self._ranking_lock:
+            self._rankings[key] = ranking
+            while len(self._rankings) > _RANKINGS_KEPT:
+                self._rankings.pop(next(iter(self._rankings)))
+        return ranking
 
     def decide(self, request: BlackboardRequest) -> HelpDecision:
         return self._decision(self.rank(request.request, request.embedding))
