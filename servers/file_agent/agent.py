@@ -19,6 +19,7 @@ from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
 from lakeboard.servers.file_agent import response_writing
+from lakeboard.servers.file_agent.partition_profiles import PartitionProfiles
 from lakeboard.servers.relevance import LakeIndex, RelevanceEngine, parse_query
 from lakeboard.schemas.query import Query
 from lakeboard.servers.relevance.engine import Ranking
@@ -39,14 +40,11 @@ class StaleIndex(RuntimeError):
 
 class FileAgent:
     def __init__(self, config: ClusterConfig, cluster: str, *, embed: bool = True) -> None:
-        from lakeboard.servers.profiling.cache import cached_profiles
-
         self.config = config
         self.spec = config.cluster(cluster)
         self.name = self.spec.name
         self.root = Path(config.lake)
-        self.profiles: dict[str, FileProfile] = cached_profiles(Path(config.profile_dir), self.spec.files,
-                                                                config.errors)
+        self.profiles = PartitionProfiles(Path(config.profile_dir), self.spec.files, config.errors)
         folder = Path(config.relevance_index) if config.relevance_index else None
         if folder is None or not folder.is_dir():
             raise StaleIndex(
@@ -79,8 +77,9 @@ class FileAgent:
         return self.profiles[key]
 
     def analysis(self) -> str:
-        ok = [p for p in self.profiles.values() if p.ok]
-        bad = [p for p in self.profiles.values() if not p.ok]
+        every = list(self.profiles.values())
+        ok = [p for p in every if p.ok]
+        bad = [p for p in every if not p.ok]
         lines = [f"Partition {self.name!r} of lake {self.config.name!r}: {self.spec.description}",
                  f"{len(ok)} readable files, {len(bad)} not usable as data."]
         lines += [f"- {p.path}: {p.summary}" for p in ok[:200]]

@@ -22,7 +22,7 @@ from lakeboard.schemas.families import Family
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.file_agent.response_writing import loaders
-from lakeboard.servers.profiling.cache import cached_profiles
+from lakeboard.servers.file_agent.partition_profiles import PartitionProfiles
 
 _CLOSE = 5
 _SHORTLIST = 300
@@ -72,7 +72,7 @@ def lake_file_profile(config: ClusterConfig, path: str) -> FileProfile:
         hint = (f"the closest: {', '.join(close)}" if close
                 else "no file has a similar name; `lakeboard discover` finds files by what they hold")
         raise UnknownFile(f"{path!r} is not a file of the lake {config.name!r} ({len(files)} files); {hint}")
-    return cached_profiles(Path(config.profile_dir), [path], config.errors)[path]
+    return PartitionProfiles(Path(config.profile_dir), [path], config.errors)[path]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -250,16 +250,6 @@ class ProfileCache:
         return len(gone)
 
 
-
-def cached_profiles(profile_dir: Path, paths: list[str], errors: dict[str, str]) -> dict[str, FileProfile]:
-    """The profiles of `paths` as the last index cached them, in order; a file without one is
-    skipped with the index's reason (`errors`), or told to index again."""
-    with ProfileCache(profile_dir) as cache:
-        cached = cache.load_many(paths)
-    return {path: cached.get(path) or FileProfile(
-        path=path, format="unknown", status="skipped",
-        reason=errors.get(path, "not profiled yet: run `lakeboard index` again")) for path in paths}
-
 def _no_room(folder: Path) -> bool:
     """Whether the file system of `folder` has no block or no inode left for new data."""
     try:
