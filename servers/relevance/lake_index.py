@@ -68,13 +68,15 @@ class LakeIndex:
     def load(cls, folder: Path, paths: list[str] | None = None) -> LakeIndex:
         """The index, memory-mapped; the facts of `paths` only (of every file when None)."""
         index = SearchIndex.load(folder)
-        wanted = set(paths) if paths is not None else None
+        lines = (folder / _FACTS).read_bytes().splitlines()
+        # the facts are written in the index's order: a partition parses only its own files' lines
+        rows = range(len(lines)) if paths is None else sorted(index.position[p] for p in paths if p in index.position)
         facts = []
-        with open(folder / _FACTS, "rb") as f:
-            for line in f:
-                fact = orjson.loads(line)  # a partition validates only its own files' facts
-                if wanted is None or fact["path"] in wanted:
-                    facts.append(FileFacts.model_validate(fact))
+        for i in rows:
+            fact = orjson.loads(lines[i])
+            if fact["path"] != index.paths[i]:
+                raise ValueError(f"{folder / _FACTS} is not in the order of the search index: index the lake again")
+            facts.append(FileFacts.model_validate(fact))
         vectors = None
         if (folder / _VECTORS).exists():
             # a plain array over the mapped pages: a memmap's products are memmaps too, slow to index
