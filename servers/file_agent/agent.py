@@ -27,6 +27,7 @@ from lakeboard.servers.relevance.features import period_fit
 from lakeboard.common.minilm import available_embedder
 
 log = logging.getLogger(__name__)
+_TIME_SLOTS = frozenset({"year", "month", "date", "date_range"})  # a family split by time
 _RANKINGS_KEPT = 8  # requests whose ranking an agent keeps (respond follows can_help)
 
 
@@ -185,7 +186,9 @@ class FileAgent:
         out = []
         for m in matches:
             family = self.families.get(m.group) if m.group else None
-            if family is not None:
+            # only a dated series splits its data by time; one file per place or id covers the
+            # same period as its siblings, and the period takes none of them in its stead
+            if family is not None and family.slot in _TIME_SLOTS:
                 fitting = [x.path for x in family.members if x.path != m.path and x.path in self.profiles
                            and period_fit(self.engine.facts_of(x.path), query)[0]]
                 m = m.model_copy(update={"companions": [*m.companions, *fitting]})

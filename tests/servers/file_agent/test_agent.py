@@ -24,3 +24,35 @@ def test_respond_reuses_the_ranking_can_help_made_and_old_ones_are_dropped(demo_
     for i in range(_RANKINGS_KEPT):
         agent.rank(f"another request {i}")
     assert agent.rank(request) is not first, "only the last few rankings are kept"
+
+
+def _daily(start: str, days: int) -> str:
+    import datetime as dt
+
+    first = dt.date.fromisoformat(start)
+    rows = [f"{first + dt.timedelta(days=i)},{(i * 7) % 13 / 10:.1f}" for i in range(days)]
+    return "date,rain_mm\n" + "\n".join(rows) + "\n"
+
+
+def test_a_period_takes_the_months_of_a_series_but_not_the_other_places_of_a_family(tmp_path):
+    from lakeboard.servers.indexing.build import index_lake
+
+    lake = tmp_path / "lake"
+    (lake / "towns").mkdir(parents=True)
+    (lake / "monthly").mkdir()
+    for town in ("ashford", "barton", "colby", "dunmore", "elsing"):
+        (lake / "towns" / f"rain_{town}.csv").write_text(_daily("2023-01-01", 365))
+    for month in range(1, 7):
+        (lake / "monthly" / f"gauge_2022-{month:02d}.csv").write_text(_daily(f"2022-{month:02d}-01", 28))
+    config_dir = index_lake(lake, name="rain", out=tmp_path / "configs").config_dir
+    config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    agents = [FileAgent(config, c.name) for c in config.clusters]
+
+    def files(request: str) -> list[str]:
+        return [f for a in agents for f in a.respond(BlackboardRequest(request=request)).files]
+
+    town = files("daily rain at Barton in March 2023")
+    assert "towns/rain_barton.csv" in town
+    assert len([f for f in town if f.startswith("towns/")]) < 5, "the other towns cover March 2023 too, but were not asked for"
+    series = files("gauge readings from February to April 2022")
+    assert {"monthly/gauge_2022-02.csv", "monthly/gauge_2022-03.csv", "monthly/gauge_2022-04.csv"} <= set(series)
