@@ -11,22 +11,25 @@ import csv
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
 from tests.e2e.test_cli import cli_env, lakeboard
 from tests.support.hostile_names import MARKER, file_name, hostile_names
 
 REPRODUCTION = "pm25\n__import__('os').system('id') #"
+ISSUE, GENERATED = "issue", "generated"  # the lake's two folders, so the names of its two partitions
 
 
 def write_lake(root: Path, tables: dict[str, list[str]]) -> Path:
-    """A lake of CSV files (file name -> header), each with 20 daily rows."""
+    """A lake of CSV files (path in the lake -> header), each with 20 daily rows."""
     lake = root / "lake"
-    lake.mkdir()
     for rel, header in tables.items():
+        (lake / rel).parent.mkdir(parents=True, exist_ok=True)
         with open(lake / rel, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow(header)
@@ -35,10 +38,11 @@ def write_lake(root: Path, tables: dict[str, list[str]]) -> Path:
 
 
 def hostile_tables() -> dict[str, list[str]]:
-    """The issue's CSV, and CSVs whose names and header cells are generated hostile names."""
-    tables = {"air.csv": ["date", REPRODUCTION]}
+    """The issue's CSV in a folder of its own (so the file agent of its partition answers for it alone),
+    and CSVs whose names and header cells are generated hostile names."""
+    tables = {f"{ISSUE}/air.csv": ["date", REPRODUCTION]}
     for i, name in enumerate(hostile_names(8, seed=41)):
-        tables[file_name(f"air pm25 {i} {name}", ".csv")] = ["date", f"pm25 {name}"]
+        tables[f"{GENERATED}/" + file_name(f"air pm25 {i} {name}", ".csv")] = ["date", f"pm25 {name}"]
     return tables
 
 
@@ -47,15 +51,14 @@ def run_python(args: list[str], folder: Path, stdin: str = "") -> subprocess.Com
                           timeout=120)
 
 
-def run_discovered_code(lake: Path, request: str, root: Path) -> list[str]:
-    """`lakeboard discover LAKE REQUEST --json`, then each returned code run in a fresh folder;
-    the files the responses' loaders load."""
+def run_discovered_code(done: subprocess.CompletedProcess[str], agent: str, root: Path) -> list[str]:
+    """The code of file agent `agent`'s responses in a `discover --json` run, each run in a fresh folder;
+    the files their loaders load."""
     scratch = root / "scratch"
     scratch.mkdir()
-    done = lakeboard("discover", str(lake), request, "--json", cwd=root, env=cli_env(root))
     assert done.returncode == 0, done.stderr[-3000:]
-    responses = [r for r in json.loads(done.stdout)["responses"] if r.get("code")]
-    assert responses
+    responses = [r for r in json.loads(done.stdout)["responses"] if r.get("code") and r["agent_name"] == agent]
+    assert responses, f"no code from the file agent {agent!r}: {done.stdout[-3000:]}"
     for response in responses:
         count = "sum(len(d) for d in datasets.values()) if 'datasets' in globals() else len(data)"
         ran = run_python(["-c", f"{response['code']}\nprint('rows', {count})"], scratch)
@@ -66,28 +69,41 @@ def run_discovered_code(lake: Path, request: str, root: Path) -> list[str]:
     return [path for r in responses for x in r["loaders"] for path in x["paths"]]
 
 
-def test_the_issues_header_cell_does_not_run(tmp_path):
-    lake = write_lake(tmp_path, {"air.csv": ["date", REPRODUCTION]})
-    assert run_discovered_code(lake, "daily air pm25 values by date", tmp_path) == ["air.csv"]
+@dataclass(frozen=True)
+class HostileLake:
+    root: Path
+    tables: dict[str, list[str]]
+    discovered: subprocess.CompletedProcess[str]  # `lakeboard discover LAKE REQUEST --json`, run once
+    config_dir: Path  # the index that run made on first use, which `ask` reads too
 
 
-def test_generated_hostile_names_do_not_run(tmp_path):
+@pytest.fixture(scope="module")
+def hostile_lake(tmp_path_factory) -> HostileLake:
+    """The hostile lake, indexed by one `discover` on its folder as a user runs it; its tests only read it."""
+    root = tmp_path_factory.mktemp("hostile")
     tables = hostile_tables()
-    lake = write_lake(tmp_path, tables)
-    assert set(run_discovered_code(lake, "daily air pm25 values by date", tmp_path)) <= set(tables)
-
-
-def test_the_program_and_notebook_of_ask_run_nothing_else(tmp_path):
-    tables = hostile_tables()
-    lake = write_lake(tmp_path, tables)
-    configs = tmp_path / "configs"
-    index = run_python(["-m", "lakeboard.servers.indexing", str(lake), "--out", str(configs), "--name", "hostile", "--quiet"],
-                       tmp_path)
-    assert index.returncode == 0, index.stderr[-2000:]
+    lake = write_lake(root, tables)
+    done = lakeboard("discover", str(lake), "daily air pm25 values by date", "--json", cwd=root, env=cli_env(root))
+    assert done.returncode == 0, done.stderr[-3000:]
+    config_dir = root / "home" / "configs" / "lake"
     if _sandbox_problem() is not None:
-        _allow_unsandboxed_kernel(configs / "hostile")
+        _allow_unsandboxed_kernel(config_dir)
+    return HostileLake(root, tables, done, config_dir)
+
+
+def test_the_issues_header_cell_does_not_run(hostile_lake, tmp_path):
+    assert run_discovered_code(hostile_lake.discovered, ISSUE, tmp_path) == [f"{ISSUE}/air.csv"]
+
+
+def test_generated_hostile_names_do_not_run(hostile_lake, tmp_path):
+    loaded = run_discovered_code(hostile_lake.discovered, GENERATED, tmp_path)
+    assert set(loaded) <= {path for path in hostile_lake.tables if path.startswith(f"{GENERATED}/")}
+
+
+def test_the_program_and_notebook_of_ask_run_nothing_else(hostile_lake, tmp_path):
+    tables = hostile_lake.tables
     notebook = tmp_path / "session.ipynb"
-    done = lakeboard("ask", str(configs / "hostile"), "daily air pm25 values by date", "--notebook", str(notebook),
+    done = lakeboard("ask", str(hostile_lake.config_dir), "daily air pm25 values by date", "--notebook", str(notebook),
                      cwd=tmp_path, env=cli_env(tmp_path))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Loaded (the program ran in the kernel):" in done.stdout, done.stdout[-3000:]
@@ -110,4 +126,6 @@ def test_the_program_and_notebook_of_ask_run_nothing_else(tmp_path):
         if cell.cell_type == "code":
             compile(cell.source, "cell", "exec")
             assert all("uid=" not in str(output) for output in cell.outputs)
-    assert list(scratch.iterdir()) == [] and not list(tmp_path.rglob(MARKER))  # no payload ran, here or in the kernel
+    assert list(scratch.iterdir()) == []  # no payload ran here
+    for folder in (tmp_path, hostile_lake.root):  # nor in the kernel, whose workdir is beside the index
+        assert not list(folder.rglob(MARKER)), folder
