@@ -1,7 +1,10 @@
 """Every HTTP server checks Host, Origin and its bearer token (DNS rebinding, issue 17 item 2), and
 never serves without a token: given none, it makes one (issue 24 item 7).
 
-Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and the kernel.
+Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and the kernel. The probes
+share one HTTP client (a fresh client per request costs more than the server's answer); the kernel's
+refusal to listen beyond loopback is seen once from a real process and, for each address, from its
+`main` in this process (it refuses before it serves).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from lakeboard.common.http_security import TOKEN_ENV, HttpSettings, bearer_headers
+from lakeboard.servers.kernel import __main__ as kernel_entry
 from tests.conftest import DEMO_LAKE, REPO
 from tests.support.servers import free_port, wait_for_port
 
@@ -63,6 +67,13 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client for every probe of this module."""
+    with httpx.Client(timeout=30) as client:
+        yield client
+
+
 @pytest.fixture(scope="module", params=["file_agent", "search_agent", "kernel"])
 def served(request, demo_config: Path, tmp_path_factory) -> Iterator[str]:
     """A real server over HTTP with `--auth-token`; yields its URL."""
@@ -75,8 +86,8 @@ def served(request, demo_config: Path, tmp_path_factory) -> Iterator[str]:
         _stop(process)
 
 
-def _initialize(url: str, **headers: str) -> int:
-    return httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=30).status_code
+def _initialize(http: httpx.Client, url: str, **headers: str) -> int:
+    return http.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}).status_code
 
 
 def _hostile_names(port: int) -> list[str]:
@@ -88,37 +99,37 @@ def _hostile_names(port: int) -> list[str]:
     return names + [f"{name}:{port}" for name in names]
 
 
-def test_the_right_token_from_a_local_name_is_served(served: str) -> None:
-    assert _initialize(served, Authorization=f"Bearer {TOKEN}") == 200
+def test_the_right_token_from_a_local_name_is_served(served: str, http: httpx.Client) -> None:
+    assert _initialize(http, served, Authorization=f"Bearer {TOKEN}") == 200
     port = httpx.URL(served).port
     for host in ("localhost", "127.0.0.1", "[::1]"):
-        assert _initialize(served, Host=f"{host}:{port}", Authorization=f"Bearer {TOKEN}") == 200, host
+        assert _initialize(http, served, Host=f"{host}:{port}", Authorization=f"Bearer {TOKEN}") == 200, host
     for origin in (f"http://localhost:{port}", "http://127.0.0.1:3000", "http://[::1]"):
-        assert _initialize(served, Origin=origin, Authorization=f"Bearer {TOKEN}") == 200, origin
+        assert _initialize(http, served, Origin=origin, Authorization=f"Bearer {TOKEN}") == 200, origin
 
 
-def test_a_foreign_host_header_is_refused(served: str) -> None:
+def test_a_foreign_host_header_is_refused(served: str, http: httpx.Client) -> None:
     for host in _hostile_names(httpx.URL(served).port):
-        assert _initialize(served, Host=host, Authorization=f"Bearer {TOKEN}") == 421, host
+        assert _initialize(http, served, Host=host, Authorization=f"Bearer {TOKEN}") == 421, host
 
 
-def test_a_foreign_origin_is_refused(served: str) -> None:
+def test_a_foreign_origin_is_refused(served: str, http: httpx.Client) -> None:
     port = httpx.URL(served).port
     origins = [f"http://{name}" for name in _hostile_names(port)] + ["null", f"https://evil.example:{port}"]
     for origin in origins:
-        assert _initialize(served, Origin=origin, Authorization=f"Bearer {TOKEN}") == 403, origin
+        assert _initialize(http, served, Origin=origin, Authorization=f"Bearer {TOKEN}") == 403, origin
 
 
-def test_a_missing_or_wrong_token_is_refused(served: str) -> None:
-    assert _initialize(served) == 401
-    refused = httpx.post(served, json=INITIALIZE, headers={**MCP_HEADERS, "Authorization": "Bearer wrong"}, timeout=30)
+def test_a_missing_or_wrong_token_is_refused(served: str, http: httpx.Client) -> None:
+    assert _initialize(http, served) == 401
+    refused = http.post(served, json=INITIALIZE, headers={**MCP_HEADERS, "Authorization": "Bearer wrong"})
     # the user is told what is wrong, not to re-register an OAuth client
     assert "bearer token is missing or wrong" in refused.json()["error_description"]
     assert "regist" not in refused.text
     for wrong in ("x", TOKEN + "x", TOKEN[:-1], TOKEN.upper(), "Bearer"):
-        assert _initialize(served, Authorization=f"Bearer {wrong}") == 401, wrong
-    assert _initialize(served, Authorization=f"Basic {TOKEN}") == 401
-    assert _initialize(served, Authorization=TOKEN) == 401
+        assert _initialize(http, served, Authorization=f"Bearer {wrong}") == 401, wrong
+    assert _initialize(http, served, Authorization=f"Basic {TOKEN}") == 401
+    assert _initialize(http, served, Authorization=TOKEN) == 401
 
 
 async def test_an_mcp_client_with_the_token_calls_tools(served: str) -> None:
@@ -129,7 +140,8 @@ async def test_an_mcp_client_with_the_token_calls_tools(served: str) -> None:
             await client.list_tools()
 
 
-def test_allowed_hosts_origins_and_the_token_come_from_the_environment(demo_config: Path, tmp_path: Path) -> None:
+def test_allowed_hosts_origins_and_the_token_come_from_the_environment(demo_config: Path, tmp_path: Path,
+                                                                        http: httpx.Client) -> None:
     port = free_port()
     env = {TOKEN_ENV: TOKEN, "LAKEBOARD_ALLOWED_HOSTS": "lakeboard.internal, other.internal",
            "LAKEBOARD_ALLOWED_ORIGINS": "https://app.internal:*"}
@@ -137,32 +149,33 @@ def test_allowed_hosts_origins_and_the_token_come_from_the_environment(demo_conf
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         token = f"Bearer {TOKEN}"
-        assert _initialize(url) == 401
-        assert _initialize(url, Host=f"lakeboard.internal:{port}", Authorization=token) == 200
-        assert _initialize(url, Host="other.internal", Authorization=token) == 200
-        assert _initialize(url, Host="evil.example", Authorization=token) == 421
-        assert _initialize(url, Origin="https://app.internal:8443", Authorization=token) == 200
-        assert _initialize(url, Origin="https://evil.example", Authorization=token) == 403
+        assert _initialize(http, url) == 401
+        assert _initialize(http, url, Host=f"lakeboard.internal:{port}", Authorization=token) == 200
+        assert _initialize(http, url, Host="other.internal", Authorization=token) == 200
+        assert _initialize(http, url, Host="evil.example", Authorization=token) == 421
+        assert _initialize(http, url, Origin="https://app.internal:8443", Authorization=token) == 200
+        assert _initialize(http, url, Origin="https://evil.example", Authorization=token) == 403
     finally:
         _stop(process)
 
 
-def test_flags_win_over_the_environment(demo_config: Path, tmp_path: Path) -> None:
+def test_flags_win_over_the_environment(demo_config: Path, tmp_path: Path, http: httpx.Client) -> None:
     port = free_port()
     env = {TOKEN_ENV: "from-the-environment", "LAKEBOARD_ALLOWED_HOSTS": "env.internal"}
     process = _start(_server_args("file_agent", demo_config, tmp_path), port,
                      "--auth-token", TOKEN, "--allowed-hosts", "flag.internal", env=env)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        assert _initialize(url, Authorization="Bearer from-the-environment") == 401
-        assert _initialize(url, Host="flag.internal", Authorization=f"Bearer {TOKEN}") == 200
-        assert _initialize(url, Host="env.internal", Authorization=f"Bearer {TOKEN}") == 421
+        assert _initialize(http, url, Authorization="Bearer from-the-environment") == 401
+        assert _initialize(http, url, Host="flag.internal", Authorization=f"Bearer {TOKEN}") == 200
+        assert _initialize(http, url, Host="env.internal", Authorization=f"Bearer {TOKEN}") == 421
     finally:
         _stop(process)
 
 
 @pytest.mark.parametrize("kind", ["file_agent", "search_agent", "kernel"])
-def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, demo_config: Path, tmp_path: Path) -> None:
+def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, demo_config: Path, tmp_path: Path,
+                                                                    http: httpx.Client) -> None:
     # A config folder of its own: the file agent writes the token beside its clusters.json.
     config = tmp_path / "config"
     config.mkdir()
@@ -175,13 +188,13 @@ def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, de
     folder = config if kind == "file_agent" else state / "lakeboard"
     expected = folder / "http-tokens" / f"{kind}-{port}.token"
     try:
-        assert _initialize(url) == 401
-        assert _initialize(url, Authorization="Bearer x") == 401
+        assert _initialize(http, url) == 401
+        assert _initialize(http, url, Authorization="Bearer x") == 401
         token = expected.read_text().strip()
         assert len(token) >= 32
         assert stat.S_IMODE(expected.stat().st_mode) == 0o600
         assert stat.S_IMODE(expected.parent.stat().st_mode) & 0o077 == 0
-        assert _initialize(url, Authorization=f"Bearer {token}") == 200
+        assert _initialize(http, url, Authorization=f"Bearer {token}") == 200
         said = stderr.read_text()
         assert str(expected) in said and token in said and "readable by you only" in said
     finally:
@@ -190,22 +203,45 @@ def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, de
     process = _start(_server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)})
     try:
         assert expected.read_text().strip() != token
-        assert _initialize(url, Authorization=f"Bearer {token}") == 401
+        assert _initialize(http, url, Authorization=f"Bearer {token}") == 401
     finally:
         _stop(process)
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "lakeboard.example"])
-def test_the_kernel_refuses_to_listen_beyond_loopback_without_a_token(host: str, tmp_path: Path) -> None:
+def _kernel_beyond_loopback(host: str, workdir: Path) -> list[str]:
+    return ["--lake", str(DEMO_LAKE), "--workdir", str(workdir), "--unsafe-no-sandbox", "--transport", "http",
+            "--host", host, "--port", str(free_port())]
+
+
+def test_the_kernel_process_refuses_to_listen_beyond_loopback_without_a_token(tmp_path: Path) -> None:
     environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     proc = subprocess.run(
-        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"),
-         "--unsafe-no-sandbox", "--transport", "http", "--host", host, "--port", str(free_port())],
+        [sys.executable, "-m", "lakeboard.servers.kernel", *_kernel_beyond_loopback("0.0.0.0", tmp_path / "w")],
         cwd=REPO, env=environment, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 2
     assert "needs a token" in proc.stderr and "--auth-token" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "lakeboard.example"])
+def test_the_kernel_refuses_to_listen_beyond_loopback_without_a_token(
+    host: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+
+    def served_anyway(*args: object, **kwargs: object) -> None:  # fail at once rather than serve in this process
+        raise AssertionError(f"the kernel served on {host} without a token")
+
+    monkeypatch.setattr(kernel_entry, "serve_http", served_anyway)
+    mask = os.umask(0o022)  # main makes what it writes owner-only: this process's mask is put back after
+    try:
+        code = kernel_entry.main(_kernel_beyond_loopback(host, tmp_path / "w"))
+    finally:
+        os.umask(mask)
+    said = capsys.readouterr().err
+    assert code == 2, said
+    assert "needs a token" in said and "--auth-token" in said and host in said
 
 
 def test_a_token_or_loopback_lets_the_kernel_listen() -> None:

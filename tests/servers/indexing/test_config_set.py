@@ -2,7 +2,9 @@
 
 The indexer runs as a real process that SIGKILLs itself right after its k-th rename (every file
 of the set lands with a rename), for every k until a run completes. Each run is a fork of one
-process that imported the indexer once, so that a run costs its indexing, not Python's start.
+process that imported the indexer and indexed a scratch lake once (its lazy imports and the
+embedding model are loaded), so that a run costs its own indexing, not Python's start nor a first
+run's loading. The one driver serves every test of this module.
 """
 
 from __future__ import annotations
@@ -24,9 +26,18 @@ REPO = Path(__file__).resolve().parents[3]
 # Reads one JSON line [kill_at, *indexer args] per run from stdin, forks a process that runs the indexer
 # and SIGKILLs itself right after its kill_at-th rename (0: never), and answers with its exit code as
 # subprocess reports it (-9 when killed). The forks write to stderr only: stdout carries the answers.
+# First it indexes a one-file scratch lake (argv[1]) itself, so that every fork starts warm.
 KILLED_AFTER_RENAME = """
-import json, os, signal, sys
+import contextlib, json, os, signal, sys
+from pathlib import Path
 from lakeboard.servers.indexing.__main__ import main
+
+scratch = Path(sys.argv[1])
+(scratch / "lake" / "warm").mkdir(parents=True)
+(scratch / "lake" / "warm" / "w.csv").write_text("a,b\\n1,2\\n")
+with contextlib.redirect_stdout(sys.stderr):
+    if main([str(scratch / "lake"), "--out", str(scratch / "out"), "--workers", "0", "--quiet"]) != 0:
+        sys.exit("the warm-up index failed")
 
 def run(kill_at, argv):
     calls = 0
@@ -59,13 +70,14 @@ for line in sys.stdin:
 
 
 class Indexer:
-    """The driver above, started once per test; `run` indexes in a fresh fork and returns its exit code."""
+    """The driver above, started once per module; `run` indexes in a fresh fork and returns its exit code."""
 
-    def __init__(self, log: Path) -> None:
-        self.log = log
-        with log.open("w") as errors:
-            self.process = subprocess.Popen([sys.executable, "-c", KILLED_AFTER_RENAME], cwd=REPO, text=True,
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+    def __init__(self, folder: Path) -> None:
+        self.log = folder / "indexer.log"
+        with self.log.open("w") as errors:
+            self.process = subprocess.Popen([sys.executable, "-c", KILLED_AFTER_RENAME, str(folder / "scratch")],
+                                            cwd=REPO, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=errors)
 
     def run(self, lake: Path, out: Path, kill_at: int = 0) -> int:
         argv = [str(lake), "--out", str(out), "--workers", "0", "--quiet"]
@@ -82,9 +94,9 @@ class Indexer:
         self.process.stdout.close()
 
 
-@pytest.fixture
-def indexer(tmp_path: Path):
-    driver = Indexer(tmp_path / "indexer.log")
+@pytest.fixture(scope="module")
+def indexer(tmp_path_factory: pytest.TempPathFactory):
+    driver = Indexer(tmp_path_factory.mktemp("indexer"))
     try:
         yield driver
     finally:
