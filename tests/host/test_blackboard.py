@@ -93,7 +93,8 @@ async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_ba
     trace_path = tmp_path / "trace.jsonl"
     with Trace(trace_path) as trace:
         async with ClientPool(servers, trace=trace) as pool:
-            board = Blackboard(pool, trace, can_help_timeout_s=20, respond_timeout_s=20)
+            # no embedding of the request first: the kill below must land while the call is held
+            board = Blackboard(pool, trace, can_help_timeout_s=20, respond_timeout_s=20, embed_requests=False)
             victim_pid = (await pool.call("victim", "whoami", timeout_s=10)).json()["pid"]
 
             post = asyncio.ensure_future(board.post(BlackboardRequest(request="who has it?")))
