@@ -41,6 +41,10 @@ def _config_with(config_dir: Path, partitions: list[str], served: list[str]) -> 
 def test_the_host_warns_when_partitions_and_servers_disagree(tmp_path: Path, caplog) -> None:
     _config_with(tmp_path / "agree", ["a", "b"], ["b", "a"])
     assert partition_mismatches(tmp_path / "agree", load_servers(tmp_path / "agree")) == []
+    # clusters.json is read again when it changes (it is kept parsed between requests)
+    _config_with(tmp_path / "agree", ["a", "b", "c"], ["b", "a"])
+    assert [m[:15] for m in partition_mismatches(tmp_path / "agree", load_servers(tmp_path / "agree"))] == [
+        "partition 'c' o"]
 
     config_dir = tmp_path / "t"
     _config_with(config_dir, ["a", "b"], ["a", "gone"])
