@@ -10,6 +10,7 @@ trivial cell costs one round trip, no polling sleeps; the loop only wakes every
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import logging
 import os
@@ -40,6 +41,8 @@ from lakeboard.servers.kernel.processes import StreamTail, orphaned, stop_strays
 from lakeboard.servers.kernel.sandbox import SERVER_FLOOD_FACTOR, UNSAFE_WARNING, SandboxLayout, kernel_environment
 from lakeboard.servers.kernel.watchdog import Breach, Watchdog
 
+_OWNER_LOCK = "owner.lock"  # a live kernel server holds it in its state directory
+_UNLOCKED_GRACE_S = 60.0  # an unlocked state directory younger than this may be being made
 log = logging.getLogger(__name__)
 
 KERNEL_NAME = "lakeboard-sandbox"
@@ -69,6 +72,7 @@ class KernelSession:
         self._restart_requested = False
         self._pending_interrupts: set[str] = set()
         self._state_dir: Path | None = None
+        self._state_lock: int | None = None  # held while the state directory is in use
         self._stderr: StreamTail | None = None
         self._cgroup: SandboxCgroup | None = None
         self._enforcement: Enforcement | None = None
@@ -139,6 +143,7 @@ class KernelSession:
         _remove_stale_state(Path(base))
         state = Path(tempfile.mkdtemp(prefix=f"{STATE_PREFIX}{os.getpid()}-", dir=base))
         self._state_dir = state
+        self._state_lock = _hold_lock(state / _OWNER_LOCK)
         ipc = state / "ipc"
         ipc.mkdir(mode=0o700)
         connection_file = ipc / "kernel.json"
@@ -358,6 +363,9 @@ class KernelSession:
             self._cgroup.remove()
         if self._state_dir is not None:
             shutil.rmtree(self._state_dir, ignore_errors=True)
+        if self._state_lock is not None:
+            os.close(self._state_lock)
+            self._state_lock = None
 
     # -- cells -------------------------------------------------------------------------------
     async def execute(self, code: str, timeout_s: float | None = None) -> ExecutionResult:
@@ -609,10 +617,41 @@ class KernelSession:
 
 
 def _remove_stale_state(base: Path) -> None:
-    """Delete state directories of kernel servers that are gone (killed, or SIGTERM)."""
+    """Delete state directories of kernel servers that are gone (killed, or SIGTERM).
+
+    The pid in a directory's name is not enough: a server in another PID namespace (a sandbox,
+    a container sharing /tmp) has pids this one cannot see. A live server holds the lock in its
+    directory, and a directory whose lock can be taken has no server.
+    """
     for path in orphaned(base, STATE_PREFIX):
-        if path.is_dir() and path.stat().st_uid == os.getuid():
+        if path.is_dir() and path.stat().st_uid == os.getuid() and _abandoned(path):
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _hold_lock(path: Path) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _abandoned(state: Path) -> bool:
+    """Whether no server holds this state directory (one being made, not yet locked, is kept a while)."""
+    try:
+        fd = os.open(state / _OWNER_LOCK, os.O_RDWR)
+    except FileNotFoundError:
+        try:
+            return time.time() - state.stat().st_mtime > _UNLOCKED_GRACE_S
+        except OSError:
+            return False
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:  # held: its server is alive
+        return False
+    finally:
+        os.close(fd)
 
 
 def restart_note(reason: str) -> str:
