@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -96,8 +97,12 @@ _PRELOADED_PACKAGE = "lakeboard.servers."
 class ForkServer:
     """One `lakeboard.servers.fork_server` process, started on first use and stopped by `close()`."""
 
-    def __init__(self, modules: Iterable[str], env: Mapping[str, str], log_file: Path | None = None) -> None:
+    def __init__(self, modules: Iterable[str], env: Mapping[str, str], log_file: Path | None = None,
+                 warm: Iterable[tuple[str, list[str]]] = ()) -> None:
+        """`warm`: (module, args) of the servers it will start; each module's `warm(args)` reads
+        ahead, in the fork server, what those servers share (a lake's index)."""
         self.modules = sorted({m for m in modules if m.startswith(_PRELOADED_PACKAGE)})
+        self.warm = [(m, list(a)) for m, a in warm if m in self.modules]
         self.env = dict(env)
         self.log_file = log_file
         self._process: asyncio.subprocess.Process | None = None
@@ -147,7 +152,8 @@ class ForkServer:
             # -P and a safe folder: every server is forked from this process, so nothing of the
             # host's current folder (a lake, maybe) may reach its sys.path.
             self._process = await asyncio.create_subprocess_exec(
-                *python_module_command("lakeboard.servers.fork_server", "--control-fd", str(theirs.fileno()), *self.modules),
+                *python_module_command("lakeboard.servers.fork_server", "--control-fd", str(theirs.fileno()),
+                                       "--warm", json.dumps(self.warm), *self.modules),
                 pass_fds=[theirs.fileno()], env=self.env, cwd=SAFE_FOLDER, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=log if log is not None else None, start_new_session=True)
         except BaseException:

@@ -312,7 +312,9 @@ class ClientPool:
             forked = [(e, m) for e in entries if isinstance(e, StdioServerEntry) and (m := forked_module(e)) is not None]
             log_file = self.log_dir / "fork-server.log" if self.log_dir is not None else None
             env = server_environment(shared_environment(e.env for e, _ in forked))
-            self._fork_server = ForkServer((m for _, m in forked), env, log_file)
+            runs = [run for e, _ in forked if (run := forked_run(e)) is not None]
+            self._fork_server = ForkServer((m for _, m in forked), env, log_file,
+                                           warm=[(run.module, list(run.args)) for run in runs])
         return self._fork_server
 
     # -- lifecycle -------------------------------------------------------------------

@@ -21,6 +21,7 @@ import argparse
 import gc
 import importlib
 import importlib.util
+import json
 import os
 import runpy
 import shlex
@@ -56,8 +57,9 @@ def _add_python_path(value: str | None) -> None:
     sys.path[:0] = folders
 
 
-def _preload(modules: list[str]) -> None:
-    """Import what the servers will need. A module that fails is left to its server to report."""
+def _preload(modules: list[str], warm: list[tuple[str, list[str]]] = ()) -> None:
+    """Import what the servers will need, then let each server's module read ahead what its
+    servers share (`warm(args)`, where the module has one). A failure is left to the server to report."""
     gc.disable()
     for name in modules:
         try:
@@ -68,6 +70,15 @@ def _preload(modules: list[str]) -> None:
             print(f"fork server: could not preload {name}: {exc!r}", file=sys.stderr, flush=True)
     if "lakeboard.servers.file_agent" in modules:
         _load_model()
+    for name, args in warm:
+        module = sys.modules.get(f"{name}.__main__") or sys.modules.get(name)
+        hook = getattr(module, "warm", None)
+        if name not in modules or hook is None:
+            continue
+        try:
+            hook(list(args))
+        except Exception as exc:  # noqa: BLE001 - the server reads it again itself, and says what is wrong
+            print(f"fork server: could not read ahead for {name}: {exc!r}", file=sys.stderr, flush=True)
     _rehearse()
     # Frozen objects are never scanned by the collector, so the servers' collections do not
     # write to (and so copy) the pages they share with this process.
@@ -269,12 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lakeboard.servers.fork_server", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--control-fd", type=int, required=True, help="the host's end of the control socket")
+    ap.add_argument("--warm", default="[]",
+                    help="JSON list of [module, args]: each module's `warm(args)` reads ahead what its servers share")
     ap.add_argument("modules", nargs="*", help="modules to import before serving")
     args = ap.parse_args(argv)
     _safe_path()
     keep_new_files_private()  # every server forked from here inherits it
     control = socket.socket(fileno=args.control_fd)
-    _preload(args.modules)
+    _preload(args.modules, json.loads(args.warm))
     serve(control)
     return 0
 

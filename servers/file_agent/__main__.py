@@ -9,7 +9,6 @@ from pathlib import Path
 
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.common.process_exit import exit_now
-from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.common.http_security import add_http_arguments, http_settings, serve_http, token_file
 from lakeboard.common.gc_pauses import quick_imports
 
@@ -19,6 +18,7 @@ with quick_imports():
     from lakeboard.servers.file_agent.analysis_store import AnalysisStore
     from lakeboard.servers.file_agent.server import build_server
     from lakeboard.common.stdio_transport import serve_stdio
+    from lakeboard.servers.file_agent.warm_start import cluster_config, warm  # noqa: F401 - the fork server calls warm
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level, stream=sys.stderr)
 
     try:
-        config = ClusterConfig.model_validate_json(args.config.read_text())
+        config = cluster_config(args.config)
         agent = FileAgent(config, args.cluster)
     except (OSError, ValueError, KeyError) as exc:
         print(f"file agent: cannot start: {exc}", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from lakeboard.servers.relevance.index_fields import INDEXED
 
 log = logging.getLogger(__name__)
 _PATHS = "paths.json"
+_opened: dict[str, tuple[tuple[int, int, int], SearchIndex]] = {}  # paths.json -> (its stamp, the index)
 
 
 class SearchIndex:
@@ -49,11 +51,22 @@ class SearchIndex:
 
     @classmethod
     def load(cls, folder: Path, *, mmap: bool = True) -> SearchIndex:
+        """The index in `folder`; a memory-mapped one is opened once per version of the index in
+        a process (a fork server opens it for every file agent it forks, see warm_start.py)."""
         import bm25s
 
-        paths = json.loads((folder / _PATHS).read_text())
+        key = os.path.realpath(folder / _PATHS)
+        st = os.stat(key)
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        known = _opened.get(key)
+        if mmap and known is not None and known[0] == stamp:
+            return known[1]
+        paths = json.loads(Path(key).read_text())
         fields = {name: bm25s.BM25.load(str(folder / name), mmap=mmap, show_progress=False) for name in INDEXED}
-        return cls(paths, fields)
+        index = cls(paths, fields)
+        if mmap:
+            _opened[key] = (stamp, index)
+        return index
 
     def term_scores(self, field: str, tokens: list[str]) -> np.ndarray:
         """BM25 score of each token (rows) in each file (columns) for one field."""
