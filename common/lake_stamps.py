@@ -41,10 +41,11 @@ class IndexedLake:
 
     files: dict[str, tuple[int, int]]
     index_args: list[str] = field(default_factory=list)
+    written_by: str = ""  # a digest of the code that wrote the index (servers/indexing/up_to_date.py)
 
     def to_json(self) -> str:
-        return json.dumps({"index_args": self.index_args, "files": {r: list(s) for r, s in self.files.items()}},
-                          ensure_ascii=False) + "\n"
+        return json.dumps({"index_args": self.index_args, "written_by": self.written_by,
+                           "files": {r: list(s) for r, s in self.files.items()}}, ensure_ascii=False) + "\n"
 
 
 def read_indexed(config_dir: Path) -> IndexedLake | None:
@@ -53,9 +54,10 @@ def read_indexed(config_dir: Path) -> IndexedLake | None:
         data = json.loads((config_dir / STAMPS_FILE).read_text(encoding="utf-8"))
         files = {str(r): (int(s[0]), int(s[1])) for r, s in data["files"].items()}
         args = [str(a) for a in data.get("index_args", [])]
+        written_by = str(data.get("written_by", ""))
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
-    return IndexedLake(files, args)
+    return IndexedLake(files, args, written_by)
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,7 @@ def resolve_lake(
         root = _lake_of(folder)
         _check_servers(folder)
         if reindex and root is not None:
-            run_indexer(root, folder.parent, name=folder.name, quiet=quiet)
+            run_indexer(root, folder.parent, name=folder.name, quiet=quiet, extra=["--force"])
         elif refresh:
             refresh_index(folder, root)
         return Lake(folder, root)
@@ -193,7 +193,7 @@ def resolve_lake(
     config_dir = (configs / config_name(lake, configs)).resolve()
     _refuse_inside(config_dir, lake)
     if reindex or not (config_dir / "servers.json").is_file():
-        run_indexer(lake, config_dir.parent, name=config_dir.name, quiet=quiet)
+        run_indexer(lake, config_dir.parent, name=config_dir.name, quiet=quiet, extra=["--force"] if reindex else [])
     elif refresh:
         refresh_index(config_dir, lake)
     _check_servers(config_dir)

@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-budget", type=_seconds, metavar="SECONDS",
                     help="stop profiling after this long from the start (default: no limit); the files left are "
                          "listed as skipped with the reason, their profiles are made by the next index")
+    ap.add_argument("--force", action="store_true",
+                    help="index again even when the config already indexes the lake as it is now")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     keep_new_files_private()  # profiles hold samples of every file: owner-only, as all it writes
@@ -116,11 +118,15 @@ def main(argv: list[str] | None = None) -> int:
         res = index_lake(
             args.lake, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
             docs=args.docs, search_backend=args.search_backend, workers=args.workers, progress=None if args.quiet else _progress_printer(),
-            model=model, time_budget_s=args.time_budget, index_args=_index_options(args),
+            model=model, time_budget_s=args.time_budget, index_args=_index_options(args), force=args.force,
         )
     except (PartitionError, NotADirectoryError, ValueError, OSError, LLMConfigError) as exc:
         print(f"lakeboard index: {printable(_sentence(exc, args.out), 4000)}", file=sys.stderr)
         return 2
+    if res.up_to_date:
+        print(f"{printable(res.config_dir, 4000)} already indexes the lake as it is ({res.n_files} files in "
+              f"{res.n_clusters} clusters, checked in {res.seconds:.1f}s); --force indexes it again")
+        return _analyse(res.config_dir, model, quiet=args.quiet) if model is not None and not args.no_analysis else 0
     print(f"indexed {res.n_files} files into {res.n_clusters} clusters in {res.seconds:.1f}s")
     if res.errors:
         print(f"{len(res.errors)} files are not usable as data (served with the reason):")

@@ -11,6 +11,7 @@ from typing import Callable
 
 from lakeboard.common.config_home import default_configs
 from lakeboard.common.lake_stamps import STAMPS_FILE, IndexedLake, lake_stamps
+from lakeboard.servers.indexing.up_to_date import code_fingerprint, current_index
 from lakeboard.common.llm_settings import LLMSettings
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.servers.indexing.config_set import publish
@@ -49,6 +50,7 @@ class IndexResult:
     # Loaders run on their files at profiling time (`FileProfile.loader_check`): why each unverified one is.
     checked: int = 0
     unverified: dict[str, str] = field(default_factory=dict)
+    up_to_date: bool = False  # the config already indexed the lake as it is: nothing was written
 
 
 def index_lake(
@@ -65,12 +67,14 @@ def index_lake(
     model: LLMSettings | None = None,
     time_budget_s: float | None = None,
     index_args: list[str] | None = None,
+    force: bool = False,
 ) -> IndexResult:
     """Index `lake` into `out`/NAME (`out`: the default configs folder when None).
 
     `index_args` are the indexer options this index was made with (as `python -m
     lakeboard.servers.indexing` takes them): they are recorded with the lake's stamps, so that
-    a host that finds the lake changed re-indexes it the same way.
+    a host that finds the lake changed re-indexes it the same way. Given them, an index that is
+    already current (`up_to_date.py`) is left as it is, unless `force`.
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
@@ -92,6 +96,11 @@ def index_lake(
             "into a lake: choose --out outside it"
         )
     _refuse_other_lake(config_dir, lake)
+    # Only where the options are known (the command records them): another caller's options may differ.
+    current = None if force or index_args is None else current_index(config_dir, lake, list(index_args))
+    if current is not None:
+        return IndexResult(config_dir, sum(len(c["files"]) for c in current["clusters"]), len(current["clusters"]),
+                           current.get("errors", {}), time.perf_counter() - t0, up_to_date=True)
     # Stamped before profiling: a file changed while it is profiled is seen as changed next time.
     stamps = lake_stamps(lake)
     if not stamps:  # before any folder is made: an empty lake leaves nothing behind
@@ -124,7 +133,7 @@ def index_lake(
     publish(config_dir, {
         "clusters.json": config.model_dump_json(indent=2),
         "servers.json": json.dumps(entries, indent=2, ensure_ascii=False) + "\n",
-        STAMPS_FILE: IndexedLake(stamps, list(index_args or [])).to_json(),
+        STAMPS_FILE: IndexedLake(stamps, list(index_args or []), code_fingerprint()).to_json(),
     }, folders={RELEVANCE_FOLDER: relevance.save})
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "workdir").mkdir(exist_ok=True)

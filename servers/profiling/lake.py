@@ -25,6 +25,8 @@ __all__ = ["iter_lake_files", "profile_lake"]
 Progress = Callable[[int, int, str], None]
 
 
+OUT_OF_TIME = "not profiled: the index's time budget"  # a file the next index must profile
+
 def _skipped_profile(rel: str, reason: str) -> FileProfile:
     return FileProfile(path=rel, format="unknown", status="skipped", reason=reason, summary=f"not data: {reason}")
 
@@ -68,7 +70,7 @@ def profile_lake(
 def _out_of_time(rel: str, root: Path, budget_s: float) -> FileProfile:
     return _failure_profile(
         rel, root, "skipped",
-        f"not profiled: the index's time budget ({budget_s:.3g} s) ran out first; index again (the files "
+        f"{OUT_OF_TIME} ({budget_s:.3g} s) ran out first; index again (the files "
         "profiled so far are cached) or give a longer --time-budget",
     )
 

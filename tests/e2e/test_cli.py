@@ -229,7 +229,8 @@ def test_configs_and_traces_go_to_lakeboards_home_never_into_the_lake_whatever_f
     # From folder two: `index` writes the same config folder, and discover uses it as it is.
     done = lakeboard("index", str(lake), "--quiet", cwd=tmp_path / "two", env=env)
     assert done.returncode == 0, done.stderr
-    assert f"wrote {home_configs / 'lake' / 'clusters.json'}" in done.stdout
+    # the same folder, already current: discover's index stands
+    assert f"{home_configs / 'lake'} already indexes the lake as it is" in done.stdout, done.stdout
     assert sorted(p.name for p in home_configs.iterdir()) == ["lake"]
     found = lakeboard("discover", str(lake), "rainfall per station", "--json", cwd=tmp_path / "two", env=env)
     assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
