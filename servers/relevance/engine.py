@@ -17,7 +17,7 @@ from lakeboard.common.relevance_model import RelevanceWeights, relevance_weights
 from lakeboard.schemas.families import TimeCoverage
 from lakeboard.schemas.messages import FileMatch
 from lakeboard.schemas.query import Query
-from lakeboard.servers.relevance.features import FEATURES, LakeEvidence, feature_rows
+from lakeboard.servers.relevance.features import FEATURES, FactColumns, LakeEvidence, feature_rows
 from lakeboard.servers.relevance.file_facts import FileFacts
 from lakeboard.servers.relevance.lake_index import LakeIndex
 
@@ -55,6 +55,7 @@ class RelevanceEngine:
         self.positions = [lake.index.position[f.path] for f in self.facts]
         self._facts_of = {f.path: f for f in self.facts}
         self.columns = [FEATURES.index(f) for f in self.weights.file.features]
+        self._fact_columns = FactColumns.of(self.facts)
 
     @property
     def dense(self) -> bool:
@@ -77,7 +78,7 @@ class RelevanceEngine:
 
     def rank(self, query: Query, vector: np.ndarray | None = None) -> Ranking:
         ev = self.evidence(query, vector)
-        rows = feature_rows(ev, self.positions, self.facts)
+        rows = feature_rows(ev, self.positions, self.facts, self._fact_columns)
         usable = np.array([f.usable for f in self.facts], dtype=bool)
         p = self.weights.file.probability(rows[:, self.columns]) * usable
         gate = float(self.weights.gate.probability(gate_row(rows, p))[0]) if len(p) else 0.0

@@ -8,8 +8,10 @@ files still puts them on the lake's scale. The relevance model weighs the column
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from lakeboard.schemas.query import Query
 from lakeboard.servers.relevance.constraints import time_fits
@@ -79,9 +81,62 @@ class LakeEvidence:
         self.parts = set(query.name_parts)
 
 
-def _name_fit(facts: FileFacts, parts: set[str]) -> float:
-    own = facts.word_parts
-    return sum(p in parts for p in own) / len(own) if own else 0.0
+@dataclass(frozen=True)
+class FactColumns:
+    """What feature rows read of a partition's facts, laid out once as arrays (the facts do not
+    change while an agent runs): a request then costs array products, not a loop over files."""
+
+    describes: np.ndarray  # 1 where the file documents others
+    family: np.ndarray  # 1 where the file is a family member
+    name_parts: sparse.csr_matrix  # files x part: how often each part (numbers left out) is in its name
+    part_index: dict[str, int]
+    name_lengths: np.ndarray  # parts (numbers left out) in each file's name
+    timed: np.ndarray  # positions of the files with a time coverage
+    starts: np.ndarray  # their first and last days, as ordinals
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, facts: Sequence[FileFacts]) -> FactColumns:
+        index: dict[str, int] = {}
+        rows, cols = [], []
+        for r, f in enumerate(facts):
+            for p in f.word_parts:
+                rows.append(r)
+                cols.append(index.setdefault(p, len(index)))
+        counts = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(facts), max(len(index), 1)))
+        return cls(
+            describes=np.array([bool(f.describes) for f in facts], dtype=np.float64),
+            family=np.array([f.family is not None for f in facts], dtype=np.float64),
+            name_parts=counts, part_index=index,
+            name_lengths=np.array([len(f.word_parts) for f in facts], dtype=np.float64),
+            timed=np.array([r for r, f in enumerate(facts) if f.coverage is not None], dtype=np.intp),
+            starts=np.array([f.coverage.start.toordinal() for f in facts if f.coverage is not None], dtype=np.int64),
+            ends=np.array([f.coverage.end.toordinal() for f in facts if f.coverage is not None], dtype=np.int64),
+        )
+
+    def period_fit(self, query: Query, facts: Sequence[FileFacts]) -> np.ndarray:
+        """Per file, (fit, conflict) as `period_fit` gives them: over arrays where the request names
+        only periods, file by file where it names months of the year too."""
+        out = np.zeros((len(self.name_lengths), 2))
+        if not query.has_time or not len(self.timed):
+            return out
+        if query.months:
+            for r in self.timed:
+                out[r] = period_fit(facts[r], query)
+            return out
+        fits = np.zeros(len(self.timed), dtype=bool)
+        for p in query.periods:
+            fits |= (p.start.toordinal() <= self.ends) & (self.starts <= p.end.toordinal())
+        out[self.timed, 0] = fits
+        out[self.timed, 1] = ~fits
+        return out
+
+    def name_fit(self, parts: set[str]) -> np.ndarray:
+        """Per file, the share of its name's parts (numbers left out) that the request names."""
+        wanted = np.zeros(self.name_parts.shape[1])
+        wanted[[self.part_index[p] for p in parts if p in self.part_index]] = 1.0
+        named = self.name_parts @ wanted
+        return np.divide(named, self.name_lengths, out=np.zeros_like(named), where=self.name_lengths > 0)
 
 
 def period_fit(facts: FileFacts, query: Query) -> tuple[float, float]:
@@ -93,30 +148,29 @@ def period_fit(facts: FileFacts, query: Query) -> tuple[float, float]:
     return (1.0, 0.0) if time_fits(query.periods, query.months, cov.start, cov.end) else (0.0, 1.0)
 
 
-def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[FileFacts]) -> np.ndarray:
+def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[FileFacts],
+                 known: FactColumns | None = None) -> np.ndarray:
     """One row per file (`positions` in the index, with their facts), columns as FEATURES.
 
-    Built column by column: the lake-wide evidence is indexed once per column, and only what
-    depends on a file's facts is computed file by file (a partition holds thousands of files).
+    Built column by column from the lake-wide evidence and the facts' arrays (`known`, made
+    once by the engine; made here when not given). Only the time and quoted phrases are
+    checked file by file, and only for the files that have them.
     """
     q = ev.query
+    known = known if known is not None else FactColumns.of(facts)
     at = np.asarray(positions, dtype=np.intp)
     n = len(facts)
-
-    def per_file(values, width: int = 1) -> np.ndarray:
-        return np.fromiter(values, dtype=np.float64, count=n * width)
-
     none = np.zeros(n)
-    fits = per_file((v for f in facts for v in period_fit(f, q)), 2).reshape(n, 2) if q.has_time else np.zeros((n, 2))
+    fits = known.period_fit(q, facts)
     phrases = set(q.phrases)
     columns = [
         *(ev.field_scores[name][at] for name in FIELDS),
         ev.all[at], ev.rank[at], ev.log_all[at], ev.plain[at], ev.log_plain[at], ev.cover[at], ev.cover_rel[at],
-        per_file(_name_fit(f, ev.parts) for f in facts) if ev.parts else none,
+        known.name_fit(ev.parts) if ev.parts else none,
         fits[:, 0], fits[:, 1],
-        per_file(bool(f.describes) for f in facts),
-        per_file(f.family is not None for f in facts),
-        per_file(bool(phrases & set(f.labels)) for f in facts) if phrases else none,
+        known.describes,
+        known.family,
+        np.array([bool(phrases & set(f.labels)) for f in facts], dtype=np.float64) if phrases else none,
         ev.dense[at], ev.dense_rel[at],
     ]
     rows = np.zeros((n, len(FEATURES)), dtype=np.float32)
