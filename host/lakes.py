@@ -17,11 +17,11 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from lakeboard.common.child_processes import inheritable_environment, python_module_command
 from lakeboard.common.config_home import default_configs
+from lakeboard.common.file_versions import read_once
 from lakeboard.common.file_names import is_utf8
 from lakeboard.common.lake_stamps import lake_changes, lake_stamps, read_indexed
 from lakeboard.host.servers_config import ServerEntry, ServersConfig, ServersConfigError, load_servers
@@ -78,12 +78,10 @@ class Lake:
         return config
 
 
-@lru_cache(maxsize=8)
-def _partition_names(path: str, stamp: tuple[int, int, int]) -> tuple[str, ...]:
-    """The partitions a clusters.json names, read again only when the file changes (`stamp`):
-    the gateway checks them at every request, and a large lake's file lists take a tenth of a
-    second to parse."""
-    return tuple(c["name"] for c in json.loads(Path(path).read_text(encoding="utf-8"))["clusters"])
+def _partition_names(path: Path) -> tuple[str, ...]:
+    """The partitions a clusters.json names (read once per version of the file: the gateway checks
+    them at every request, and a large lake's file lists take a tenth of a second to parse)."""
+    return tuple(c["name"] for c in json.loads(path.read_text(encoding="utf-8"))["clusters"])
 
 
 def partition_mismatches(config_dir: Path, servers: ServersConfig) -> list[str]:
@@ -95,8 +93,7 @@ def partition_mismatches(config_dir: Path, servers: ServersConfig) -> list[str]:
     """
     clusters_path = config_dir / "clusters.json"
     try:
-        st = clusters_path.stat()
-        partitions = _partition_names(str(clusters_path), (st.st_ino, st.st_mtime_ns, st.st_size))
+        partitions = read_once(clusters_path, _partition_names)
     except (OSError, ValueError, KeyError, TypeError):
         return []  # no partition file: servers.json alone is a valid config
     served: dict[str, str] = {}  # partition -> server name

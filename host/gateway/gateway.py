@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from mcp import MCPError
 
+from lakeboard.common.file_versions import read_once
 from lakeboard.common.file_lists import file_lines, markdown_inline as _inline
 from lakeboard.host.agents.observations import render_posting
 from lakeboard.host.blackboard import Blackboard
@@ -85,7 +86,6 @@ class Gateway:
         self.index_check_s = index_check_s
         self._index_checked_at: float | None = None  # time.monotonic() of the last check
         self._index_checking = asyncio.Lock()
-        self._clusters_read: tuple[tuple[int, int, int], ClusterConfig] | None = None  # (its file's stamp, it)
 
     async def start(self) -> None:
         """Mount the helpers and start connecting them in the background, so the first request is quick."""
@@ -224,15 +224,14 @@ class Gateway:
     def _clusters(self) -> ClusterConfig | None:
         """The lake's clusters.json, parsed again only when the file changes: the lake check before
         a request reads it, and at 50k files parsing it takes about a second."""
-        path = self.lake.config_dir / "clusters.json"
         try:
-            st = path.stat()
-            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-            if self._clusters_read is None or self._clusters_read[0] != stamp:
-                self._clusters_read = (stamp, ClusterConfig.model_validate_json(path.read_text("utf-8")))
-            return self._clusters_read[1]
+            return read_once(self.lake.config_dir / "clusters.json", _parse_clusters)
         except (OSError, ValueError):
             return None  # a servers.json alone is a valid config: no partitions to describe
+
+
+def _parse_clusters(path: Path) -> ClusterConfig:
+    return ClusterConfig.model_validate_json(path.read_text("utf-8"))
 
 
 def _partition_files(config: ClusterConfig | None) -> dict[str, list[str]]:

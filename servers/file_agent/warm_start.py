@@ -10,29 +10,19 @@ index written since is read afresh.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
+from lakeboard.common.file_versions import read_once
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.servers.relevance.search_index import SearchIndex
 
-_configs: dict[str, tuple[tuple[int, int, int], ClusterConfig]] = {}
-
-
-def _stamp(path: Path) -> tuple[int, int, int]:
-    st = os.stat(path)
-    return st.st_ino, st.st_mtime_ns, st.st_size
+def _parse_config(path: Path) -> ClusterConfig:
+    return ClusterConfig.model_validate_json(path.read_text())
 
 
 def cluster_config(path: Path) -> ClusterConfig:
     """The lake's clusters.json, parsed once per version of the file in this process."""
-    key, stamp = os.path.realpath(path), _stamp(path)
-    known = _configs.get(key)
-    if known is not None and known[0] == stamp:
-        return known[1]
-    config = ClusterConfig.model_validate_json(Path(key).read_text())
-    _configs[key] = (stamp, config)
-    return config
+    return read_once(path, _parse_config)
 
 
 def warm(argv: list[str]) -> None:

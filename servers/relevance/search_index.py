@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 
 import numpy as np
 
+from lakeboard.common.file_versions import read_once
 from lakeboard.servers.relevance.index_fields import INDEXED
 
 log = logging.getLogger(__name__)
 _PATHS = "paths.json"
-_opened: dict[str, tuple[tuple[int, int, int], SearchIndex]] = {}  # paths.json -> (its stamp, the index)
 
 
 class SearchIndex:
@@ -53,20 +52,17 @@ class SearchIndex:
     def load(cls, folder: Path, *, mmap: bool = True) -> SearchIndex:
         """The index in `folder`; a memory-mapped one is opened once per version of the index in
         a process (a fork server opens it for every file agent it forks, see warm_start.py)."""
+        if mmap:
+            return read_once(folder / _PATHS, _open_mapped)
+        return cls._open(folder, mmap=False)
+
+    @classmethod
+    def _open(cls, folder: Path, *, mmap: bool) -> SearchIndex:
         import bm25s
 
-        key = os.path.realpath(folder / _PATHS)
-        st = os.stat(key)
-        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-        known = _opened.get(key)
-        if mmap and known is not None and known[0] == stamp:
-            return known[1]
-        paths = json.loads(Path(key).read_text())
+        paths = json.loads((folder / _PATHS).read_text())
         fields = {name: bm25s.BM25.load(str(folder / name), mmap=mmap, show_progress=False) for name in INDEXED}
-        index = cls(paths, fields)
-        if mmap:
-            _opened[key] = (stamp, index)
-        return index
+        return cls(paths, fields)
 
     def term_scores(self, field: str, tokens: list[str]) -> np.ndarray:
         """BM25 score of each token (rows) in each file (columns) for one field."""
@@ -77,3 +73,7 @@ class SearchIndex:
             if tok in vocab:
                 out[i] = bm25.get_scores([tok])
         return out
+
+
+def _open_mapped(paths_file: Path) -> SearchIndex:
+    return SearchIndex._open(paths_file.parent, mmap=True)
