@@ -23,6 +23,7 @@ from lakeboard.common.request_text import data_part
 META_KEY = "io.lakeboard/request-embedding"
 DIMENSIONS = 384
 _LOADING = threading.Lock()  # one load per process, whoever asks first
+_warming = False
 
 
 def embedding_text(request: str) -> str:
@@ -40,12 +41,14 @@ def request_embedding(request: str) -> list[float] | None:
 
 
 def warm_up() -> None:
-    """Load the model in the background, so that the first request does not wait for it."""
-    def load() -> None:
-        with _LOADING:
-            available_embedder()
-
-    threading.Thread(target=load, name="load-minilm", daemon=True).start()
+    """Load the model in the background, so that the first request does not wait for it (once
+    a process: the gateway makes a blackboard per request)."""
+    global _warming
+    with _LOADING:
+        if _warming:
+            return
+        _warming = True
+    threading.Thread(target=lambda: request_embedding(""), name="load-minilm", daemon=True).start()
 
 
 def embedding_meta(vector: list[float] | None) -> dict[str, Any] | None:

@@ -49,7 +49,6 @@ from lakeboard.common.child_processes import (
 from lakeboard.host.forked_servers import (
     ForkedStdioTransport,
     ForkServer,
-    forked_module,
     forked_run,
     forking_available,
     shared_environment,
@@ -309,12 +308,11 @@ class ClientPool:
         """The pool's one fork server, made at the first forked start to preload every mounted entry's module."""
         if self._fork_server is None:
             entries = [m.entry for m in self._members.values()]
-            forked = [(e, m) for e in entries if isinstance(e, StdioServerEntry) and (m := forked_module(e)) is not None]
+            forked = [(e, run) for e in entries if isinstance(e, StdioServerEntry) and (run := forked_run(e)) is not None]
             log_file = self.log_dir / "fork-server.log" if self.log_dir is not None else None
             env = server_environment(shared_environment(e.env for e, _ in forked))
-            runs = [run for e, _ in forked if (run := forked_run(e)) is not None]
-            self._fork_server = ForkServer((m for _, m in forked), env, log_file,
-                                           warm=[(run.module, list(run.args)) for run in runs])
+            self._fork_server = ForkServer((run.module for _, run in forked), env, log_file,
+                                           warm=[(run.module, list(run.args)) for _, run in forked])
         return self._fork_server
 
     # -- lifecycle -------------------------------------------------------------------
