@@ -224,10 +224,14 @@ def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
     return line
 
 
-def _has_search_index(config_dir: Path) -> bool:
+def _relevance_folder(path: Path) -> object:
     # one field read, not the whole config validated: clusters.json lists every file of the lake
+    return json.loads(path.read_text(encoding="utf-8")).get("relevance_index")
+
+
+def _has_search_index(config_dir: Path) -> bool:
     try:
-        folder = json.loads((config_dir / "clusters.json").read_text(encoding="utf-8")).get("relevance_index")
+        folder = read_once(config_dir / "clusters.json", _relevance_folder)  # at every lake check
     except (OSError, ValueError, AttributeError):
         return True  # not ours to judge: the servers say what is wrong with it
     return isinstance(folder, str) and Path(folder).is_dir()
