@@ -38,6 +38,8 @@ from lakeboard.schemas.execution import ExecutionResult
 from lakeboard.schemas.messages import BlackboardRequest, FileMatch
 
 log = logging.getLogger(__name__)
+# the next look at the lake waits at least this many times as long as the last one took
+CHECK_SHARE = 20
 
 
 class NotAvailable(LookupError):
@@ -58,7 +60,9 @@ class Gateway:
         most about twice this, and a helper that timed out is skipped until it answers again (pool.slow).
     kernel_limits: how many kernels run at once, and how long one may sit unused.
     index_check_s: the least time between two checks of the lake for changes before a request_help
-        (0: before every one); a changed lake is re-indexed and the helpers that read the index restarted.
+        (0: before every one), and at least CHECK_SHARE times as long as the last check took, so that
+        looking at a large lake takes a small share of the gateway's time (a 50k-file lake takes about
+        a second); a changed lake is re-indexed and the helpers that read the index restarted.
     """
 
     def __init__(
@@ -85,6 +89,7 @@ class Gateway:
         self._warming: asyncio.Task | None = None
         self.index_check_s = index_check_s
         self._index_checked_at: float | None = None  # time.monotonic() of the last check
+        self._index_check_took_s = 0.0  # how long the last look at an unchanged lake took
         self._index_checking = asyncio.Lock()
 
     async def start(self) -> None:
@@ -122,9 +127,11 @@ class Gateway:
         if self.lake.root is None:
             return None
         async with self._index_checking:  # a request waiting here sees the index the running check makes
-            if self._index_checked_at is not None and time.monotonic() - self._index_checked_at < self.index_check_s:
+            wait_s = max(self.index_check_s, CHECK_SHARE * self._index_check_took_s) if self.index_check_s else 0.0
+            if self._index_checked_at is not None and time.monotonic() - self._index_checked_at < wait_s:
                 return None
             before = _partition_files(self._clusters())
+            started = time.monotonic()
             try:
                 line = await asyncio.to_thread(refresh_index, self.lake.config_dir, self.lake.root)
             except LakeError as exc:
@@ -133,6 +140,7 @@ class Gateway:
             finally:
                 self._index_checked_at = time.monotonic()
             if line is None:
+                self._index_check_took_s = self._index_checked_at - started
                 return None
             await self.mounts.refresh()  # the new servers.json: a new or removed partition is mounted or dropped
             after = _partition_files(self._clusters())

@@ -176,3 +176,25 @@ async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) 
         assert context["argv"] == ["second"] and context["pid"] == pid
     finally:
         await fork_server.close()
+
+
+async def test_a_forked_servers_results_are_checked_once_by_the_hosts_models(tmp_path: Path) -> None:
+    """Forked sessions skip mcp's JSON-schema check of results; the blackboard's pydantic check
+    still reports a result that breaks the contract, in each phase."""
+    from lakeboard.host.blackboard import Blackboard
+    from lakeboard.schemas.messages import BlackboardRequest
+
+    servers = entries(asks=toy_entry("asks", "--bad-output-on", "can_help"),
+                      answers=toy_entry("answers", "--bad-output-on", "respond"), good=toy_entry("good"))
+    pool = ClientPool(servers, fork_servers=True, connect_timeout_s=20, log_dir=tmp_path)
+    try:
+        await pool.start()
+        parent = psutil.Process((await whoami(pool, "good"))["pid"]).ppid()
+        assert "lakeboard.servers.fork_server" in psutil.Process(parent).cmdline()
+        posting = await Blackboard(pool).post(BlackboardRequest(request="monthly sales"))
+        errors = {o.helper: (o.error.phase, o.error.kind) for o in posting.errors if o.error}
+        assert errors == {"asks": ("can_help", "invalid_output"), "answers": ("respond", "invalid_output")}
+        assert "HelpDecision" in posting.outcome("asks").error.message
+        assert [o.helper for o in posting.responses] == ["good"]
+    finally:
+        await pool.close()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -66,7 +68,9 @@ async def test_a_changed_lake_is_reindexed_before_request_help(tmp_path: Path) -
         assert os.readlink(config / "current") == current
 
 
-async def test_only_the_file_agents_of_changed_partitions_are_restarted(tmp_path: Path) -> None:
+async def test_only_the_file_agents_of_changed_partitions_are_restarted(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from lakeboard.host.gateway import gateway as gateway_module
     from lakeboard.host.gateway.gateway import Gateway
     from lakeboard.host.lakes import Lake
     from lakeboard.servers.indexing import index_lake
@@ -93,5 +97,20 @@ async def test_only_the_file_agents_of_changed_partitions_are_restarted(tmp_path
         gateway.index_check_s = 3600
         (lake / "weather" / "rain_2025.csv").write_text("station,date,rain_mm\nNorth,2025-01-01,1.0\n")
         assert await gateway.refresh_index() is None  # within the interval: not even looked at
+
+        # A look that takes long (as at 50k files, about a second) spaces the next ones out.
+        looks = []
+
+        def slow_look(config_dir: Path, root: Path) -> None:
+            looks.append(root)
+            time.sleep(0.2)
+
+        monkeypatch.setattr(gateway_module, "refresh_index", slow_look)
+        gateway.index_check_s = 0.01
+        await asyncio.sleep(1.0)  # past both the interval and twenty times the last real look
+        assert await gateway.refresh_index() is None
+        await asyncio.sleep(0.2)  # twenty times the interval, but not twenty times the look
+        assert await gateway.refresh_index() is None
+        assert looks == [lake]  # the second came within 20 x 0.2 s of the first
     finally:
         await gateway.close()
