@@ -65,5 +65,5 @@ def test_item_folders_of_the_same_layout_are_one_cluster():
 def test_the_number_of_clusters_is_capped():
     profiles = [prof(f"d{i:03d}/f{j}.csv", cols=(f"c{i}{j}", "k")) for i in range(300) for j in range(5)]
     clusters = DirectoryStrategy().partition(profiles)
-    assert len(clusters) == 16
+    assert len(clusters) == 8
     assert sorted(f for c in clusters for f in c.files) == sorted(p.path for p in profiles)
