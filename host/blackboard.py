@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from lakeboard.common.request_embedding import embedding_meta, request_embedding, warm_up
+from lakeboard.common.request_embedding import best_similarity, embedding_meta, request_embedding, warm_up
 from lakeboard.host.pool import ClientPool, PoolError, ToolMissing
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.board import BoardEntry, HelperError, HelperOutcome, Phase, Posting, parse_response
@@ -78,6 +79,9 @@ class Blackboard:
         board: the response board to fill (a new one by default).
         embed_requests: embed each request once here and send the vector to every helper
             (`common/request_embedding.py`), so file agents do not each run the model on it.
+        lake_index: the folder of the lake's search index (clusters.json's `relevance_index`); with
+            it the embedding goes with its best similarity over the lake, so that each file agent
+            weighs only its own files' vectors.
     """
 
     def __init__(
@@ -89,9 +93,11 @@ class Blackboard:
         respond_timeout_s: float = 60.0,
         board: ResponseBoard | None = None,
         embed_requests: bool = True,
+        lake_index: Path | None = None,
     ) -> None:
         self.pool = pool
         self.embed_requests = embed_requests
+        self.lake_index = lake_index
         if embed_requests:
             warm_up()  # the model loads while the helpers start, not at the first post
         self.trace = trace
@@ -172,10 +178,14 @@ class Blackboard:
         return posting
 
     async def _meta(self, request: BlackboardRequest) -> dict[str, Any] | None:
-        """The `_meta` every helper's call of this request carries: its embedding, made here once."""
+        """The `_meta` every helper's call of this request carries: its embedding, made here once,
+        and the embedding's best similarity over the lake."""
         if self.embed_requests and request.embedding is None:
             request.embedding = await asyncio.to_thread(request_embedding, request.request)
-        return embedding_meta(request.embedding)
+        if request.embedding is not None and self.lake_index is not None and request.best_similarity is None:
+            best = await asyncio.to_thread(best_similarity, self.lake_index, request.embedding)
+            request.best_similarity = {str(self.lake_index): best} if best is not None else None
+        return embedding_meta(request.embedding, request.best_similarity)
 
     async def assign(self, request: BlackboardRequest, helpers: Sequence[str]) -> Posting:
         """The master-slave baseline of the paper: the named helpers respond at once; none is

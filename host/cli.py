@@ -44,7 +44,8 @@ async def _discover(args: argparse.Namespace) -> int:
     with Trace(lake.output(args.trace or lake.config_dir / "traces" / "discover.jsonl")) as trace:
         async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs",
                               connect_timeout_s=args.timeout) as pool:
-            board = Blackboard(pool, trace, can_help_timeout_s=args.timeout, respond_timeout_s=args.timeout)
+            board = Blackboard(pool, trace, can_help_timeout_s=args.timeout, respond_timeout_s=args.timeout,
+                               lake_index=lake.search_index)
             result = await discover(board, args.request)
     if args.json:
         print(json.dumps({"request": result.request, "responses": result.responses, "files": result.files}, indent=2))

@@ -67,6 +67,15 @@ class Lake:
             log.warning("%s", problem)
         return config
 
+    @property
+    def search_index(self) -> Path | None:
+        """The folder of the lake's search index, as clusters.json names it (None without one)."""
+        try:
+            folder = read_once(self.config_dir / "clusters.json", _relevance_folder)
+        except (OSError, ValueError, AttributeError):
+            return None
+        return Path(folder) if isinstance(folder, str) else None
+
     def servers(self, *, helpers_only: bool = False) -> ServersConfig:
         """The servers the host starts itself: never the gateway, which serves these same servers to MCP clients."""
         config = self.all_servers()

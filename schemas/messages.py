@@ -23,6 +23,11 @@ class BlackboardRequest(BaseModel):
         description="the request's sentence embedding, made once by the host (common/request_embedding.py); "
         "it travels in a call's _meta, never in traces",
     )
+    best_similarity: dict[str, float] | None = Field(
+        default=None, exclude=True, repr=False,
+        description="per lake search index (its folder), the embedding's highest similarity to any file of that "
+        "lake, found once by the host; it travels with the embedding",
+    )
 
     def tool_arguments(self) -> dict[str, str]:
         """The arguments of a helper's `can_help` and `respond`: the request as a plain string, the reason as an extra."""

@@ -138,7 +138,8 @@ class AskSession:
                 await self.provider.aclose()
             raise
         self.blackboard = Blackboard(
-            self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s, respond_timeout_s=self.helper_timeout_s
+            self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s, respond_timeout_s=self.helper_timeout_s,
+            lake_index=self.lake.search_index,
         )
         self.modes = ModeSetup(self.blackboard, self.lake.config_dir)
         return self

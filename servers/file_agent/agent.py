@@ -52,13 +52,14 @@ class FileAgent:
                 f"the config of lake {config.name!r} has no search index (it was written by an older "
                 f"Lakeboard): run `lakeboard index {config.lake}` again"
             )
+        self.index_folder = str(config.relevance_index)  # how the host names this lake's index
         self.engine = RelevanceEngine(LakeIndex.load(folder, paths=self.spec.files),
                                       embed=available_embedder() if embed else None)
         self.policy = self.engine.weights.policy
         # a file's family (for its loader and its explanation), as the indexer found it
         self.families = {f.key: f for f in config.families}
         self._sharing_keys: dict[str, str] = {}
-        self._rankings: dict[tuple[str, bytes | None], Ranking] = {}
+        self._rankings: dict[tuple[str, bytes | None, float | None], Ranking] = {}
         self._ranking_lock = threading.Lock()
 
     # -- inventory -------------------------------------------------------------------
@@ -88,29 +89,33 @@ class FileAgent:
         return "\n".join(lines)
 
     # -- the blackboard protocol ----------------------------------------------------------
-    def rank(self, request: str | Query, embedding: list[float] | None = None) -> Ranking:
-        """`embedding`: the request's vector as the host sent it (the agent embeds the request without one).
+    def rank(self, request: str | Query, embedding: list[float] | None = None, best: float | None = None) -> Ranking:
+        """`embedding`: the request's vector as the host sent it (the agent embeds the request without
+        one); `best`: its highest similarity in the lake, as the host sent it with the vector.
 
         The last few rankings are kept: `respond` follows `can_help` for the same request, and
         ranking it again would repeat the work (the embedding included, where none was sent).
         """
         query = request if isinstance(request, Query) else parse_query(request)
         vector = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
-        key = (query.text, None if vector is None else vector.tobytes())
+        key = (query.text, None if vector is None else vector.tobytes(), best)
         with self._ranking_lock:
             known = self._rankings.pop(key, None)
             if known is not None:
                 self._rankings[key] = known  # most recent last
                 return known
-        ranking = self.engine.rank(query, vector)
+        ranking = self.engine.rank(query, vector, best if vector is not None else None)
         with self._ranking_lock:
             self._rankings[key] = ranking
             while len(self._rankings) > _RANKINGS_KEPT:
                 self._rankings.pop(next(iter(self._rankings)))
         return ranking
 
+    def _best(self, request: BlackboardRequest) -> float | None:
+        return (request.best_similarity or {}).get(self.index_folder)
+
     def decide(self, request: BlackboardRequest) -> HelpDecision:
-        return self._decision(self.rank(request.request, request.embedding))
+        return self._decision(self.rank(request.request, request.embedding, self._best(request)))
 
     def _decision(self, ranking: Ranking) -> HelpDecision:
         best = ranking.matches[0] if ranking.matches else None
@@ -126,7 +131,7 @@ class FileAgent:
 
     def respond(self, request: BlackboardRequest) -> FileAgentResponse:
         query = parse_query(request.request)
-        ranking = self.rank(query, request.embedding)
+        ranking = self.rank(query, request.embedding, self._best(request))
         decision = self._decision(ranking)
         if not decision.can_help:
             return FileAgentResponse(agent_name=self.name, can_help=False, reason=decision.reason,

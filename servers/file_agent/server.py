@@ -19,7 +19,7 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from lakeboard.common.code_text import comment_text
-from lakeboard.common.request_embedding import embedding_from_meta
+from lakeboard.common.request_embedding import best_from_meta, embedding_from_meta
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
 from lakeboard.servers.file_agent import markdown
@@ -79,7 +79,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def can_help(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        return _result(await engine.decide(_posted(request, reason, ctx), ctx), markdown.decision, agent.name)
+        return _result(await engine.decide(_posted(request, reason, ctx, agent.index_folder), ctx), markdown.decision, agent.name)
 
     @mcp.tool(
         description=("Answer a request: the relevant files, code that loads them, an explanation, a sample and "
@@ -88,7 +88,7 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def respond(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        return _result(await engine.respond(_posted(request, reason, ctx), ctx), markdown.response, agent.name)
+        return _result(await engine.respond(_posted(request, reason, ctx, agent.index_folder), ctx), markdown.response, agent.name)
 
     @mcp.tool(description=f"Every file of this agent with its format, status and a one-line summary. {knows}",
               annotations=_READ_ONLY)
@@ -134,11 +134,15 @@ def _result(answer: Answer | mcp_types.InputRequiredResult, render: Callable[[An
     return ToolResult(render(answer, name), answer.model_dump(mode="json"))
 
 
-def _posted(request: str, reason: str, ctx: Context) -> BlackboardRequest:
-    """The request, with the embedding the host sent in the call's `_meta` where it sent a usable one."""
+def _posted(request: str, reason: str, ctx: Context, index_folder: str) -> BlackboardRequest:
+    """The request, with the embedding the host sent in the call's `_meta` where it sent a usable
+    one, and the embedding's best similarity in this agent's lake where the host sent that too."""
     if not request.strip():
         raise ToolError("The request is empty: say in plain words what data is needed.")
     context = ctx.request_context
-    vector = embedding_from_meta(context.meta if context is not None else None)
+    meta = context.meta if context is not None else None
+    vector = embedding_from_meta(meta)
+    best = best_from_meta(meta, index_folder) if vector is not None else None
     return BlackboardRequest(request=request, reason=reason,
-                             embedding=vector.tolist() if vector is not None else None)
+                             embedding=vector.tolist() if vector is not None else None,
+                             best_similarity={index_folder: best} if best is not None else None)

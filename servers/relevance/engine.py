@@ -53,9 +53,11 @@ class RelevanceEngine:
         wanted = set(paths) if paths is not None else None
         self.facts = [f for f in lake.facts if wanted is None or f.path in wanted]
         self.positions = [lake.index.position[f.path] for f in self.facts]
+        self._rows = np.array(self.positions, dtype=np.intp)
         self._facts_of = {f.path: f for f in self.facts}
         self.columns = [FEATURES.index(f) for f in self.weights.file.features]
         self._fact_columns = FactColumns.of(self.facts)
+        self._usable = np.array([f.usable for f in self.facts], dtype=bool)
 
     @property
     def dense(self) -> bool:
@@ -67,20 +69,26 @@ class RelevanceEngine:
     def coverage_of(self, path: str) -> TimeCoverage | None:
         return self._facts_of[path].coverage
 
-    def evidence(self, query: Query, vector: np.ndarray | None = None) -> LakeEvidence:
-        """`vector`: the request's embedding as the host sent it; without one the agent embeds it."""
-        dense = None
+    def evidence(self, query: Query, vector: np.ndarray | None = None, best: float | None = None) -> LakeEvidence:
+        """`vector`: the request's embedding as the host sent it; without one the agent embeds it.
+        `best`: the vector's highest similarity over the lake, as the host sent it; with it only
+        this partition's vectors are weighed (the others' similarities are left at 0)."""
+        dense, top = None, None
         if self.embed is not None:  # set only where the lake has vectors
             if vector is None:
-                vector = self.embed([query.data_text])[0]
-            dense = self.lake.vectors @ vector
-        return LakeEvidence(query, self.lake.index, dense)
+                vector, best = self.embed([query.data_text])[0], None
+            if best is None:
+                dense = self.lake.vectors @ vector
+            else:
+                dense = np.zeros(len(self.lake.vectors), dtype=np.float32)
+                dense[self._rows] = self.lake.vectors[self._rows] @ vector
+                top = max(best, float(dense[self._rows].max())) if len(self._rows) else best
+        return LakeEvidence(query, self.lake.index, dense, dense_top=top)
 
-    def rank(self, query: Query, vector: np.ndarray | None = None) -> Ranking:
-        ev = self.evidence(query, vector)
+    def rank(self, query: Query, vector: np.ndarray | None = None, best: float | None = None) -> Ranking:
+        ev = self.evidence(query, vector, best)
         rows = feature_rows(ev, self.positions, self.facts, self._fact_columns)
-        usable = np.array([f.usable for f in self.facts], dtype=bool)
-        p = self.weights.file.probability(rows[:, self.columns]) * usable
+        p = self.weights.file.probability(rows[:, self.columns]) * self._usable
         gate = float(self.weights.gate.probability(gate_row(rows, p))[0]) if len(p) else 0.0
         words = list(query.terms.values())
         weight = {w: round(float(v), 4) for w, v in zip(words, ev.idf)}

@@ -44,7 +44,10 @@ def _ranks(x: np.ndarray) -> np.ndarray:
 class LakeEvidence:
     """The lake-wide part of the evidence for one query, computed once per request."""
 
-    def __init__(self, query: Query, index: SearchIndex, dense: np.ndarray | None = None) -> None:
+    def __init__(self, query: Query, index: SearchIndex, dense: np.ndarray | None = None,
+                 dense_top: float | None = None) -> None:
+        """`dense`: the request's similarity to each file; `dense_top`: its best over the lake, where
+        `dense` holds only some files' (their agent's) and the host found the best."""
         self.query = query
         n = len(index.paths)
         content = list(query.terms)
@@ -75,7 +78,8 @@ class LakeEvidence:
         self.cover_rel = _relative(self.cover)
         if dense is not None:
             self.dense = dense
-            self.dense_rel = dense - dense.max() if dense.size else dense
+            top = dense_top if dense_top is not None else (dense.max() if dense.size else 0.0)
+            self.dense_rel = dense - top
         else:
             self.dense = self.dense_rel = np.zeros(n)
         self.parts = set(query.name_parts)

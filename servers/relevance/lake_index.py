@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from lakeboard.common.request_embedding import VECTORS_FILE
 from lakeboard.schemas.families import Family
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dictionaries
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
 _FACTS = "facts.jsonl"
 _CARDS = "cards.json"
-_VECTORS = "vectors.npy"
+_VECTORS = VECTORS_FILE
 
 
 @dataclass

@@ -9,6 +9,8 @@ from fastmcp import Client, Context, FastMCP
 from lakeboard.common.minilm import MODEL_NAME, embed
 from lakeboard.common.request_embedding import (
     META_KEY,
+    best_from_meta,
+    best_similarity,
     embedding_from_meta,
     embedding_meta,
     embedding_text,
@@ -103,3 +105,73 @@ async def test_the_blackboard_sends_every_helper_one_embedding_of_the_request():
     assert sorted(n for n, _ in seen[:3]) == ["a", "b", "c"]
     assert all(v is not None and np.allclose(v, request_embedding(REQUEST), atol=1e-6) for v in sent)
     assert [v for _, v in seen[3:]] == [None, None, None]
+
+
+@pytest.mark.parametrize("best", [
+    None, "0.5", {"/other/index": 0.5}, {"/lake/index": "0.5"}, {"/lake/index": True},
+    {"/lake/index": float("nan")}, {"/lake/index": 7.0},
+], ids=["none", "not-mapping", "other-lake", "text", "bool", "nan", "no-cosine"])
+def test_a_best_similarity_this_agent_cannot_use_is_ignored(best):
+    meta = {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "best": best}}
+    assert best_from_meta(meta, "/lake/index") is None
+    assert best_from_meta(embedding_meta(_unit(), {"/lake/index": 0.25}), "/lake/index") == 0.25
+
+
+def test_the_best_similarity_is_the_lakes_best(tmp_path):
+    vectors = np.eye(384, dtype=np.float32)[:5]
+    np.save(tmp_path / "vectors.npy", vectors)
+    query = [0.0] * 384
+    query[3], query[7] = 0.8, 0.6
+    assert best_similarity(tmp_path, query) == pytest.approx(0.8)
+    assert best_similarity(tmp_path / "missing", query) is None
+    assert best_similarity(tmp_path, query[:10]) is None  # another model's size
+
+
+async def test_an_agent_sent_the_lakes_best_weighs_only_its_own_files_alike(demo_config, tmp_path):
+    """Its files' scores and its gate are those it finds weighing the whole lake itself."""
+    from pathlib import Path
+
+    from lakeboard.servers.file_agent.agent import FileAgent
+    from lakeboard.servers.file_agent.analysis_store import AnalysisStore
+    from lakeboard.servers.file_agent.server import build_server
+
+    config = ClusterConfig.model_validate_json((demo_config / "clusters.json").read_text())
+    index = Path(config.relevance_index)
+    request = _request(demo_config)
+    vector = request_embedding(request)
+    best = best_similarity(index, vector)
+    assert best is not None
+    for cluster in config.clusters:
+        agent = FileAgent(config, cluster.name)
+        async with Client(build_server(agent, AnalysisStore(tmp_path))) as client:
+            async def answer(meta):
+                decision = (await client.call_tool("can_help", {"request": request}, meta=meta)).structured_content
+                result = (await client.call_tool("respond", {"request": request}, meta=meta)).structured_content
+                return decision["confidence"], [(m["path"], m["score"]) for m in result["matches"]]
+
+            alone = await answer(embedding_meta(vector))
+            assert await answer(embedding_meta(vector, {str(index): best})) == alone
+            # a best far above the lake's (as no file has) lowers every file: it was used
+            if alone[1]:
+                assert await answer(embedding_meta(vector, {str(index): 1.0})) != alone
+
+
+async def test_the_blackboard_sends_the_lakes_best_with_the_embedding(tmp_path):
+    from lakeboard.host.blackboard import Blackboard
+    from lakeboard.host.pool import ClientPool, InMemoryServer
+    from lakeboard.schemas.messages import BlackboardRequest
+
+    np.save(tmp_path / "vectors.npy", np.eye(384, dtype=np.float32)[:3])
+    seen: list[float | None] = []
+    mcp = FastMCP("a")
+
+    @mcp.tool
+    def can_help(request: str, ctx: Context, reason: str = "") -> dict:
+        seen.append(best_from_meta(ctx.request_context.meta, str(tmp_path)))
+        return {"agent_name": "a", "can_help": False, "reason": "no", "confidence": 0.0}
+
+    async with ClientPool({"a": InMemoryServer(mcp)}) as pool:
+        await Blackboard(pool, lake_index=tmp_path).post(BlackboardRequest(request=REQUEST))
+        await Blackboard(pool).post(BlackboardRequest(request=REQUEST))
+    expected = float(np.max(np.asarray(request_embedding(REQUEST))[:3]))
+    assert seen[0] == pytest.approx(expected, abs=1e-6) and seen[1] is None
