@@ -44,11 +44,13 @@ def krama_lake(domain: str) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_config(tmp_path_factory) -> Path:
-    """lakes/demo indexed once per test session; returns the config folder."""
+    """lakes/demo indexed once per test session; returns the config folder. Profiled in this
+    process (workers=0): starting profiling workers for 20 files costs more than it saves, and
+    the worker pool has tests of its own (tests/servers/profiling/test_worker_pool.py)."""
     from lakeboard.servers.indexing import index_lake
 
     out = tmp_path_factory.mktemp("configs")
-    return index_lake(DEMO_LAKE, name="demo", out=out).config_dir
+    return index_lake(DEMO_LAKE, name="demo", out=out, workers=0).config_dir
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

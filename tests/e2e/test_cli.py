@@ -1,7 +1,9 @@
 """The `lakeboard` command as a user runs it: `ask` with no model, `eval` with a model.
 
-The runs that index lakes and start servers run `python -m lakeboard.host.cli` in its own process;
-refusals, which happen before anything starts, run the command's `main()` in this process.
+Each command runs at least once as `python -m lakeboard.host.cli` in its own process. Other runs, which check
+what a command says or where it writes rather than the process it runs in, call the command's `main()` in this
+process (the indexer and the servers it starts are still processes of their own): a new interpreter importing
+the host costs seconds a run.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import nbformat
 from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.trace import read_trace
 from tests.e2e import scenarios
-from tests.e2e.conftest import _sandbox_problem, agent_holding
+from tests.e2e.conftest import agent_holding
 from tests.support.scripted_llm import ScriptedLLM
 
 MODEL_VARS = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "LAKEBOARD_LLM_CONFIG",
@@ -72,12 +74,12 @@ def lakeboard_main(capfd, *args: str, cwd: Path, env: dict[str, str]) -> subproc
 
 def test_ask_without_a_model_returns_a_verified_loading_program(tmp_path, demo_index):
     question = scenarios.QUESTIONS["demo-medium-10"]["query"]
-    # As in the README: the lake folder, indexed on first use into ./configs. Where bubblewrap
-    # cannot run, the pre-indexed config (its kernel unconfined) stands in.
-    lake = str(scenarios.DEMO_LAKE) if _sandbox_problem() is None else str(demo_index)
+    # As in the README, the lake folder; its configs folder is the session's, which already holds the demo's
+    # current index (indexing on first use is tested by discover below), so the lake is not indexed twice.
     notebook = tmp_path / "out" / "session.ipynb"
     (tmp_path / "out").mkdir()
-    done = lakeboard("ask", lake, question, "--notebook", str(notebook), cwd=tmp_path, env=cli_env(tmp_path))
+    done = lakeboard("ask", str(scenarios.DEMO_LAKE), question, "--configs", str(demo_index.parent),
+                     "--notebook", str(notebook), cwd=tmp_path, env=cli_env(tmp_path))
 
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     out = done.stdout
@@ -227,12 +229,13 @@ def test_configs_and_traces_go_to_lakeboards_home_never_into_the_lake_whatever_f
     _one_sentence(found, f"{lake.resolve() / 'trace.jsonl'} is inside the lake {lake.resolve()}")
     assert (home_configs / "lake" / "clusters.json").is_file(), "discover's first index is not in Lakeboard's home"
     # From folder two: `index` writes the same config folder, and discover uses it as it is.
-    done = lakeboard("index", str(lake), "--quiet", cwd=tmp_path / "two", env=env)
+    done = lakeboard_main(capfd, "index", str(lake), "--quiet", cwd=tmp_path / "two", env=env)
     assert done.returncode == 0, done.stderr
     # the same folder, already current: discover's index stands
     assert f"{home_configs / 'lake'} already indexes the lake as it is" in done.stdout, done.stdout
     assert sorted(p.name for p in home_configs.iterdir()) == ["lake"]
-    found = lakeboard("discover", str(lake), "rainfall per station", "--json", cwd=tmp_path / "two", env=env)
+    found = lakeboard_main(capfd, "discover", str(lake), "rainfall per station", "--json", cwd=tmp_path / "two",
+                           env=env)
     assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
     assert "re-indexed" not in found.stderr, found.stderr  # the same index, still fresh
     assert json.loads(found.stdout)["files"] == ["rain/rainfall_2024.csv"]
@@ -252,7 +255,7 @@ def test_an_empty_request_is_one_sentence(tmp_path, capfd):
     assert not (tmp_path / "home").exists()  # refused before indexing
 
 
-def test_ask_without_bubblewrap_says_to_install_it_and_where_the_log_is(tmp_path, demo_index):
+def test_ask_without_bubblewrap_says_to_install_it_and_where_the_log_is(tmp_path, demo_index, capfd):
     config_dir = tmp_path / "demo"
     config_dir.mkdir()
     for name in ("clusters.json", "servers.json"):
@@ -265,7 +268,9 @@ def test_ask_without_bubblewrap_says_to_install_it_and_where_the_log_is(tmp_path
     entry["env"] = {**entry.get("env", {}), "PATH": str(tmp_path / "no-bwrap")}  # the kernel server's own PATH
     (config_dir / "servers.json").write_text(json.dumps({"mcpServers": {kernel: entry}}))
 
-    done = lakeboard("ask", str(config_dir), "how many boardings in 2024?", cwd=tmp_path, env=cli_env(tmp_path))
+    # the kernel server is a real process; the command's refusal is its main()'s, run here
+    done = lakeboard_main(capfd, "ask", str(config_dir), "how many boardings in 2024?", cwd=tmp_path,
+                          env=cli_env(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     log = config_dir / "logs" / f"{kernel}.log"
@@ -295,14 +300,16 @@ def test_an_empty_lake_leaves_nothing_behind(tmp_path, capfd):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]  # no home, no configs, no empty folder
 
 
-def test_a_lake_that_changed_is_reindexed_before_discover_answers_and_a_name_not_utf8_is_skipped(tmp_path):
+def test_a_lake_that_changed_is_reindexed_before_discover_answers_and_a_name_not_utf8_is_skipped(tmp_path, capfd):
     lake = _small_lake(tmp_path)
     (lake / "rain" / "temperature_2024.csv").write_text("station,temperature_c\nA,21\nB,19\n")
     with open(os.path.join(os.fsencode(lake / "rain"), b"caf\xe9_rainfall.csv"), "w") as f:
         f.write("station,rainfall_mm\nC,3\n")
     env = cli_env(tmp_path)
     configs = tmp_path / "configs"
-    indexed = lakeboard("index", str(lake), "--out", str(configs), "--quiet", cwd=tmp_path, env=env)
+    # profiled in the indexer's own process (--workers 0): a pool of profiling processes costs seconds for 3 files
+    indexed = lakeboard_main(capfd, "index", str(lake), "--out", str(configs), "--quiet", "--workers", "0",
+                             cwd=tmp_path, env=env)
     assert indexed.returncode == 0, indexed.stderr
     assert "rain/caf\ufffd_rainfall.csv: skipped: the file name is not UTF-8" in indexed.stdout
     assert "rain/caf\ufffd_rainfall.csv" in json.loads((configs / "lake" / "clusters.json").read_text())["errors"]
@@ -318,7 +325,8 @@ def test_a_lake_that_changed_is_reindexed_before_discover_answers_and_a_name_not
     assert len(said) == 1 and said[0].startswith(
         "the lake changed since it was indexed (1 file added, 1 removed); re-indexed in "), found.stderr
     # By the config folder: unchanged since, so the index is used as it is.
-    gone = lakeboard("discover", str(configs / "lake"), "temperature per station", "--json", cwd=tmp_path, env=env)
+    gone = lakeboard_main(capfd, "discover", str(configs / "lake"), "temperature per station", "--json", cwd=tmp_path,
+                          env=env)
     assert gone.returncode == 0 and "Traceback" not in gone.stderr, gone.stderr
     assert "temperature_2024.csv" not in gone.stdout  # a deleted file is never offered
     assert "re-indexed" not in gone.stderr, gone.stderr

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
+from lakeboard.common.http_security import TOKEN_ENV
 from lakeboard.host.trace import read_trace
 from lakeboard.servers.indexing import index_lake
+from lakeboard.servers.indexing.server_entries import http_entry
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
+from tests.e2e.scenarios import REPO
 from tests.e2e.test_cli import cli_env, lakeboard
-from tests.support.servers import toy_entry
+from tests.support.servers import free_port, toy_entry, wait_for_port
+
+TOKEN = "hangs-test-token-3f9a61c0"
 
 
 def rainfall_config(root: Path) -> Path:
@@ -29,17 +37,34 @@ def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(tmp_
     config_dir = rainfall_config(tmp_path)
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "servers.d" / "mute.json").write_text(json.dumps({"mcpServers": {"mute": toy_entry("mute", "--mute")}}))
+    # The mute helper costs the whole --timeout, which also bounds the file agent's start. Started
+    # beforehand over HTTP, the file agent is ready whatever the machine's load, so a short timeout
+    # (not 15 s of waiting) tells the mute helper's silence from a slow start.
+    port = free_port()
+    environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+    agent = subprocess.Popen(
+        [sys.executable, "-P", "-m", "lakeboard.servers.file_agent", "--config", str(config_dir / "clusters.json"),
+         "--cluster", "root", "--transport", "http", "--port", str(port), "--auth-token", TOKEN],
+        cwd=REPO, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, agent, label="file agent over HTTP")
+        servers = json.loads((config_dir / "servers.json").read_text())
+        servers["mcpServers"]["lake-root"] = http_entry(f"http://127.0.0.1:{port}/mcp", TOKEN)
+        (config_dir / "servers.json").write_text(json.dumps(servers))
 
-    trace = tmp_path / "discover.jsonl"
-    # The mute helper costs the whole timeout; it is long enough for the file agent to start on a loaded
-    # machine (7 s was not, with ten test processes on two cores).
-    found = lakeboard("discover", str(config_dir), "rainfall per station", "--json", "--timeout", "15",
-                      "--trace", str(trace), cwd=tmp_path, env=cli_env(tmp_path))
+        trace = tmp_path / "discover.jsonl"
+        found = lakeboard("discover", str(config_dir), "rainfall per station", "--json", "--timeout", "4",
+                          "--trace", str(trace), cwd=tmp_path, env=cli_env(tmp_path))
+    finally:
+        agent.terminate()
+        agent.wait(10)
     assert "Traceback" not in found.stderr, found.stderr
     events = read_trace(trace)
     assert [e.server for e in events if e.kind == "server_started"] == ["lake-root"]
     failures = [(e.server, e.data["error"]) for e in events if e.kind == "server_failed"]
-    assert failures == [("mute", "could not connect: no answer within 15s")]  # tried once, for --timeout
+    assert failures == [("mute", "could not connect: no answer within 4s")]  # tried once, for --timeout
+    assert "rainfall_2024.csv" in json.loads(found.stdout)["files"], found.stdout  # the file agent answered
 
 
 def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(tmp_path: Path) -> None:

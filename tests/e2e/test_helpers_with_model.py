@@ -63,7 +63,8 @@ async def test_file_agents_analyse_at_index_time_then_answer_with_the_model(tmp_
     with ScriptedLLM() as model:
         model.route(HELPER_MARKER, *[helper_model] * 60)
         model.route(MAIN_AGENT_MARKER, *scenarios.total_boardings_turns(malformed=False))
-        code = main(["index", str(scenarios.DEMO_LAKE), "--out", str(tmp_path), "--name", "demo",
+        # Profiling in the indexer's own process (--workers 0): the worker processes are not what is tested.
+        code = main(["index", str(scenarios.DEMO_LAKE), "--out", str(tmp_path), "--name", "demo", "--workers", "0",
                      "--model", "scripted-model", "--base-url", model.base_url])
         assert code == 0
         printed = capfd.readouterr()

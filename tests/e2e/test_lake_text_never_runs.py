@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
-from tests.e2e.test_cli import cli_env, lakeboard
+from tests.e2e.test_cli import cli_env, lakeboard, lakeboard_main
 from tests.support.hostile_names import MARKER, file_name, hostile_names
 
 REPRODUCTION = "pm25\n__import__('os').system('id') #"
@@ -100,11 +100,13 @@ def test_generated_hostile_names_do_not_run(hostile_lake, tmp_path):
     assert set(loaded) <= {path for path in hostile_lake.tables if path.startswith(f"{GENERATED}/")}
 
 
-def test_the_program_and_notebook_of_ask_run_nothing_else(hostile_lake, tmp_path):
+def test_the_program_and_notebook_of_ask_run_nothing_else(hostile_lake, tmp_path, capfd):
     tables = hostile_lake.tables
     notebook = tmp_path / "session.ipynb"
-    done = lakeboard("ask", str(hostile_lake.config_dir), "daily air pm25 values by date", "--notebook", str(notebook),
-                     cwd=tmp_path, env=cli_env(tmp_path))
+    # `ask`'s main() in this process (its servers and kernel are processes of their own): what it prints, and
+    # whatever a payload would print or write here, is captured as from the command's own process
+    done = lakeboard_main(capfd, "ask", str(hostile_lake.config_dir), "daily air pm25 values by date", "--notebook",
+                          str(notebook), cwd=tmp_path, env=cli_env(tmp_path))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Loaded (the program ran in the kernel):" in done.stdout, done.stdout[-3000:]
     program = Path(done.stdout.split("Program:")[1].split()[0])

@@ -1,32 +1,32 @@
 """The paper's Table 2 offline: `lakeboard eval --discovery-only --mode all` on the demo lake's
-real servers with no model, and the retriever's BM25 where embeddings are missing."""
+real servers with no model, and the retriever's BM25 where embeddings are missing.
+
+The command runs by its `main()` in this process (its servers are still real processes): the
+`eval` command in a process of its own is tested in tests/e2e/test_cli.py."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 from lakeboard.host.baselines.offline_modes import Partition, choose_partitions
 from lakeboard.host.baselines.retrieval import FileRetriever
 from lakeboard.schemas.profiles import FileEntry
+from tests.e2e.test_cli import lakeboard_main
 
 REPO = Path(__file__).resolve().parents[3]
 MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "OPENAI_MODEL", "LAKEBOARD_LLM_CONFIG")
 
 
-def test_discovery_only_prints_a_table_per_mode_with_no_model(tmp_path, demo_config):
-    import os
-
+def test_discovery_only_prints_a_table_per_mode_with_no_model(tmp_path, demo_config, capfd):
     env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV}
     env |= {"HF_HUB_OFFLINE": "1", "XDG_CONFIG_HOME": str(tmp_path / "no-config")}
     out = tmp_path / "rows.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "lakeboard.host.cli", "eval", str(REPO / "lakes" / "demo-questions.json"), "--lake",
-         str(REPO / "lakes" / "demo"), "--configs", str(demo_config.parent), "--discovery-only",
-         "--mode", "all", "--out", str(out)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+    done = lakeboard_main(
+        capfd, "eval", str(REPO / "lakes" / "demo-questions.json"), "--lake", str(REPO / "lakes" / "demo"),
+        "--configs", str(demo_config.parent), "--discovery-only", "--mode", "all", "--out", str(out),
+        cwd=REPO, env=env,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     table = done.stdout[done.stdout.index("mode           tasks"):].splitlines()

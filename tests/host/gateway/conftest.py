@@ -16,6 +16,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from lakeboard.common import http_security, stdio_transport
+from lakeboard.host import cli
 from tests.conftest import REPO
 from tests.support.servers import toy_entry
 
@@ -54,6 +56,27 @@ def cli_env(**extra: str) -> dict[str, str]:
 def serve_command(config: Path, *flags: str) -> list[str]:
     """`lakeboard serve CONFIG ...`, as the console script runs it."""
     return [sys.executable, "-m", "lakeboard.host.cli", "serve", str(config), *flags]
+
+
+def serve_in_process(config: Path, *flags: str, monkeypatch: pytest.MonkeyPatch,
+                     capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """`lakeboard serve CONFIG ...` run in this process, for the refusals it makes before serving (no Python to
+    start): its exit code and stderr. Serving instead of refusing fails the test at once."""
+    for name in list(os.environ):
+        if name != "LAKEBOARD_HOME" and name.startswith(("LAKEBOARD_", "OPENAI_")):
+            monkeypatch.delenv(name)  # as cli_env leaves them out
+
+    def served_anyway(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"lakeboard serve {' '.join(flags)} served instead of refusing")
+
+    monkeypatch.setattr(http_security, "serve_http", served_anyway)
+    monkeypatch.setattr(stdio_transport, "serve_stdio", served_anyway)
+    mask = os.umask(0o022)  # main makes what it writes owner-only: this process's mask is put back after
+    try:
+        code = cli.main(["serve", str(config), *flags])
+    finally:
+        os.umask(mask)
+    return code, capsys.readouterr().err
 
 
 def stdio_client(config: Path, *flags: str, cwd: Path, env: dict[str, str] | None = None) -> Client:

@@ -19,7 +19,8 @@ from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.schemas.execution import ExecutionResult
 from lakeboard.common.http_security import bearer_headers
 from tests.e2e import scenarios
-from tests.host.gateway.conftest import cli_env, serve_command
+from tests.host.gateway.conftest import cli_env, serve_command, serve_in_process
+from tests.host.gateway.test_gateway_helpers import keep_only
 from tests.support.servers import free_port, wait_for_port
 
 pytestmark = pytest.mark.timeout(300)
@@ -53,6 +54,9 @@ def kernels_of(gateway: subprocess.Popen) -> list[psutil.Process]:
 
 
 async def test_callers_are_checked_and_each_session_has_its_own_kernel(gateway_config: Path, tmp_path: Path) -> None:
+    # The partitions that hold the two requests' files, and the kernel: the gateway starts sooner than with all
+    # helpers (test_gateway_stdio.py ranks the files with every helper of the lake).
+    keep_only(gateway_config, "demo-transit-weather", "demo-air-quality-services", "demo-kernel")
     port = free_port()
     # As on a Linux machine that others reach by its name (the name is allowed; the bind stays local here).
     gateway = subprocess.Popen(serve_command(gateway_config, "--transport", "http", "--port", str(port),
@@ -93,7 +97,7 @@ async def test_callers_are_checked_and_each_session_has_its_own_kernel(gateway_c
         deadline = time.monotonic() + 30
         while kernels_of(gateway):
             assert time.monotonic() < deadline, "the sessions' kernels were not stopped"
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.05)
 
         # A stateless (2026-era) client gets the same blackboard.
         async with client(url, mode="auto") as stateless:
@@ -104,12 +108,13 @@ async def test_callers_are_checked_and_each_session_has_its_own_kernel(gateway_c
         gateway.wait(30)
 
 
-def test_listening_beyond_loopback_needs_a_token(gateway_config: Path, tmp_path: Path) -> None:
-    done = subprocess.run(serve_command(gateway_config, "--transport", "http", "--host", "0.0.0.0", "--port", "9"),
-                          cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert "needs a token: pass --auth-token TOKEN (or set LAKEBOARD_AUTH_TOKEN)" in done.stderr
-    assert "Traceback" not in done.stderr
+def test_listening_beyond_loopback_needs_a_token(gateway_config: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, stderr = serve_in_process(gateway_config, "--transport", "http", "--host", "0.0.0.0", "--port", "9",
+                                    monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2, stderr
+    assert "needs a token: pass --auth-token TOKEN (or set LAKEBOARD_AUTH_TOKEN)" in stderr
+    assert "Traceback" not in stderr
 
 
 async def test_without_a_token_the_gateway_makes_one_owner_only(toy_config: Path, tmp_path: Path) -> None:

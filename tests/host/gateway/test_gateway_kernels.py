@@ -19,7 +19,8 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from lakeboard.common.http_security import bearer_headers
 from lakeboard.schemas.execution import ExecutionResult
-from tests.host.gateway.conftest import cli_env, serve_command
+from tests.host.gateway.conftest import cli_env, serve_command, serve_in_process
+from tests.host.gateway.test_gateway_helpers import keep_only
 from tests.host.gateway.test_gateway_http import kernels_of
 from tests.support.servers import free_port, wait_for_port
 from tests.support.shadow_modules import import_code, plant_code, shadows
@@ -66,12 +67,14 @@ async def until(condition, timeout_s: float = 30.0) -> bool:  # type: ignore[no-
     while not condition():
         if time.monotonic() > deadline:
             return False
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.05)
     return True
 
 
 async def test_sessions_get_their_own_kernel_and_folder_up_to_the_cap(gateway_config: Path, tmp_path: Path) -> None:
     names = shadows(seed=23)
+    # Only code runs here: one helper (so the helpers' pool still has its fork server) starts sooner than six.
+    keep_only(gateway_config, "demo-sensors", "demo-kernel")
     with gateway_over_http(gateway_config, tmp_path, LAKEBOARD_MAX_KERNELS="2") as (url, gateway):
         async with contextlib.AsyncExitStack() as stack:
             first = await stack.enter_async_context(session(url))
@@ -116,7 +119,8 @@ async def test_sessions_get_their_own_kernel_and_folder_up_to_the_cap(gateway_co
 
 
 async def test_an_idle_kernel_is_stopped_and_the_next_run_says_so(gateway_config: Path, tmp_path: Path) -> None:
-    with gateway_over_http(gateway_config, tmp_path, LAKEBOARD_KERNEL_IDLE_TIMEOUT="2") as (url, gateway):
+    keep_only(gateway_config, "demo-kernel")  # no helper: only code runs here
+    with gateway_over_http(gateway_config, tmp_path, LAKEBOARD_KERNEL_IDLE_TIMEOUT="1") as (url, gateway):
         async with session(url) as client:
             first = await run(client, "import os\nx = 1\nos.getcwd()")
             folder = Path(eval(first.result))
@@ -126,12 +130,12 @@ async def test_an_idle_kernel_is_stopped_and_the_next_run_says_so(gateway_config
             again = await run(client, "x")
             assert again.error is not None and again.error.name == "NameError"
             assert again.restarted is True and again.warning is not None
-            assert "This session's kernel was stopped after 2 s without use" in again.warning
+            assert "This session's kernel was stopped after 1 s without use" in again.warning
             assert (await run(client, "x = 2\nx")).warning is None
 
 
-def test_a_bad_kernel_limit_is_refused_with_a_sentence(gateway_config: Path, tmp_path: Path) -> None:
-    done = subprocess.run(serve_command(gateway_config, "--max-kernels", "0"), cwd=tmp_path, env=cli_env(),
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "--max-kernels (LAKEBOARD_MAX_KERNELS) is not valid" in done.stderr
-    assert "Traceback" not in done.stderr
+def test_a_bad_kernel_limit_is_refused_with_a_sentence(gateway_config: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    code, stderr = serve_in_process(gateway_config, "--max-kernels", "0", monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2 and "--max-kernels (LAKEBOARD_MAX_KERNELS) is not valid" in stderr, stderr
+    assert "Traceback" not in stderr

@@ -11,9 +11,14 @@ import os
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
 
+from lakeboard.common.http_security import TOKEN_ENV, bearer_headers
+from lakeboard.host.gateway.gateway import Gateway
+from lakeboard.host.gateway.server import build_server
+from lakeboard.host.lakes import resolve_lake
+from lakeboard.host.servers_config import HttpServerEntry
 from lakeboard.schemas.execution import ExecutionResult
-from lakeboard.common.http_security import TOKEN_ENV
 from tests.conftest import DEMO_LAKE
 from tests.host.gateway.conftest import cli_env, stdio_client
 from tests.host.gateway.test_gateway_helpers import keep_only
@@ -29,8 +34,13 @@ def remote_kernel(lake: Path, workdir: Path) -> contextlib.AbstractContextManage
     return kernel_over_http(lake, workdir, TOKEN, {k: v for k, v in os.environ.items() if k != TOKEN_ENV})
 
 
+def gateway_in_process(config: Path, kernel: HttpServerEntry) -> Client:
+    """The gateway of `config` with `kernel`, served in this process over fastmcp's in-memory transport."""
+    return Client(build_server(Gateway(resolve_lake(config, quiet=True), kernel=kernel)), timeout=180)
+
+
 async def test_the_gateway_runs_code_on_a_kernel_given_by_url(gateway_config: Path, tmp_path: Path) -> None:
-    keep_only(gateway_config, "demo-sensors")  # no kernel of its own: only the remote one can run code
+    keep_only(gateway_config)  # no kernel of its own: only the remote one can run code (and no helpers to start)
     workdir = tmp_path / "remote-workdir"
     workdir.mkdir()
     with remote_kernel(DEMO_LAKE, workdir) as url:
@@ -46,20 +56,21 @@ async def test_the_gateway_runs_code_on_a_kernel_given_by_url(gateway_config: Pa
             overview = (await client.read_resource("lakeboard://lake"))[0].text
             assert f"Kernel for run_code: at {url}." in overview
 
-        # Without the token the kernel refuses the gateway, and run_code says why.
-        async with stdio_client(gateway_config, "--kernel-url", url, cwd=tmp_path, env=cli_env()) as client:
+        # Without the token the kernel refuses the gateway, and run_code says why (a gateway in this process:
+        # the one above showed the command line's way to the kernel).
+        async with gateway_in_process(gateway_config, HttpServerEntry(url=url)) as client:
             refused = await client.call_tool("run_code", {"code": "1"}, raise_on_error=False)
             assert refused.is_error and "kernel did not start: could not connect" in refused.content[0].text
             assert f"a kernel server listens at {url}, and give the gateway the token" in refused.content[0].text
 
 
 async def test_a_kernel_that_mounts_the_lake_elsewhere_runs_code_and_says_so(gateway_config: Path, tmp_path: Path) -> None:
-    keep_only(gateway_config, "demo-sensors")
+    keep_only(gateway_config)
     elsewhere = tmp_path / "copy-of-the-lake"
     elsewhere.mkdir()
     with remote_kernel(elsewhere, tmp_path) as url:
-        async with stdio_client(gateway_config, "--kernel-url", url, cwd=tmp_path,
-                                env=cli_env(LAKEBOARD_KERNEL_TOKEN=TOKEN)) as client:
+        kernel = HttpServerEntry(url=url, headers=bearer_headers(TOKEN))
+        async with gateway_in_process(gateway_config, kernel) as client:
             result = ExecutionResult.model_validate((await client.call_tool("run_code", {"code": "1 + 1"})).structured_content)
     assert result.result == "2"
     assert f"mounts the lake at {elsewhere}" in result.warning and f"--lake {DEMO_LAKE}" in result.warning
