@@ -16,6 +16,7 @@ import tomllib
 import venv
 from pathlib import Path
 
+import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
@@ -52,10 +53,14 @@ def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy2(REPO / name, source / name)
     for root in ROOTS:
         shutil.copytree(REPO / root, source / root, ignore=shutil.ignore_patterns("__pycache__"))
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(out), str(source)], capture_output=True, text=True, timeout=300)
-    assert build.returncode == 0, build.stderr
-    wheel = next(out.glob("lakeboard-*.whl"))
+    # The build backend pyproject.toml names, called through its PEP 517 hook as pip would call it
+    # (without pip's own start and source copy: this environment already has the backend).
+    backend = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["build-backend"]
+    build = subprocess.run([sys.executable, "-c", f"import sys, {backend} as b; print(b.build_wheel(sys.argv[1]))", str(out)],
+                           cwd=source, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-3000:]
+    wheel = out / build.stdout.splitlines()[-1]
+    assert wheel.name.startswith("lakeboard-") and wheel.suffix == ".whl", build.stdout[-2000:]
     env_dir = out / "venv"
     venv.create(env_dir, system_site_packages=True, with_pip=False)
     python = env_dir / "bin" / "python"
@@ -77,27 +82,46 @@ async def test_a_wheel_runs_the_cli_every_server_it_writes_and_the_gateway(wheel
     assert site.returncode == 0, site.stderr
     assert Path(site.stdout.strip()).is_relative_to(wheel_python.parents[1]), "the wheel's copy, not the repository's"
 
+    # One cluster: the entries are then one of each kind the indexer writes (gateway, file agent, search
+    # agent, kernel), each still started below; more file agents would start the same module again.
+    # One profiling worker: the wheel's worker still runs, without a second Python start.
     lakeboard = wheel_python.parent / "lakeboard"
     index = subprocess.run([str(lakeboard), "index", str(REPO / "lakes" / "demo"), "--out", str(tmp_path / "configs"),
-                            "--name", "demo"], cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=600)
+                            "--name", "demo", "--clusters", "1", "--workers", "1"],
+                           cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=600)
     assert index.returncode == 0, index.stderr
     entries = json.loads((tmp_path / "configs" / "demo" / "servers.json").read_text())["mcpServers"]
     assert entries and all(e["command"] == str(wheel_python) for e in entries.values())
-    assert any(e["args"][2] == "lakeboard.host.gateway" for e in entries.values())
+    assert {e["args"][2] for e in entries.values()} == {
+        "lakeboard.host.gateway", "lakeboard.servers.file_agent", "lakeboard.servers.search_agent", "lakeboard.servers.kernel",
+    }, entries
+
+    tools_of: dict[str, set[str]] = {}
+
+    async def list_tools(name: str, entry: dict) -> None:
+        # no sandbox for the kernel: its own tests cover the sandbox
+        args = [*entry["args"], "--unsafe-no-sandbox"] if entry["args"][2] == "lakeboard.servers.kernel" else entry["args"]
+        transport = StdioTransport(entry["command"], args, env={**_wheel_env(), **entry.get("env", {})}, cwd=str(tmp_path))
+        async with Client(transport, timeout=120) as client:
+            tools_of[name] = {t.name for t in await client.list_tools()}
+
+    discover: list[subprocess.CompletedProcess[bytes]] = []
+
+    async def run_discover() -> None:
+        discover.append(await anyio.run_process(
+            [str(lakeboard), "discover", str(tmp_path / "configs" / "demo"), "daily bus boardings per route", "--json"],
+            cwd=tmp_path, env=_wheel_env(), check=False))
+
+    # The servers and `lakeboard discover` are independent processes: they start side by side.
+    with anyio.fail_after(300):
+        async with anyio.create_task_group() as tg:
+            for name, entry in entries.items():
+                tg.start_soon(list_tools, name, entry)
+            tg.start_soon(run_discover)
 
     for name, entry in entries.items():
-        if entry["args"][2] == "lakeboard.servers.kernel":
-            entry["args"].append("--unsafe-no-sandbox")  # the kernel's own tests cover the sandbox
-        transport = StdioTransport(entry["command"], entry["args"], env={**_wheel_env(), **entry.get("env", {})},
-                                   cwd=str(tmp_path))
-        async with Client(transport, timeout=120) as client:
-            tools = {t.name for t in await client.list_tools()}
-        assert tools, f"{name} lists no tools"
+        assert tools_of[name], f"{name} lists no tools"
         if entry["args"][2] == "lakeboard.host.gateway":
-            assert {"request_help", "run_code", "list_partitions"} <= tools
-
-    discover = subprocess.run([str(lakeboard), "discover", str(tmp_path / "configs" / "demo"),
-                               "daily bus boardings per route", "--json"],
-                              cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=300)
-    assert discover.returncode == 0, discover.stderr
-    assert json.loads(discover.stdout)
+            assert {"request_help", "run_code", "list_partitions"} <= tools_of[name]
+    assert discover[0].returncode == 0, discover[0].stderr.decode()
+    assert json.loads(discover[0].stdout)

@@ -1,8 +1,10 @@
 """End-to-end fixtures: the demo lake indexed once, its real servers, a scripted model on 127.0.0.1.
 
-The lake is indexed the way a user does it (`python -m lakeboard.servers.indexing lakes/demo --out TMP`);
-the kernel runs in its bubblewrap sandbox, or with `--unsafe-no-sandbox` only where bubblewrap
-cannot run here.
+The lake's index is the session's (tests/conftest.py's demo_config, which the host tests use too: one
+indexing of the demo lake per session, not two); tests/e2e/test_gateway.py indexes it with `lakeboard
+index` as a user does and serves that. The kernel runs in its bubblewrap sandbox, or with
+`--unsafe-no-sandbox` only where bubblewrap cannot run here (then on an index of the e2e tests' own,
+by the indexer's command, so that the host tests' kernels stay as they are).
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from tests.e2e.scenarios import DEMO_LAKE, REPO
 
 
 @pytest.fixture(scope="session")
-def demo_index(tmp_path_factory) -> Path:
-    """lakes/demo indexed by the indexer's own command; returns the config folder (profiled in
-    the indexer's process: workers for 20 files cost more than they save)."""
+def demo_index(request: pytest.FixtureRequest, tmp_path_factory) -> Path:
+    """lakes/demo indexed; returns the config folder. Where bubblewrap runs, the session's index; else
+    one of its own, by the indexer's command (profiled in the indexer's process: workers for 20
+    files cost more than they save), whose kernel entry then runs unconfined."""
+    if _sandbox_problem() is None:
+        return request.getfixturevalue("demo_config")
     out = tmp_path_factory.mktemp("e2e-configs")
     done = subprocess.run(
         [sys.executable, "-m", "lakeboard.servers.indexing", str(DEMO_LAKE), "--out", str(out), "--name", "demo", "--quiet",
@@ -31,8 +36,7 @@ def demo_index(tmp_path_factory) -> Path:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     config_dir = out / "demo"
-    if _sandbox_problem() is not None:
-        _allow_unsandboxed_kernel(config_dir)
+    _allow_unsandboxed_kernel(config_dir)
     return config_dir
 
 

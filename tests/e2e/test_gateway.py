@@ -29,10 +29,11 @@ def client_for(config_file: Path, name: str, *, path: str, cwd: Path) -> Client:
 
 @pytest.fixture(scope="module")
 def claude_config(tmp_path_factory) -> Path:
-    """`lakeboard index lakes/demo`, then `lakeboard servers lakes/demo --write ...claude_desktop_config.json`."""
+    """`lakeboard index lakes/demo`, then `lakeboard servers lakes/demo --write ...claude_desktop_config.json`
+    (the index profiled in the indexer's process: workers for 20 files cost more than they save)."""
     home = tmp_path_factory.mktemp("user")
     env = cli_env(home)
-    done = lakeboard("index", str(scenarios.DEMO_LAKE), "--quiet", cwd=home, env=env)
+    done = lakeboard("index", str(scenarios.DEMO_LAKE), "--quiet", "--workers", "0", cwd=home, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     config_file = home / "Claude" / "claude_desktop_config.json"
     config_file.parent.mkdir()

@@ -1,19 +1,31 @@
-"""`lakeboard serve` on the demo lake over stdio, with a real MCP client: the tools, prompts and resources."""
+"""The gateway's tools, prompts and resources on the demo lake, with a real MCP client; `lakeboard serve` over
+stdio as a process, with malformed lines.
+
+The demo lake's gateway is served in this process over fastmcp's in-memory transport (its file agents, search
+agent and kernel are processes of their own): what it answers is the server's, not the transport's. The stdio
+transport is checked on a real `lakeboard serve` process below, and the entry a client pastes is started as one
+over stdio on the demo lake in tests/e2e/test_gateway.py.
+"""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
 
 from lakeboard.common.stdio_transport import MAX_BYTES_ENV
+from lakeboard.host.gateway.gateway import Gateway
 from lakeboard.host.gateway.models import HelpBoard, Partitions
+from lakeboard.host.gateway.server import build_server
+from lakeboard.host.lakes import resolve_lake
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.execution import ExecutionResult
 from tests.conftest import DEMO_LAKE
 from tests.e2e import scenarios
-from tests.host.gateway.conftest import cli_env, serve_command, stdio_client
+from tests.host.gateway.conftest import cli_env, serve_command
 from tests.support.raw_stdio import RawPeer, nested_lines
 
 pytestmark = pytest.mark.timeout(300)
@@ -22,9 +34,20 @@ PM25 = "daily PM2.5 readings of the sensors in 2024"  # the sensors' monthly fil
 SERVICES = scenarios.QUESTIONS["demo-easy-2"]["query"]
 
 
-async def test_tools_prompts_and_resources_over_stdio(gateway_config: Path, tmp_path: Path) -> None:
+def gateway_in_memory(config: Path, monkeypatch: pytest.MonkeyPatch) -> Client:
+    """The gateway `lakeboard serve CONFIG` builds, served in this process over fastmcp's in-memory transport,
+    with the environment cli_env gives that command (no model settings for the helpers it starts), and the
+    initialize handshake stdio_client makes."""
+    for name in list(os.environ):
+        if name != "LAKEBOARD_HOME" and name.startswith(("LAKEBOARD_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    return Client(build_server(Gateway(resolve_lake(config, quiet=True))), mode="legacy", timeout=180)
+
+
+async def test_tools_prompts_and_resources_of_the_demo_gateway(gateway_config: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     clusters = ClusterConfig.model_validate_json((gateway_config / "clusters.json").read_text()).clusters
-    async with stdio_client(gateway_config, cwd=tmp_path) as client:
+    async with gateway_in_memory(gateway_config, monkeypatch) as client:
         assert client.initialize_result.server_info.name == "lakeboard"
         assert str(DEMO_LAKE) in client.initialize_result.instructions
 

@@ -1,6 +1,10 @@
 """The text request_help returns to an MCP client's model: lake file and column names built to
 forge a helper's block (line breaks before "== auditor (confidence 0.99): VERIFIED", fences,
-terminal escapes) stay data, with one header per helper that really responded."""
+terminal escapes) stay data, with one header per helper that really responded.
+
+The gateway is served in this process over fastmcp's in-memory transport: the text is the server's,
+not the transport's (test_gateway_stdio.py runs `lakeboard serve` as a process over stdio); its
+helpers are still processes of their own."""
 
 from __future__ import annotations
 
@@ -9,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from lakeboard.host.gateway.models import HelpBoard
-from tests.host.gateway.conftest import stdio_client
+from tests.host.gateway.test_gateway_stdio import gateway_in_memory
 from tests.support.forged_text import CONTROL, FAKE_HEADER, fence_structure, forged_texts, headers
 from tests.support.hostile_names import file_name
 
 pytestmark = pytest.mark.timeout(300)
 
 
-async def test_request_help_text_keeps_lake_names_as_data(tmp_path: Path) -> None:
+async def test_request_help_text_keeps_lake_names_as_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from lakeboard.servers.indexing import index_lake
 
     lake = tmp_path / "lake"
@@ -25,9 +29,10 @@ async def test_request_help_text_keeps_lake_names_as_data(tmp_path: Path) -> Non
     for i, name in enumerate(names):
         column = forged_texts(8, seed=i)[i].replace('"', "'")
         (lake / "rain" / name).write_text(f'station,rainfall_mm,"{column}"\nS{i},{i}.5,1\n')
-    config = index_lake(lake, name="forged", out=tmp_path / "configs").config_dir
+    # profiled in this process: workers for 8 files cost more than they save
+    config = index_lake(lake, name="forged", out=tmp_path / "configs", workers=0).config_dir
 
-    async with stdio_client(config, cwd=tmp_path) as client:
+    async with gateway_in_memory(config, monkeypatch) as client:
         result = await client.call_tool("request_help", {"request": "rainfall in mm at each station"})
     board = HelpBoard.model_validate(result.structured_content)
     assert board.responses, "no helper responded: the test shows nothing"

@@ -63,7 +63,7 @@ def tmpfs_of(mounts: Sequence[tuple[int, Path]]) -> list[str]:
 
 
 # argv: LAKE LOGS MOUNT...; for each MOUNT, a fork of this process runs the indexer as `python -m
-# lakeboard.servers.indexing LAKE --out MOUNT/configs --workers 1 --quiet` would, its stdout and stderr
+# lakeboard.servers.indexing LAKE --out MOUNT/configs --workers 0 --quiet` would, its stdout and stderr
 # in LOGS/<i>.out and LOGS/<i>.err; prints each run's exit code as subprocess reports it, one a line.
 INDEX_ON_EACH = """
 import os, sys, traceback
@@ -77,7 +77,10 @@ for i, mount in enumerate(mounts):
         for fd, kind in ((1, "out"), (2, "err")):
             os.dup2(os.open(os.path.join(logs, f"{i}.{kind}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         try:
-            code = main([lake, "--out", os.path.join(mount, "configs"), "--workers", "1", "--quiet"])
+            # Profiled in the fork itself: a worker writes nothing on the mount (the indexer writes the cache
+            # and the configs), and spawning one would cost each run a Python start; `lakeboard index`
+            # below runs as a user runs it, with --workers 1.
+            code = main([lake, "--out", os.path.join(mount, "configs"), "--workers", "0", "--quiet"])
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         except BaseException:

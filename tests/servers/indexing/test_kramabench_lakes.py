@@ -19,7 +19,9 @@ async def test_every_helper_of_the_indexed_lake_answers(domain, tmp_path):
     from lakeboard.servers.indexing import index_lake
 
     lake = krama_lake(domain)
-    res = index_lake(lake, name=domain, out=tmp_path)
+    # Profiled in this process (workers=0), as the demo_config fixture does: the worker pool has tests of
+    # its own, and its Python starts cost more here than they save.
+    res = index_lake(lake, name=domain, out=tmp_path, workers=0)
     query = json.loads((KRAMABENCH / "workload" / f"{domain}.json").read_text())[0]["query"]
     servers = json.loads((res.config_dir / "servers.json").read_text())["mcpServers"]
     helpers = {n: e for n, e in servers.items() if "lakeboard.servers.kernel" not in e["args"] and "lakeboard.host.gateway" not in e["args"]}

@@ -1,4 +1,5 @@
-"""The kernel server's MCP behaviour: tools, notebook semantics, resources, transports."""
+"""The kernel server's MCP behaviour: tools, notebook semantics, resources (the HTTP transport and the
+unsandboxed mode are in test_sessions.py, the CPU-time limit in test_tree_limits.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,6 @@ import asyncio
 import base64
 import json
 import random
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,8 +16,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from lakeboard.schemas.execution import ExecutionResult, KernelActionResult, NotebookSaved, SandboxPolicy, VariablesResult
-from tests.servers.kernel.conftest import REPO, require_sandbox, run, server_env, stdio_client
-from tests.support.servers import free_port
+from tests.servers.kernel.conftest import run
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -95,10 +92,21 @@ async def test_variables_lists_names_types_and_shapes(kernel: Client, kernel_dir
     assert after.execution_count == before.execution_count + 1
 
 
-async def test_interrupt_tool_stops_a_running_cell(kernel: Client) -> None:
+async def sleeping_cell(kernel: Client, workdir: Path, marker: str) -> asyncio.Task[ExecutionResult]:
+    """A 60 s cell, returned once it runs: it leaves a marker file in the workdir first."""
+    flag = workdir / marker
+    cell = asyncio.create_task(run(kernel, f"open({marker!r}, 'w').close()\nimport time\ntime.sleep(60)", timeout_s=60))
+    deadline = time.monotonic() + 60
+    while not flag.exists():
+        assert not cell.done(), cell.result()
+        assert time.monotonic() < deadline, "the cell never started"
+        await asyncio.sleep(0.02)
+    return cell
+
+
+async def test_interrupt_tool_stops_a_running_cell(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
     await run(kernel, "survivor = 'kept'")
-    cell = asyncio.create_task(run(kernel, "import time\ntime.sleep(60)", timeout_s=60))
-    await asyncio.sleep(1.0)
+    cell = await sleeping_cell(kernel, kernel_dirs["workdir"], "interrupt-me.started")
     raw = await kernel.call_tool("interrupt", {})
     action = KernelActionResult.model_validate(raw.structured_content)
     assert action.action == "interrupt" and "sent" in action.message
@@ -120,9 +128,8 @@ async def test_restart_tool_clears_state(kernel: Client) -> None:
     assert result.execution_count == 1
 
 
-async def test_restart_during_a_running_cell(kernel: Client) -> None:
-    cell = asyncio.create_task(run(kernel, "import time\ntime.sleep(60)", timeout_s=60))
-    await asyncio.sleep(1.0)
+async def test_restart_during_a_running_cell(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
+    cell = await sleeping_cell(kernel, kernel_dirs["workdir"], "restart-me.started")
     started = time.monotonic()
     await kernel.call_tool("restart", {})
     result = await asyncio.wait_for(cell, 60)
@@ -261,63 +268,6 @@ async def test_bad_arguments_are_rejected(kernel: Client) -> None:
     with pytest.raises(ToolError):
         await kernel.call_tool("execute", {"code": "1", "timeout_s": -1})
     assert (await run(kernel, "3 * 3")).result == "9"
-
-
-# -- other server configurations ----------------------------------------------------------------
-
-async def test_streamable_http_transport(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
-    require_sandbox()
-    port = free_port()
-    d = kernel_dirs
-    process = subprocess.Popen(  # noqa: ASYNC220 - started once, waited for below
-        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(d["lake"]), "--workdir", str(tmp_path),
-         "--transport", "http", "--port", str(port), "--auth-token", "kernel-token"],
-        cwd=REPO, env=server_env(d["home"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, "the HTTP server exited"
-                assert time.monotonic() < deadline, "the HTTP server did not start"
-                await asyncio.sleep(0.1)
-        async with Client(f"http://127.0.0.1:{port}/mcp", auth="kernel-token", mode="legacy", timeout=60) as client:
-            await run(client, "value = 20")
-            result = await run(client, "value + 1")
-            assert result.result == "21" and result.sandboxed is True
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-
-
-async def test_unsafe_mode_says_so_in_every_result(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
-    d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--unsafe-no-sandbox") as client:
-        result = await run(client, "import os\nos.getcwd()")
-        assert result.sandboxed is False and result.warning and "UNSAFE" in result.warning
-        assert result.result == repr(str(tmp_path))
-        listing = VariablesResult.model_validate((await client.call_tool("variables", {})).structured_content)
-        assert listing.sandboxed is False and "UNSAFE" in (listing.warning or "")
-        action = KernelActionResult.model_validate((await client.call_tool("restart", {})).structured_content)
-        assert action.sandboxed is False and "UNSAFE" in (action.warning or "")
-        # Even unsandboxed, the kernel does not inherit the server's environment.
-        env = await run(client, "import os\n'OPENAI_API_KEY' in os.environ")
-        assert env.result == "False" and "UNSAFE" in (env.warning or "")
-
-
-async def test_cpu_time_limit_restarts_the_kernel(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
-    require_sandbox()
-    d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "3") as client:
-        result = await run(client, "while True:\n    pass", timeout_s=120)
-        assert result.restarted is True and result.error is not None and result.error.name == "KernelDied"
-        assert "CPU" in result.error.value and not result.timed_out
-        assert (await run(client, "1 + 1")).result == "2"
-        contents = await client.read_resource("kernel://notebook.ipynb")
-        assert "CPU" in json.dumps(json.loads(contents[0].text)["cells"])
 
 
 async def test_a_matplotlib_figure_comes_back_as_an_image_and_into_the_notebook(kernel: Client) -> None:

@@ -1,4 +1,5 @@
-"""Sessions stay apart: the workdir is never an import path, and over HTTP each client session has
+"""Sessions stay apart: the workdir is never an import path (sandboxed or not; unsandboxed, every
+answer says so), and over HTTP each client session has
 its own kernel and its own folder; a call without a session is refused; the number of kernels
 is capped, and an idle session's kernel is stopped (its next call says so)."""
 
@@ -16,6 +17,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
+from lakeboard.schemas.execution import KernelActionResult, VariablesResult
 from tests.servers.kernel.conftest import require_sandbox, run, server_env, stdio_client
 from tests.support.servers import kernel_over_http
 from tests.support.shadow_modules import import_code, plant_code, shadows
@@ -25,22 +27,46 @@ pytestmark = pytest.mark.timeout(300)
 TOKEN = "kernel-sessions-token-4be1"
 
 
+async def assert_never_an_import_path(client: Client, names: list[str]) -> KernelActionResult:
+    """Plants shadows of real modules in the workdir, then imports the real ones, before and after
+    a restart; returns the restart's answer."""
+    planted = await run(client, plant_code(names))
+    assert planted.error is None, planted.error
+    result = await run(client, import_code(names), timeout_s=120)
+    assert result.error is None, ("same kernel", result.error)
+    assert result.result == "([], [], [], True)", ("same kernel", result.result)
+    action = KernelActionResult.model_validate((await client.call_tool("restart", {})).structured_content)
+    result = await run(client, import_code(names), timeout_s=120)
+    assert result.error is None, ("after a restart", result.error)
+    assert result.result == "([], [], [], True)", ("after a restart", result.result)
+    return action
+
+
 @pytest.mark.asyncio
-@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "unsafe-no-sandbox"])
-async def test_the_workdir_is_never_an_import_path(kernel_dirs: dict[str, Path], tmp_path: Path, sandboxed: bool) -> None:
-    if sandboxed:
-        require_sandbox()
+async def test_the_workdir_is_never_an_import_path(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+    require_sandbox()
     d = kernel_dirs
-    names = shadows(seed=len(str(tmp_path)))
-    flags = () if sandboxed else ("--unsafe-no-sandbox",)
-    async with stdio_client(d["lake"], tmp_path, d["home"], *flags) as client:
-        planted = await run(client, plant_code(names))
-        assert planted.error is None, planted.error
-        for attempt in ("same kernel", "after a restart"):
-            result = await run(client, import_code(names), timeout_s=120)
-            assert result.error is None, (attempt, result.error)
-            assert result.result == "([], [], [], True)", (attempt, result.result)
-            await client.call_tool("restart", {})
+    async with stdio_client(d["lake"], tmp_path, d["home"]) as client:
+        await assert_never_an_import_path(client, shadows(seed=len(str(tmp_path))))
+
+
+@pytest.mark.asyncio
+async def test_unsafe_mode_says_so_in_every_result_and_keeps_the_workdir_off_the_import_path(
+    kernel_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    """One unsandboxed server: every kind of answer says UNSAFE, and even unconfined the kernel
+    neither imports from its workdir nor inherits the server's environment."""
+    d = kernel_dirs
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--unsafe-no-sandbox") as client:
+        result = await run(client, "import os\nos.getcwd()")
+        assert result.sandboxed is False and result.warning and "UNSAFE" in result.warning
+        assert result.result == repr(str(tmp_path))
+        listing = VariablesResult.model_validate((await client.call_tool("variables", {})).structured_content)
+        assert listing.sandboxed is False and "UNSAFE" in (listing.warning or "")
+        action = await assert_never_an_import_path(client, shadows(seed=len(str(tmp_path)) + 1))
+        assert action.sandboxed is False and "UNSAFE" in (action.warning or "")
+        env = await run(client, "import os\n'OPENAI_API_KEY' in os.environ")
+        assert env.result == "False" and "UNSAFE" in (env.warning or "")
 
 
 # -- over HTTP: one kernel and one folder per client session ------------------------------------
@@ -72,10 +98,12 @@ async def test_each_http_session_has_its_own_kernel_and_folder(kernel_dirs: dict
     names = shadows(seed=7)
     with kernel_server(d["lake"], workdir, d["home"], "--max-kernels", "2") as url:
         async with contextlib.AsyncExitStack() as stack:
-            first = await stack.enter_async_context(session(url))
+            # The first client authenticates with fastmcp's own bearer `auth`, the second with the header.
+            first = await stack.enter_async_context(Client(url, auth=TOKEN, mode="legacy", timeout=120))
             second = await stack.enter_async_context(session(url))
             mine = await run(first, "import os\nx = 'first'\nopen('notes.txt', 'w').write('private')\nos.getcwd()")
             assert mine.error is None, mine.error
+            assert mine.sandboxed is True and mine.warning is None
             folder = Path(eval(mine.result))
             assert folder.parent == workdir and stat.S_IMODE(folder.stat().st_mode) == 0o700
             assert (await run(first, plant_code(names))).error is None
@@ -88,6 +116,7 @@ async def test_each_http_session_has_its_own_kernel_and_folder(kernel_dirs: dict
             # Another session's planted modules are neither visible nor importable, nor are one's own.
             assert (await run(second, import_code(names), timeout_s=120)).result == "([], [], [], True)"
             assert (await run(first, import_code(names), timeout_s=120)).result == "([], [], [], True)"
+            assert (await run(first, "x + '!'")).result == "'first!'"  # each session's state carries over
             notebook = (await second.read_resource("kernel://notebook.ipynb"))[0].text
             assert "write('private')" not in notebook and "os.path.exists" in notebook
 

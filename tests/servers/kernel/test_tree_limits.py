@@ -6,6 +6,7 @@ with --no-cgroup, where the server's watchdog enforces the totals.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -52,10 +53,14 @@ async def test_children_past_the_memory_limit_are_stopped(
 
 
 @pytest.mark.asyncio
-async def test_a_forked_busy_child_is_stopped_when_the_cell_ends(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+async def test_a_forked_busy_child_and_writing_past_workdir_mb_are_stopped(
+    kernel_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    """One server (the workdir limit aside, default limits): a busy child left running when its
+    cell ends, then a cell writing past --workdir-mb."""
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"]) as client:
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--workdir-mb", "20") as client:
         code = "import os\nkept = 'still here'\nbusy = os.fork()\nif busy == 0:\n    while True:\n        pass\nbusy"
         result = await run(client, code)
         assert result.error is None, result.error
@@ -67,12 +72,7 @@ async def test_a_forked_busy_child_is_stopped_when_the_cell_ends(kernel_dirs: di
         quiet = await run(client, "import subprocess\nsubprocess.run(['true']).returncode")
         assert quiet.result == "0" and quiet.stopped_processes == 0 and quiet.warning is None
 
-
-@pytest.mark.asyncio
-async def test_writing_past_workdir_mb_is_stopped(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
-    require_sandbox()
-    d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--workdir-mb", "20") as client:
+        # The workdir limit.
         assert (await policy_of(client)).workdir_mb == 20
         code = (
             "import time\nwritten = 0\n"
@@ -119,10 +119,19 @@ async def test_process_limit_holds_without_a_cgroup(kernel_dirs: dict[str, Path]
 
 
 @pytest.mark.asyncio
-async def test_cpu_budget_counts_the_whole_process_tree(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+async def test_cpu_budget_restarts_the_kernel_and_counts_the_whole_process_tree(
+    kernel_dirs: dict[str, Path], tmp_path: Path
+) -> None:
     require_sandbox()
     d = kernel_dirs
     async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "3") as client:
+        # The kernel itself spinning past the budget.
+        result = await run(client, "while True:\n    pass", timeout_s=120)
+        assert result.restarted is True and result.error is not None and result.error.name == "KernelDied", result
+        assert "CPU" in result.error.value and not result.timed_out
+        assert (await run(client, "1 + 1")).result == "2"
+        notebook = json.loads((await client.read_resource("kernel://notebook.ipynb"))[0].text)
+        assert "CPU" in json.dumps(notebook["cells"])
         # Two children of 2 s of CPU each: each stays under its own 3 s limit, together they pass it.
         code = (
             "import subprocess, sys\n"
