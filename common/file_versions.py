@@ -28,7 +28,11 @@ def file_version(path: Path) -> Version:
 def read_once(path: Path, parse: Callable[[Path], T]) -> T:
     """`parse(path)`, computed again only when the file has changed since this process last
     parsed it with `parse` (only the latest version of each file is kept). OSError and whatever
-    `parse` raises reach the caller."""
+    `parse` raises reach the caller.
+
+    What was read from files since deleted is let go at each new read: a re-index writes a new
+    set folder and removes old ones, and a mapped array of a deleted file would keep its disk
+    space in use for as long as a long-running gateway lives."""
     real = os.path.realpath(path)
     version = file_version(Path(real))
     key = (real, parse)
@@ -39,4 +43,6 @@ def read_once(path: Path, parse: Callable[[Path], T]) -> T:
     value = parse(Path(real))
     with _lock:
         _read[key] = (version, value)
+        for gone in [k for k in _read if k != key and not os.path.exists(k[0])]:
+            del _read[gone]
     return value
