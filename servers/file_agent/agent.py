@@ -104,7 +104,7 @@ class FileAgent:
             if known is not None:
                 self._rankings[key] = known  # most recent last
                 return known
-        ranking = self.engine.rank(query, vector, best if vector is not None else None)
+        ranking = self.engine.rank(query, vector, best)  # the engine ignores a best sent without a vector
         with self._ranking_lock:
             self._rankings[key] = ranking
             while len(self._rankings) > _RANKINGS_KEPT:

@@ -79,7 +79,8 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def can_help(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        return _result(await engine.decide(_posted(request, reason, ctx, agent.index_folder), ctx), markdown.decision, agent.name)
+        posted = _posted(request, reason, ctx, agent.index_folder)
+        return _result(await engine.decide(posted, ctx), markdown.decision, agent.name)
 
     @mcp.tool(
         description=("Answer a request: the relevant files, code that loads them, an explanation, a sample and "
@@ -88,7 +89,8 @@ def build_server(agent: FileAgent, analyses: AnalysisStore | None = None) -> Fas
         annotations=_READ_ONLY,
     )
     async def respond(request: Request, ctx: Context, reason: Reason = "") -> ToolResult | mcp_types.InputRequiredResult:
-        return _result(await engine.respond(_posted(request, reason, ctx, agent.index_folder), ctx), markdown.response, agent.name)
+        posted = _posted(request, reason, ctx, agent.index_folder)
+        return _result(await engine.respond(posted, ctx), markdown.response, agent.name)
 
     @mcp.tool(description=f"Every file of this agent with its format, status and a one-line summary. {knows}",
               annotations=_READ_ONLY)
@@ -142,7 +144,7 @@ def _posted(request: str, reason: str, ctx: Context, index_folder: str) -> Black
     context = ctx.request_context
     meta = context.meta if context is not None else None
     vector = embedding_from_meta(meta)
-    best = best_from_meta(meta, index_folder) if vector is not None else None
+    best = best_from_meta(meta, index_folder)
     return BlackboardRequest(request=request, reason=reason,
                              embedding=vector.tolist() if vector is not None else None,
                              best_similarity={index_folder: best} if best is not None else None)

@@ -8,7 +8,7 @@ for every file agent of the lake, because every input is lake-wide.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,8 +52,7 @@ class RelevanceEngine:
         self.weights = weights or relevance_weights(dense=self.embed is not None)
         wanted = set(paths) if paths is not None else None
         self.facts = [f for f in lake.facts if wanted is None or f.path in wanted]
-        self.positions = [lake.index.position[f.path] for f in self.facts]
-        self._rows = np.array(self.positions, dtype=np.intp)
+        self.positions = np.array([lake.index.position[f.path] for f in self.facts], dtype=np.intp)
         self._facts_of = {f.path: f for f in self.facts}
         self.columns = [FEATURES.index(f) for f in self.weights.file.features]
         self._fact_columns = FactColumns.of(self.facts)
@@ -80,9 +79,10 @@ class RelevanceEngine:
             if best is None:
                 dense = self.lake.vectors @ vector
             else:
+                own = self.lake.vectors[self.positions] @ vector
                 dense = np.zeros(len(self.lake.vectors), dtype=np.float32)
-                dense[self._rows] = self.lake.vectors[self._rows] @ vector
-                top = max(best, float(dense[self._rows].max())) if len(self._rows) else best
+                dense[self.positions] = own
+                top = max(best, float(own.max())) if len(own) else best
         return LakeEvidence(query, self.lake.index, dense, dense_top=top)
 
     def rank(self, query: Query, vector: np.ndarray | None = None, best: float | None = None) -> Ranking:
@@ -96,7 +96,7 @@ class RelevanceEngine:
         return Ranking(to_matches(p, self.positions, self.facts, ev.hits, words, shown), gate, weight)
 
 
-def to_matches(p: np.ndarray, positions: list[int], facts: list[FileFacts], hits: np.ndarray, words: list[str],
+def to_matches(p: np.ndarray, positions: Sequence[int], facts: list[FileFacts], hits: np.ndarray, words: list[str],
                limit: int) -> list[FileMatch]:
     """The `limit` most likely files as matches: each with the request's words it contains."""
     out = []
