@@ -9,6 +9,7 @@ Usage: python benchmarks/fit_relevance.py [--cv] [--write] [--dense] [--work DIR
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import pickle
 import statistics
@@ -236,10 +237,18 @@ GRID = [Cutoff(0.0, f, k) for f, k in itertools.product(
 GATE_GRID = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
 
 
+def without_questions_of(held: LakeData, lakes: list[LakeData]) -> list[LakeData]:
+    """The other lakes, with the held-out lake's questions taken out of their off-topic requests:
+    a question scored on the held-out lake must not have been seen in training, even as a negative."""
+    texts = {q.text for q in held.questions}
+    return [dataclasses.replace(l, off_topic=[q for q in l.off_topic if q.text not in texts])
+            for l in lakes if l is not held]
+
+
 def cross_validate(lakes: list[LakeData], columns: list[int], c: float = 1.0) -> list[dict]:
     out = []
     for held in lakes:
-        rel = train([l for l in lakes if l is not held], columns, c)
+        rel = train(without_questions_of(held, lakes), columns, c)
         scores = lake_scores(held, rel.predict(held.questions, held.facts), rel.predict(held.off_topic, held.facts),
                              rel.cutoff)
         out.append({"lake": held.spec.name, **scores, "cutoff": rel.cutoff})
