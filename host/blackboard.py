@@ -13,6 +13,7 @@ the ResponseBoard, which only the main agent reads: helpers only ever see the re
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -20,11 +21,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lakeboard.common.object_mirror import ObjectMirror
 from lakeboard.common.request_embedding import best_similarity, embedding_meta, request_embedding, warm_up
 from lakeboard.host.pool import ClientPool, PoolError, ToolMissing
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.board import BoardEntry, HelperError, HelperOutcome, Phase, Posting, parse_response
-from lakeboard.schemas.messages import BlackboardRequest, HelpDecision, SearchAgentResponse
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision, SearchAgentResponse
+
+log = logging.getLogger(__name__)
 
 
 class ResponseBoard:
@@ -82,6 +86,8 @@ class Blackboard:
         lake_index: the folder of the lake's search index (clusters.json's `relevance_index`); with
             it the embedding goes with its best similarity over the lake, so that each file agent
             weighs only its own files' vectors.
+        mirror: a bucket lake's local mirror (`common/object_mirror.py`): the files the responses
+            name are fetched into it before the posting is returned, so code run next finds them.
     """
 
     def __init__(
@@ -94,8 +100,10 @@ class Blackboard:
         board: ResponseBoard | None = None,
         embed_requests: bool = True,
         lake_index: Path | None = None,
+        mirror: ObjectMirror | None = None,
     ) -> None:
         self.pool = pool
+        self.mirror = mirror
         self.embed_requests = embed_requests
         self.lake_index = lake_index
         if embed_requests:
@@ -164,6 +172,8 @@ class Blackboard:
         # A server that turned out not to be a helper was never part of the broadcast.
         posting.outcomes = [o for o in outcomes.values() if o.helper not in not_helpers]
         posting.can_help_phase_s = max((t - started_at for t in decided_at.values()), default=0.0)
+        if self.mirror is not None:
+            await self._fill_mirror(posting)
         posting.elapsed_s = time.monotonic() - started_at
         self.board.add(posting)
         self._emit(
@@ -176,6 +186,16 @@ class Blackboard:
             errors={o.helper: f"{o.error.phase}: {o.error.kind}" for o in posting.errors if o.error},
         )
         return posting
+
+    async def _fill_mirror(self, posting: Posting) -> None:
+        """The files the file agents named, fetched into the lake's mirror; one that cannot be is said
+        in the trace and the log (code that reads it then fails on a missing file, not on a sample)."""
+        files = [f for o in posting.responses if isinstance(o.response, FileAgentResponse) for f in o.response.files]
+        report = await asyncio.to_thread(self.mirror.fill, files)
+        for path, why in report.failed.items():
+            log.warning("%s is not in the lake's mirror: %s", path, why)
+        self._emit("mirror", posting.request.id, None, fetched=report.fetched, kept=report.kept, failed=report.failed,
+                   evicted=report.evicted)
 
     async def _meta(self, request: BlackboardRequest) -> dict[str, Any] | None:
         """The `_meta` every helper's call of this request carries: its embedding, made here once,
@@ -198,6 +218,8 @@ class Blackboard:
         self._emit("assign", request.id, None, request=request.model_dump(mode="json"), helpers=list(helpers))
         arguments, meta = request.tool_arguments(), await self._meta(request)
         await asyncio.gather(*(self._collect(o, request.id, arguments, meta, started_at) for o in posting.outcomes))
+        if self.mirror is not None:
+            await self._fill_mirror(posting)
         posting.elapsed_s = time.monotonic() - started_at
         self.board.add(posting)
         self._emit("posting", request.id, posting.elapsed_s, volunteers=[],

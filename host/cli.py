@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from lakeboard.common.object_stores import OPTIONS_VARIABLE, storage_options
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.common.code_text import printable
 from lakeboard.common.process_exit import exit_now
@@ -24,7 +25,14 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
     # flags go along; its key goes in the environment, never on a command line.
     model_flags = [f for flag, value in (("--model", args.model), ("--base-url", args.base_url),
                                          ("--llm-config", args.llm_config)) if value for f in (flag, str(value))]
-    env = indexer_environment({"LAKEBOARD_LLM_API_KEY": args.api_key} if args.api_key else None)
+    secrets = {"LAKEBOARD_LLM_API_KEY": args.api_key} if args.api_key else {}
+    if args.storage_option:  # they may hold keys: through the environment, never on the indexer's command line
+        try:
+            secrets[OPTIONS_VARIABLE] = json.dumps(storage_options(args.storage_option))
+        except ValueError as exc:
+            print(f"lakeboard index: {exc}", file=sys.stderr)
+            return 2
+    env = indexer_environment(secrets)
     command = indexer_command(args.lake, args.out, name=args.name, extra=[*model_flags, *extra])
     code = subprocess.run(command, env=env).returncode
     if code < 0 or code == 130:  # a signal leaves no word from the indexer itself
@@ -45,7 +53,7 @@ async def _discover(args: argparse.Namespace) -> int:
         async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs",
                               connect_timeout_s=args.timeout) as pool:
             board = Blackboard(pool, trace, can_help_timeout_s=args.timeout, respond_timeout_s=args.timeout,
-                               lake_index=lake.search_index)
+                               lake_index=lake.search_index, mirror=lake.mirror())
             result = await discover(board, args.request)
     if args.json:
         print(json.dumps({"request": result.request, "responses": result.responses, "files": result.files}, indent=2))
@@ -257,8 +265,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="profile a lake, partition it, write CONFIGS/NAME/{clusters,servers}.json",
                        description="Other flags (--strategy, --clusters, --docs, --workers, --time-budget, --quiet) "
                                    "go to the indexer.")
-    p.add_argument("lake", type=Path)
+    p.add_argument("lake", help="a lake folder, or a prefix of a bucket: s3://bucket/prefix, gs://..., az://...")
     p.add_argument("--name")
+    p.add_argument("--storage-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of the bucket's filesystem (fsspec), e.g. endpoint_url=http://...; credentials "
+                        "come best from the store's usual chain (environment, profile files); none is ever written")
     p.add_argument("--out", type=Path, help=f"configs folder (default: {_DEFAULT_CONFIGS})")
     p.add_argument("--model", help="model for the file agents' analysis and --strategy llm (given as for ask)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")

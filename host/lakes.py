@@ -24,6 +24,8 @@ from lakeboard.common.config_home import default_configs
 from lakeboard.common.file_versions import read_once
 from lakeboard.common.file_names import is_utf8
 from lakeboard.common.lake_stamps import lake_changes, lake_stamps, read_indexed
+from lakeboard.common.object_mirror import ObjectMirror
+from lakeboard.common.object_stores import ObjectLake, lake_url, storage_options
 from lakeboard.host.servers_config import ServerEntry, ServersConfig, ServersConfigError, load_servers
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,23 @@ class Lake:
         except (OSError, ValueError, AttributeError):
             return None
         return Path(folder) if isinstance(folder, str) else None
+
+    def mirror(self) -> ObjectMirror | None:
+        """A bucket lake's local mirror, which the blackboard fills with the files helpers name (None for a
+        folder lake). Its store options: those the config records (an endpoint), then
+        LAKEBOARD_STORAGE_OPTIONS; credentials come from the store's usual chain."""
+        try:
+            config = json.loads((self.config_dir / "clusters.json").read_text())
+            bucket = lake_url(config["source"]) if config.get("source") else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if bucket is None or not config.get("data_root"):
+            return None
+        try:
+            options = {**config.get("source_options", {}), **storage_options()}
+        except ValueError as exc:
+            raise LakeError(str(exc)) from None
+        return ObjectMirror(bucket, Path(config["data_root"]), options)
 
     def servers(self, *, helpers_only: bool = False) -> ServersConfig:
         """The servers the host starts itself: never the gateway, which serves these same servers to MCP clients."""
@@ -178,6 +197,12 @@ def resolve_lake(
     exist, a file that is not a config file, a config that cannot be read, and a config folder
     inside its lake (traces and runs go to the config folder, and nothing is written into a lake).
     """
+    try:
+        bucket = lake_url(str(location))
+    except ValueError as exc:
+        raise LakeError(str(exc)) from exc
+    if bucket is not None:
+        return _resolve_bucket(bucket, configs, reindex=reindex, quiet=quiet)
     path = Path(location).expanduser()
     if not path.exists():
         raise LakeError(f"{str(path)!r} does not exist: {_GIVE}")
@@ -188,7 +213,7 @@ def resolve_lake(
         root = _lake_of(folder)
         _check_servers(folder)
         if reindex and root is not None:
-            run_indexer(root, folder.parent, name=folder.name, quiet=quiet, extra=["--force"])
+            run_indexer(_source_of(folder) or root, folder.parent, name=folder.name, quiet=quiet, extra=["--force"])
         elif refresh:
             refresh_index(folder, root)
         return Lake(folder, root)
@@ -206,6 +231,21 @@ def resolve_lake(
     return Lake(config_dir, lake)
 
 
+def _resolve_bucket(bucket: ObjectLake, configs: Path | None, *, reindex: bool, quiet: bool) -> Lake:
+    """The config of a lake in object storage, indexed first when it has none (its storage options
+    from LAKEBOARD_STORAGE_OPTIONS and the store's chain). A bucket is not listed again to see whether
+    it changed: that costs a listing of every object; `--reindex` (or `lakeboard index`) reads it again."""
+    configs = configs if configs is not None else default_configs()
+    name = _slug(bucket.name)
+    if _source_of(configs / name) not in (None, bucket.url):
+        name = _slug(bucket.root.replace("/", "-"))
+    config_dir = (configs / name).resolve()
+    if reindex or not (config_dir / "servers.json").is_file():
+        run_indexer(bucket.url, configs, name=name, quiet=quiet, extra=["--force"] if reindex else [])
+    _check_servers(config_dir)
+    return Lake(config_dir, _lake_of(config_dir))
+
+
 def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
     """Re-index `lake` into `config_dir` if it changed since the index recorded it; the line said, or None.
 
@@ -214,8 +254,8 @@ def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
     An index without stamps (older, or written by hand) is left as it is.
     """
     indexed = read_indexed(config_dir)
-    if indexed is None or lake is None:
-        return None
+    if indexed is None or lake is None or _source_of(config_dir) is not None:
+        return None  # a bucket is not listed at every command: `--reindex` reads it again
     if not _has_search_index(config_dir):
         why = "its index was written by an older Lakeboard, with no search index"
     else:
@@ -271,19 +311,30 @@ def _check_servers(config_dir: Path) -> None:
 
 
 def _lake_of(config_dir: Path) -> Path | None:
+    """The folder the config's code reads the lake from: the lake, or a bucket lake's mirror."""
     try:
-        return Path(json.loads((config_dir / "clusters.json").read_text())["lake"])
-    except (OSError, ValueError, KeyError):
+        config = json.loads((config_dir / "clusters.json").read_text())
+        return Path(config.get("data_root") or config["lake"])
+    except (OSError, ValueError, KeyError, AttributeError):
         return None
 
 
-def indexer_command(lake: Path, out: Path | None, *, name: str | None = None, quiet: bool = False,
+def _source_of(config_dir: Path) -> str | None:
+    """The URL of the config's lake when it lives in object storage."""
+    try:
+        return json.loads((config_dir / "clusters.json").read_text()).get("source")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def indexer_command(lake: Path | str, out: Path | None, *, name: str | None = None, quiet: bool = False,
                     extra: list[str] = ()) -> list[str]:
-    """The command that indexes `lake` into `out` (None: the default configs folder). The indexer runs as its
-    own process, never importing from the current folder: a user may index the folder they are in, and the
-    lake's code must not run."""
+    """The command that indexes `lake` (a folder, or a bucket's URL) into `out` (None: the default configs
+    folder). The indexer runs as its own process, never importing from the current folder: a user may index
+    the folder they are in, and the lake's code must not run."""
     where = ["--out", str(Path(out).absolute())] if out is not None else []
-    cmd = python_module_command("lakeboard.servers.indexing", str(Path(lake).absolute()), *where, *extra)
+    named = str(lake) if isinstance(lake, str) and "://" in lake else str(Path(lake).absolute())
+    cmd = python_module_command("lakeboard.servers.indexing", named, *where, *extra)
     if name:
         cmd += ["--name", name]
     if quiet:
@@ -296,7 +347,7 @@ def indexer_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**inheritable_environment(os.environ), **(extra or {})}
 
 
-def run_indexer(lake: Path, out: Path, *, name: str | None = None, quiet: bool = False, extra: list[str] = (),
+def run_indexer(lake: Path | str, out: Path, *, name: str | None = None, quiet: bool = False, extra: list[str] = (),
                 silent: bool = False) -> None:
     """Index `lake` into `out`; `quiet`: its report goes to stderr, `silent`: nowhere (its errors still do)."""
     proc = subprocess.run(indexer_command(lake, out, name=name, quiet=quiet, extra=list(extra)),

@@ -17,7 +17,22 @@ class ClusterSpec(BaseModel):
 class ClusterConfig(BaseModel):
     """The partitioning of one lake; every file-agent server reads it."""
 
-    lake: str = Field(description="absolute path of the lake folder")
+    lake: str = Field(description="absolute path of the lake folder (for a lake in object storage: its sample replica)")
+    source: str | None = Field(
+        None, description="the lake's URL when it lives in object storage (s3://bucket/prefix); never with credentials"
+    )
+    source_options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="the store's options that say where it is (an endpoint, a region); never a secret"
+    )
+    data_root: str | None = Field(
+        None, description="where code finds the lake's whole files, when not at `lake`: a bucket lake's local mirror, "
+        "which the host fills with the files the helpers name"
+    )
+
+    @property
+    def code_root(self) -> str:
+        """The folder that loaders and the kernel read the lake's files from."""
+        return self.data_root or self.lake
     name: str
     strategy: str
     profile_dir: str = Field(description="absolute path of the profile cache")

@@ -139,7 +139,7 @@ class AskSession:
             raise
         self.blackboard = Blackboard(
             self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s, respond_timeout_s=self.helper_timeout_s,
-            lake_index=self.lake.search_index,
+            lake_index=self.lake.search_index, mirror=self.lake.mirror(),
         )
         self.modes = ModeSetup(self.blackboard, self.lake.config_dir)
         return self

@@ -56,7 +56,7 @@ async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path
         async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs",
                               connect_timeout_s=timeout_s) as pool:
             board = Blackboard(pool, trace, can_help_timeout_s=timeout_s, respond_timeout_s=timeout_s,
-                               lake_index=lake.search_index)
+                               lake_index=lake.search_index, mirror=lake.mirror())
             config = ClusterConfig.model_validate_json((lake.config_dir / "clusters.json").read_text())
             partitions = partitions_of(config, pool.helpers)
             entries = await file_inventory(board, [p.helper for p in partitions]) if "rag" in modes else []

@@ -110,7 +110,8 @@ class Gateway:
         changed = await self.refresh_index()
         notes = ([changed] if changed else []) + await self.mounts.refresh()
         board = Blackboard(self.pool, self.trace, can_help_timeout_s=self.helper_timeout_s,
-                           respond_timeout_s=self.helper_timeout_s, lake_index=self.lake.search_index)
+                           respond_timeout_s=self.helper_timeout_s, lake_index=self.lake.search_index,
+                           mirror=self.lake.mirror())
         posting = await board.post(BlackboardRequest(request=request, reason=reason))
         chosen = discovery_of(posting).matches
         help_board = _help_board(posting, [m.path for m in chosen], notes)

@@ -44,13 +44,13 @@ class FileAgent:
         self.config = config
         self.spec = config.cluster(cluster)
         self.name = self.spec.name
-        self.root = Path(config.lake)
+        self.root = Path(config.code_root)  # where loaders read the files (a bucket lake's mirror)
         self.profiles = PartitionProfiles(Path(config.profile_dir), self.spec.files, config.errors)
         folder = Path(config.relevance_index) if config.relevance_index else None
         if folder is None or not folder.is_dir():
             raise StaleIndex(
                 f"the config of lake {config.name!r} has no search index (it was written by an older "
-                f"Lakeboard): run `lakeboard index {config.lake}` again"
+                f"Lakeboard): run `lakeboard index {config.source or config.lake}` again"
             )
         self.index_folder = str(config.relevance_index)  # how the host names this lake's index
         self.engine = RelevanceEngine(LakeIndex.load(folder, paths=self.spec.files),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from lakeboard.common.child_processes import SAFE_FOLDER
 from lakeboard.common.code_text import printable
 from lakeboard.common.config_home import default_configs
 from lakeboard.common.private_files import keep_new_files_private
+from lakeboard.common.object_stores import ObjectLake, lake_url, public_options
 from lakeboard.servers.profiling.cache import CacheWriteError
 from lakeboard.servers.search_agent.settings import BACKENDS as SEARCH_BACKENDS
 
@@ -50,7 +52,7 @@ def _leave_current_folder(args: argparse.Namespace) -> None:
     they load) look for configuration files in it. Paths given relative to it are made absolute first."""
     for name in ("lake", "out", "docs", "llm_config"):
         value = getattr(args, name)
-        if value is not None:
+        if isinstance(value, Path):
             setattr(args, name, Path(os.path.abspath(value.expanduser())))
     os.chdir(SAFE_FOLDER)
 
@@ -81,8 +83,11 @@ def _index_options(args: argparse.Namespace) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="lakeboard index", description="Profile a lake, partition it and write configs.")
-    ap.add_argument("lake", type=Path)
-    ap.add_argument("--name", help="config name (default: the lake folder's name)")
+    ap.add_argument("lake", help="a lake folder, or a prefix of a bucket: s3://bucket/prefix, gs://..., az://...")
+    ap.add_argument("--name", help="config name (default: the lake folder's name, or the prefix's last part)")
+    ap.add_argument("--storage-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="an option of the bucket's filesystem (fsspec), e.g. endpoint_url=...; credentials are "
+                         "best left to the store's usual chain (environment, profile files); none is ever written")
     ap.add_argument("--out", type=Path, help="configs folder (default: $LAKEBOARD_HOME/configs, else configs/ in "
                                              "the user data folder, e.g. ~/.local/share/lakeboard/configs)")
     ap.add_argument("--strategy", choices=["directory", "embedding", "llm"], default="directory")
@@ -107,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     keep_new_files_private()  # profiles hold samples of every file: owner-only, as all it writes
     if args.out is None:
         args.out = default_configs()
+    try:
+        bucket = lake_url(args.lake)
+    except ValueError as exc:
+        print(f"lakeboard index: {printable(str(exc), 4000)}", file=sys.stderr)
+        return 2
+    if bucket is None:
+        args.lake = Path(args.lake.removeprefix("file://"))
     _leave_current_folder(args)
 
     from lakeboard.common.llm_settings import LLMConfigError, LLMSettings
@@ -115,10 +127,13 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         model = LLMSettings.resolve({"model": args.model, "base_url": args.base_url, "config": args.llm_config})
+        replica = None if bucket is None else _replicate(bucket, args)
         res = index_lake(
-            args.lake, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
+            args.lake if replica is None else replica.folder, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
             docs=args.docs, search_backend=args.search_backend, workers=args.workers, progress=None if args.quiet else _progress_printer(),
             model=model, time_budget_s=args.time_budget, index_args=_index_options(args), force=args.force,
+            source=None if bucket is None else bucket.url, adjust=None if replica is None else replica.apply,
+            source_options=None if replica is None else public_options(replica.options),
         )
     except (PartitionError, NotADirectoryError, ValueError, OSError, LLMConfigError) as exc:
         print(f"lakeboard index: {printable(_sentence(exc, args.out), 4000)}", file=sys.stderr)
@@ -150,6 +165,51 @@ def main(argv: list[str] | None = None) -> int:
     if model is not None and not args.no_analysis:
         return _analyse(res.config_dir, model, quiet=args.quiet)
     return 0
+
+
+def _recorded_options(config_dir: Path, bucket: ObjectLake) -> dict[str, object]:
+    """The store options the last index of this bucket recorded (its endpoint): a re-index needs them
+    again, and a host that re-indexes has only the config and the store's chain."""
+    from lakeboard.schemas.clusters import ClusterConfig
+
+    try:
+        config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return dict(config.source_options) if config.source == bucket.url else {}
+
+
+def _replicate(bucket: ObjectLake, args: argparse.Namespace):
+    """The bucket's sample replica brought up to date, in the config folder (`args.name` set to the
+    config's name). Raises ValueError when the bucket cannot be read or holds no objects; an empty
+    bucket leaves nothing behind."""
+    from lakeboard.common.object_stores import storage_options
+    from lakeboard.servers.object_lakes import refresh_replica
+    from lakeboard.servers.partitioning.base import slug
+
+    args.name = slug(args.name or bucket.name)
+    config_dir = args.out.expanduser().resolve() / args.name
+    new = not config_dir.exists()
+    try:
+        options = storage_options(args.storage_option)
+        report = refresh_replica(bucket, {**_recorded_options(config_dir, bucket), **options}, config_dir / "replica")
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - each store raises its own errors (botocore, google, azure)
+        raise ValueError(f"cannot read {bucket.url}: {type(exc).__name__}: {str(exc)[:500]}") from exc
+    finally:
+        if new and not (config_dir / "replica" / "manifest.json").is_file():
+            shutil.rmtree(config_dir, ignore_errors=True)
+    if not report.manifest.objects:
+        if new:
+            shutil.rmtree(config_dir, ignore_errors=True)
+        raise ValueError(f"the lake {bucket.url} holds no objects Lakeboard can read"
+                         + (f" ({len(report.manifest.skipped)} skipped)" if report.manifest.skipped else ""))
+    if not args.quiet:
+        print(f"read {bucket.url}: {report.summary}")
+        for key, why in list(report.manifest.skipped.items())[:20]:
+            print(f"  skipped {printable(key, 500)}: {printable(why, 1000)}")
+    return report
 
 
 def _analyse(config_dir: Path, model, *, quiet: bool) -> int:

@@ -14,6 +14,7 @@ from lakeboard.common.lake_stamps import STAMPS_FILE, IndexedLake, lake_stamps
 from lakeboard.servers.indexing.up_to_date import code_fingerprint, current_index
 from lakeboard.common.llm_settings import LLMSettings
 from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.indexing.config_set import publish
 from lakeboard.servers.indexing.server_entries import (
     find_docs_folder,
@@ -24,6 +25,7 @@ from lakeboard.servers.partitioning import strategy_named
 from lakeboard.servers.partitioning.base import slug
 
 log = logging.getLogger(__name__)
+MIRROR_FOLDER = "mirror/objects"  # a bucket lake's whole files, as the host fetches them (common/object_mirror.py)
 
 
 def _refuse_other_lake(config_dir: Path, lake: Path) -> None:
@@ -68,6 +70,9 @@ def index_lake(
     time_budget_s: float | None = None,
     index_args: list[str] | None = None,
     force: bool = False,
+    source: str | None = None,
+    source_options: dict[str, str | int | float | bool] | None = None,
+    adjust: Callable[[FileProfile], FileProfile] | None = None,
 ) -> IndexResult:
     """Index `lake` into `out`/NAME (`out`: the default configs folder when None).
 
@@ -75,6 +80,10 @@ def index_lake(
     lakeboard.servers.indexing` takes them): they are recorded with the lake's stamps, so that
     a host that finds the lake changed re-indexes it the same way. Given them, an index that is
     already current (`up_to_date.py`) is left as it is, unless `force`.
+    A lake in object storage is indexed from its sample replica (`lake`), with its URL as
+    `source` (and the options that say where its store is), and `adjust` turning the replica's
+    profiles into the objects' (their sizes). Its code reads the mirror (MIRROR_FOLDER), which
+    the host fills with the files helpers name.
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
@@ -111,7 +120,8 @@ def index_lake(
     config_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     config_dir.chmod(0o700)
     profile_dir = config_dir / "profiles"
-    profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress, time_budget_s=time_budget_s)
+    profiles = profile_lake(lake, profile_dir, workers=workers, progress=progress, time_budget_s=time_budget_s,
+                            adjust=adjust)
     if not profiles:
         raise ValueError(f"the lake {str(lake)!r} holds no files")
     errors = {p.path: f"{p.status}: {p.reason}" for p in profiles if p.status != "ok"}
@@ -120,6 +130,9 @@ def index_lake(
     clusters = strategy_named(strategy, n_clusters=n_clusters, model=model).partition(profiles)
     config = ClusterConfig(
         lake=str(lake),
+        source=source,
+        source_options=source_options or {},
+        data_root=str(config_dir / MIRROR_FOLDER) if source else None,
         name=name,
         strategy=strategy,
         profile_dir=str(profile_dir),
@@ -135,6 +148,8 @@ def index_lake(
         "servers.json": json.dumps(entries, indent=2, ensure_ascii=False) + "\n",
         STAMPS_FILE: IndexedLake(stamps, list(index_args or []), code_fingerprint()).to_json(),
     }, folders={RELEVANCE_FOLDER: relevance.save})
+    if source:
+        (config_dir / MIRROR_FOLDER).mkdir(mode=0o700, parents=True, exist_ok=True)
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "workdir").mkdir(exist_ok=True)
     checks = {p.path: p.loader_check for p in profiles if p.ok and p.loader_check is not None}

@@ -75,5 +75,5 @@ def server_entries(
         if docs is not None:
             search_args += ["--docs", str(docs), "--lake-root", config.lake]
         servers[f"{config.name}-search"] = _entry("lakeboard.servers.search_agent", *search_args)
-    servers[f"{config.name}-kernel"] = _entry("lakeboard.servers.kernel", "--lake", config.lake, "--workdir", str(workdir))
+    servers[f"{config.name}-kernel"] = _entry("lakeboard.servers.kernel", "--lake", config.code_root, "--workdir", str(workdir))
     return {"mcpServers": servers}

@@ -169,12 +169,14 @@ class ProfileCache:
         return out
 
     # -- writing ------------------------------------------------------------------------
-    def put(self, profile: FileProfile) -> None:
-        self.put_json(profile, profile.model_dump_json())
+    def put(self, profile: FileProfile, stat: tuple[int, int] | None = None) -> None:
+        self.put_json(profile, profile.model_dump_json(), stat)
 
-    def put_json(self, profile: FileProfile, profile_json: str) -> None:
-        """put(), reusing JSON already serialised (in a worker process)."""
-        row = (profile.path, profile.size_bytes, profile.mtime_ns, PROFILER_VERSION, time.time_ns(), profile_json)
+    def put_json(self, profile: FileProfile, profile_json: str, stat: tuple[int, int] | None = None) -> None:
+        """put(), reusing JSON already serialised (in a worker process). `stat`: the (size, mtime_ns)
+        the file had when profiled, where the profile says other (the object a replica file samples)."""
+        size, mtime_ns = stat if stat is not None else (profile.size_bytes, profile.mtime_ns)
+        row = (profile.path, size, mtime_ns, PROFILER_VERSION, time.time_ns(), profile_json)
         with self._lock:
             con = self._connection(create=True)
             assert con is not None

@@ -371,7 +371,7 @@ def profile_delimited(
         if multi:
             tp.name = _block_name(grid, b, bi)
         prof.tables.append(tp)
-    _summarise(prof)
+    summarise(prof)
 
 
 def _last_filled(row: list[str]) -> int:
@@ -741,7 +741,8 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _summarise(prof: FileProfile) -> None:
+def summarise(prof: FileProfile) -> None:
+    """The one-line summary of a CSV or TSV profile, from its tables."""
     fmt = "TSV" if prof.format == "tsv" else "CSV"
     parts = []
     for t in prof.tables[:4]:

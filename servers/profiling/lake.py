@@ -53,6 +53,7 @@ def profile_lake(
     progress: Progress | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     time_budget_s: float | None = None,
+    adjust: Callable[[FileProfile], FileProfile] | None = None,
 ) -> list[FileProfile]:
     """Profiles of every file of the lake, in walk order.
 
@@ -61,10 +62,13 @@ def profile_lake(
     time bounds) and cached. Cache entries of files no longer in the lake are dropped.
     Files not profiled within `time_budget_s` of the start are skipped with the reason, and
     not cached: the next index profiles them.
+    `adjust` turns a file's profile into what is cached and served (a bucket's sample replica:
+    the object's size); it must give the same profile when given its own result.
     """
     root = Path(root)
     with ProfileCache(cache_dir) as cache:
-        return _profile_lake(root, cache, workers, progress, timeout_s, time_budget_s)
+        profiles = _profile_lake(root, cache, workers, progress, timeout_s, time_budget_s, adjust)
+    return profiles if adjust is None else [adjust(p) for p in profiles]
 
 
 def _out_of_time(rel: str, root: Path, budget_s: float) -> FileProfile:
@@ -77,7 +81,7 @@ def _out_of_time(rel: str, root: Path, budget_s: float) -> FileProfile:
 
 def _profile_lake(
     root: Path, cache: ProfileCache, workers: int | None, progress: Progress | None, timeout_s: float,
-    time_budget_s: float | None = None,
+    time_budget_s: float | None = None, adjust: Callable[[FileProfile], FileProfile] | None = None,
 ) -> list[FileProfile]:
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     cache.ensure()  # its CACHEDIR.TAG keeps a cache inside the lake out of the walk
@@ -119,12 +123,14 @@ def _profile_lake(
             try:
                 pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s)
                 for out in pool.run(todo, stop_at=deadline):
-                    if out.profile_json is not None:
+                    if out.profile_json is not None and adjust is None:
                         prof = FileProfile.model_validate_json(out.profile_json)
                         cache.put_json(prof, out.profile_json)
                     else:
-                        prof = _failure_profile(out.relpath, root, out.status, out.failure or "failed")
-                        cache.put(prof)
+                        prof = (FileProfile.model_validate_json(out.profile_json) if out.profile_json is not None
+                                else _failure_profile(out.relpath, root, out.status, out.failure or "failed"))
+                        prof = prof if adjust is None else adjust(prof)
+                        cache.put(prof, stat=None if adjust is None else found[out.relpath])
                     results[out.relpath] = prof
                     report(out.relpath)
             except WorkerStartError as e:
@@ -136,7 +142,8 @@ def _profile_lake(
                 results[rel] = _out_of_time(rel, root, time_budget_s)
             else:  # workers=0, or workers that could not start
                 prof = profile_file(root / rel, root)
-                cache.put(prof)
+                prof = prof if adjust is None else adjust(prof)
+                cache.put(prof, stat=None if adjust is None else found[rel])
                 results[rel] = prof
             report(rel)
 

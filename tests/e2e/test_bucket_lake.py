@@ -1,0 +1,121 @@
+"""A lake in a bucket (a real S3 API on 127.0.0.1, moto's server), indexed and discovered as users do.
+
+The demo lake's files, uploaded to a bucket, must give the same partitions and the same discovery
+answers as the same files in a folder; no credential may reach any file Lakeboard writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.messages import BlackboardRequest
+from lakeboard.servers.file_agent.agent import FileAgent
+from tests.e2e.scenarios import DEMO_LAKE, REPO
+from tests.support.s3_server import ACCESS_KEY, SECRET_KEY, S3Server, s3_server
+
+QUESTIONS = json.loads((REPO / "lakes" / "demo-questions.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3Server]:
+    with s3_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def bucket_lake(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The demo lake's files in a bucket, indexed by `lakeboard index s3://...` with its credentials
+    given as storage options (the strictest case: they pass through the command)."""
+    url = s3.upload(DEMO_LAKE, "lakes-bucket", "city/demo")
+    home = tmp_path_factory.mktemp("bucket-home")
+    env = {**os.environ, "LAKEBOARD_HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "lakeboard.host.cli", "index", url, "--workers", "0",
+         "--storage-option", f"endpoint_url={s3.endpoint}", "--storage-option", f"key={ACCESS_KEY}",
+         "--storage-option", f"secret={SECRET_KEY}"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {"url": url, "home": home, "config_dir": home / "configs" / "demo", "out": done.stdout, "env": env}
+
+
+def clusters(config_dir: Path) -> ClusterConfig:
+    return ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+
+
+def test_a_bucket_lake_gives_the_partitions_and_answers_of_the_same_files_in_a_folder(bucket_lake, demo_config):
+    assert f"read {bucket_lake['url']}: " in bucket_lake["out"] and "bytes" in bucket_lake["out"]
+    bucket, folder = clusters(bucket_lake["config_dir"]), clusters(demo_config)
+    assert bucket.source == bucket_lake["url"] and folder.source is None
+    assert {c.name: sorted(c.files) for c in bucket.clusters} == {c.name: sorted(c.files) for c in folder.clusters}
+    assert bucket.errors == folder.errors
+    assert [f.model_dump() for f in bucket.families] == [f.model_dump() for f in folder.families]
+
+    def answers(config: ClusterConfig) -> list[list[str]]:
+        agents = [FileAgent(config, c.name) for c in config.clusters]
+        return [[f for a in agents for f in a.respond(BlackboardRequest(request=q["query"])).files] for q in QUESTIONS]
+
+    assert answers(bucket) == answers(folder)
+
+
+def test_discover_names_the_bucket_and_finds_the_files_of_its_config(bucket_lake):
+    """`lakeboard discover s3://...` finds the bucket's config (the storage options are not needed:
+    it is indexed) and the host's broadcast answers from it."""
+    question = QUESTIONS[0]
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "lakeboard.host.cli", "discover", bucket_lake["url"], question["query"], "--json"],
+        env=bucket_lake["env"], capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert question["data_sources"][0] in json.loads(done.stdout)["files"]
+
+
+def test_no_credential_reaches_a_file_lakeboard_writes(bucket_lake):
+    written = [p for p in bucket_lake["home"].rglob("*") if p.is_file()]
+    assert any(p.name == "servers.json" for p in written) and any("replica" in p.parts for p in written)
+    for path in written:
+        data = path.read_bytes()
+        assert SECRET_KEY.encode() not in data and ACCESS_KEY.encode() not in data, path
+
+
+def test_a_refused_url_and_an_empty_prefix_say_so_and_leave_nothing(s3: S3Server, tmp_path: Path):
+    env = {**os.environ, **s3.environment, "LAKEBOARD_HOME": str(tmp_path / "home")}
+    s3.filesystem().mkdir("empty-bucket")
+
+    def index(url: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-P", "-m", "lakeboard.servers.indexing", url, "--storage-option", f"endpoint_url={s3.endpoint}"],
+            env=env, capture_output=True, text=True, timeout=120,
+        )
+
+    creds = index(f"s3://{ACCESS_KEY}:{SECRET_KEY}@lakes-bucket/city")
+    assert creds.returncode == 2 and "carries credentials" in creds.stderr and SECRET_KEY not in creds.stderr
+    empty = index("s3://empty-bucket/nothing")
+    assert empty.returncode == 2 and "holds no objects" in empty.stderr, empty.stderr
+    missing = index("s3://no-such-bucket/lake")
+    assert missing.returncode == 2 and "cannot read s3://no-such-bucket/lake" in missing.stderr, missing.stderr
+    assert not (tmp_path / "home" / "configs").exists() or not any((tmp_path / "home" / "configs").iterdir())
+
+
+def test_ask_without_a_model_runs_the_loaders_on_whole_files_the_host_mirrored(bucket_lake, s3: S3Server):
+    """The kernel has no network: the host fetches the files the helpers name into the mirror, which
+    the sandbox mounts where the loaders read; the program then loads the whole file, not a sample."""
+    question = QUESTIONS[0]
+    env = {**bucket_lake["env"], **s3.environment}  # the store's usual chain; the endpoint is in the config
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "lakeboard.host.cli", "ask", bucket_lake["url"], question["query"]],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    source = question["data_sources"][0]
+    mirrored = bucket_lake["config_dir"] / "mirror" / "objects" / source
+    assert mirrored.read_bytes() == (DEMO_LAKE / source).read_bytes()
+    print(done.stdout[-3000:])
