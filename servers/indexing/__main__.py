@@ -28,7 +28,8 @@ def _progress_printer():
         if done != total and now - last[0] < (0.1 if tty else 2.0):
             return
         last[0] = now
-        msg = f"profiling {done}/{total} files  {printable(path[-60:])}"
+        count = f"{done}/{total} files" if total else f"{done} objects on Dask"  # a bucket's total: not known yet
+        msg = f"profiling {count}  {printable(path[-60:])}"
         if tty:
             print("\r" + msg.ljust(100), end="" if done != total else "\n", file=sys.stderr, flush=True)
         else:
@@ -96,7 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--search-backend", choices=SEARCH_BACKENDS,
                     help="the search agent's backend (default: local when there are documents, else no search "
                          "agent); web backends read their URL or keys from the server's environment")
-    ap.add_argument("--workers", type=int, help="profiling processes (default: number of cores)")
+    ap.add_argument("--workers", type=int, help="profiling processes (default: number of cores); with --dask local, "
+                                                "the local cluster's workers")
+    ap.add_argument("--dask", metavar="ADDRESS",
+                    help="profile a bucket lake on the Dask cluster at ADDRESS (e.g. tcp://scheduler:8786), or on a "
+                         "local cluster of --workers processes with `local`; each worker reads its objects itself")
     ap.add_argument("--model", help="model for --strategy llm (else LAKEBOARD_LLM_MODEL / the LLM config file)")
     ap.add_argument("--base-url", help="its OpenAI-compatible endpoint (the key: LAKEBOARD_LLM_API_KEY)")
     ap.add_argument("--llm-config", type=Path, help="LLM config file (TOML)")
@@ -119,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if bucket is None:
         args.lake = Path(args.lake.removeprefix("file://"))
+        if args.dask:
+            print("lakeboard index: --dask profiles lakes in object storage (s3://, gs://, az://), whose objects "
+                  "each Dask worker reads itself; a folder is profiled by local processes (--workers)", file=sys.stderr)
+            return 2
     _leave_current_folder(args)
 
     from lakeboard.common.llm_settings import LLMConfigError, LLMSettings
@@ -191,8 +200,11 @@ def _replicate(bucket: ObjectLake, args: argparse.Namespace):
     config_dir = args.out.expanduser().resolve() / args.name
     new = not config_dir.exists()
     try:
-        options = storage_options(args.storage_option)
-        report = refresh_replica(bucket, {**_recorded_options(config_dir, bucket), **options}, config_dir / "replica")
+        options = {**_recorded_options(config_dir, bucket), **storage_options(args.storage_option)}
+        if args.dask:
+            report = _replicate_on_dask(bucket, options, config_dir, args)
+        else:
+            report = refresh_replica(bucket, options, config_dir / "replica")
     except ValueError:
         raise
     except Exception as exc:  # noqa: BLE001 - each store raises its own errors (botocore, google, azure)
@@ -210,6 +222,26 @@ def _replicate(bucket: ObjectLake, args: argparse.Namespace):
         for key, why in list(report.manifest.skipped.items())[:20]:
             print(f"  skipped {printable(key, 500)}: {printable(why, 1000)}")
     return report
+
+
+def _replicate_on_dask(bucket: ObjectLake, options: dict[str, object], config_dir: Path, args: argparse.Namespace):
+    """The replica refreshed by Dask workers, which read and profile each batch where they run; their
+    profiles go into the profile cache as each batch arrives, so profiling here finds them done."""
+    from lakeboard.servers.object_lakes import SAMPLE_BYTES, refresh_replica
+    from lakeboard.servers.object_lakes.dask_batches import BATCH, dask_batches, dask_client
+    from lakeboard.servers.profiling.cache import ProfileCache
+    from lakeboard.servers.profiling.worker_pool import DEFAULT_TIMEOUT_S
+
+    show = None if args.quiet else _progress_printer()
+    with dask_client(args.dask, args.workers) as client, ProfileCache(config_dir / "profiles") as cache:
+        cache.ensure()
+        with cache.batch():
+            return refresh_replica(
+                bucket, options, config_dir / "replica",
+                runner=dask_batches(client, bucket, options, SAMPLE_BYTES, DEFAULT_TIMEOUT_S),
+                on_profile=lambda profile, stat: cache.put(profile, stat=stat),
+                progress=None if show is None else lambda done, rel: show(done, 0, rel), batch=BATCH,
+            )
 
 
 def _analyse(config_dir: Path, model, *, quiet: bool) -> int:

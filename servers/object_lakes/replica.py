@@ -32,7 +32,7 @@ from lakeboard.common.object_stores import ObjectLake, filesystem
 SAMPLE_BYTES = 1 << 20  # the most read of one object: profiling reads only what the replica holds
 TAIL_BYTES = 256 << 10  # of those, the end of a file whose format keeps its metadata there
 TAIL_FORMATS = frozenset({".parquet", ".pq", ".zip", ".xlsx", ".xlsm", ".npz", ".docx", ".pptx", ".ods"})
-_BATCH = 32  # objects fetched together (their byte ranges are requested concurrently)
+BATCH = 32  # objects read together (their byte ranges requested concurrently), and a Dask task's objects
 MANIFEST = "manifest.json"
 OBJECTS = "objects"  # the replica's folder of samples: the folder the lake is indexed from
 
@@ -87,7 +87,7 @@ class ReplicaReport:
         return p
 
 
-def _ranges(entry: ObjectEntry, budget: int) -> list[tuple[int, int]]:
+def sample_ranges(entry: ObjectEntry, budget: int) -> list[tuple[int, int]]:
     """Byte ranges [start, end) to read of one object."""
     if entry.size <= budget:
         return [(0, entry.size)]
@@ -96,7 +96,7 @@ def _ranges(entry: ObjectEntry, budget: int) -> list[tuple[int, int]]:
     return [(0, budget)]
 
 
-def _head_text(head: bytes) -> bytes:
+def head_text(head: bytes) -> bytes:
     """A head that reads as text, cut after its last line end (a cut row would mislead profiling)."""
     if b"\x00" in head:
         return head
@@ -112,7 +112,7 @@ def _folders(objects: Path, rel: str) -> None:
         folder.mkdir(mode=0o700, exist_ok=True)
 
 
-def _write(objects: Path, entry: ObjectEntry, parts: list[tuple[int, bytes]]) -> None:
+def write_sample(objects: Path, entry: ObjectEntry, parts: list[tuple[int, bytes]]) -> None:
     """The sample, atomically: a temporary file beside it (hidden, so no walk sees it), renamed over it."""
     _folders(objects, entry.rel)
     dest = objects / entry.rel
@@ -141,9 +141,9 @@ def _batches(entries: Iterator[ObjectEntry], n: int) -> Iterator[list[ObjectEntr
         yield batch
 
 
-def _fetch(fs, lake: ObjectLake, batch: list[ObjectEntry], budget: int) -> list[list[tuple[int, bytes]] | str]:
+def fetch_samples(fs, lake: ObjectLake, batch: list[ObjectEntry], budget: int) -> list[list[tuple[int, bytes]] | str]:
     """Each object's parts, or why it could not be read."""
-    wanted = [(i, r) for i, e in enumerate(batch) for r in _ranges(e, budget)]
+    wanted = [(i, r) for i, e in enumerate(batch) for r in sample_ranges(e, budget)]
     paths = [f"{lake.root}/{batch[i].rel}" for i, _ in wanted]
     datas = fs.cat_ranges(paths, [r[0] for _, r in wanted], [r[1] for _, r in wanted], on_error="return")
     out: list[list[tuple[int, bytes]] | str] = [[] for _ in batch]
@@ -154,7 +154,25 @@ def _fetch(fs, lake: ObjectLake, batch: list[ObjectEntry], budget: int) -> list[
             out[i] = f"it could not be read: {type(data).__name__}: {str(data)[:200]}"
         else:
             out[i].append((start, bytes(data)))
+    for e, got in zip(batch, out):
+        if not isinstance(got, str) and len(got) == 1 and e.size > budget:
+            got[0] = (0, head_text(got[0][1]))
     return out
+
+
+# what a batch gives per object: its entry, its sample's parts (or why it could not be read), and its
+# profile's JSON where the batch was profiled where it was read (a Dask worker), else None
+Sampled = tuple[ObjectEntry, "list[tuple[int, bytes]] | str", "str | None"]
+BatchRunner = Callable[[Iterator[list[ObjectEntry]]], Iterator[Sampled]]
+
+
+def local_batches(fs, lake: ObjectLake, budget: int) -> BatchRunner:
+    """Batches read here, one after the other (their ranges concurrently), not profiled."""
+    def run(batches: Iterator[list[ObjectEntry]]) -> Iterator[Sampled]:
+        for batch in batches:
+            for e, got in zip(batch, fetch_samples(fs, lake, batch, budget)):
+                yield e, got, None
+    return run
 
 
 def _prune(objects: Path, keep: set[str]) -> None:
@@ -169,10 +187,16 @@ def _prune(objects: Path, keep: set[str]) -> None:
 
 
 def refresh_replica(lake: ObjectLake, options: dict[str, object], folder: Path, *, budget: int = SAMPLE_BYTES,
-                    progress: Callable[[int, str], None] | None = None) -> ReplicaReport:
+                    progress: Callable[[int, str], None] | None = None, runner: BatchRunner | None = None,
+                    on_profile: Callable[[FileProfile, tuple[int, int]], None] | None = None,
+                    batch: int = BATCH) -> ReplicaReport:
     """Bring the replica in `folder` up to date with the lake: read the objects that are new or changed,
     drop the files of objects that are gone. Raises ValueError for a replica of another lake, OSError
-    when the lake cannot be listed."""
+    when the lake cannot be listed.
+
+    `runner` reads the batches (default: here, `local_batches`); one that profiles them where they are
+    read (`dask_batches.py`) gives each profile to `on_profile`, as the object's (`ReplicaReport.apply`),
+    with the (size, mtime_ns) of its replica file, as soon as its batch is done."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     objects = folder / OBJECTS
     objects.mkdir(mode=0o700, exist_ok=True)
@@ -200,24 +224,25 @@ def refresh_replica(lake: ObjectLake, options: dict[str, object], folder: Path, 
             elif changed(e):
                 yield e
 
-    for batch in _batches(listed(), _BATCH):
-        for e, got in zip(batch, _fetch(fs, lake, batch, budget)):
-            if isinstance(got, str):
-                now.skipped[e.rel] = got
-                continue
-            if len(got) == 1 and e.size > budget:
-                got = [(0, _head_text(got[0][1]))]
-            try:
-                _write(objects, e, got)
-            except (IsADirectoryError, NotADirectoryError, FileExistsError):
-                now.skipped[e.rel] = "another object's key uses its key as a folder, and a replica cannot hold both"
-                continue
-            read = sum(len(d) for _, d in got)
-            now.objects[e.rel] = ReplicaObject(size=e.size, version=e.version, bytes_read=read, whole=e.size <= budget)
-            report.fetched.append(read)
-            done += 1
-            if progress is not None:
-                progress(done, e.rel)
+    run = runner or local_batches(fs, lake, budget)
+    for e, got, profile_json in run(_batches(listed(), batch)):
+        if isinstance(got, str):
+            now.skipped[e.rel] = got
+            continue
+        try:
+            write_sample(objects, e, got)
+        except (IsADirectoryError, NotADirectoryError, FileExistsError):
+            now.skipped[e.rel] = "another object's key uses its key as a folder, and a replica cannot hold both"
+            continue
+        read = sum(len(d) for _, d in got)
+        now.objects[e.rel] = ReplicaObject(size=e.size, version=e.version, bytes_read=read, whole=e.size <= budget)
+        report.fetched.append(read)
+        if profile_json is not None and on_profile is not None:
+            st = (objects / e.rel).stat()
+            on_profile(report.apply(FileProfile.model_validate_json(profile_json)), (st.st_size, st.st_mtime_ns))
+        done += 1
+        if progress is not None:
+            progress(done, e.rel)
     _prune(objects, set(now.objects))
     write_text_atomic(path, now.model_dump_json(indent=1), mode=0o600)
     return report

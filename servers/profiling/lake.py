@@ -31,7 +31,7 @@ def _skipped_profile(rel: str, reason: str) -> FileProfile:
     return FileProfile(path=rel, format="unknown", status="skipped", reason=reason, summary=f"not data: {reason}")
 
 
-def _failure_profile(rel: str, root: Path, status: str, reason: str) -> FileProfile:
+def failure_profile(rel: str, root: Path, status: str, reason: str) -> FileProfile:
     path = root / rel
     prof = FileProfile(path=rel, format=_EXTENSION_FORMATS.get(path.suffix.lower(), ("unknown",))[0])
     try:
@@ -72,7 +72,7 @@ def profile_lake(
 
 
 def _out_of_time(rel: str, root: Path, budget_s: float) -> FileProfile:
-    return _failure_profile(
+    return failure_profile(
         rel, root, "skipped",
         f"{OUT_OF_TIME} ({budget_s:.3g} s) ran out first; index again (the files "
         "profiled so far are cached) or give a longer --time-budget",
@@ -128,7 +128,7 @@ def _profile_lake(
                         cache.put_json(prof, out.profile_json)
                     else:
                         prof = (FileProfile.model_validate_json(out.profile_json) if out.profile_json is not None
-                                else _failure_profile(out.relpath, root, out.status, out.failure or "failed"))
+                                else failure_profile(out.relpath, root, out.status, out.failure or "failed"))
                         prof = prof if adjust is None else adjust(prof)
                         cache.put(prof, stat=None if adjust is None else found[out.relpath])
                     results[out.relpath] = prof

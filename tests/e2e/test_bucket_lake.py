@@ -119,3 +119,21 @@ def test_ask_without_a_model_runs_the_loaders_on_whole_files_the_host_mirrored(b
     mirrored = bucket_lake["config_dir"] / "mirror" / "objects" / source
     assert mirrored.read_bytes() == (DEMO_LAKE / source).read_bytes()
     print(done.stdout[-3000:])
+
+
+def test_index_on_a_local_dask_cluster_gives_the_same_index(bucket_lake, s3: S3Server, tmp_path: Path):
+    env = {**bucket_lake["env"], **s3.environment}
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "lakeboard.servers.indexing", bucket_lake["url"], "--out", str(tmp_path),
+         "--dask", "local", "--workers", "2", "--storage-option", f"endpoint_url={s3.endpoint}"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    on_dask, before = clusters(tmp_path / "demo"), clusters(bucket_lake["config_dir"])
+    assert {c.name: c.files for c in on_dask.clusters} == {c.name: c.files for c in before.clusters}
+    assert on_dask.errors == before.errors
+    folder = subprocess.run(
+        [sys.executable, "-P", "-m", "lakeboard.servers.indexing", str(DEMO_LAKE), "--dask", "local"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert folder.returncode == 2 and "--dask profiles lakes in object storage" in folder.stderr
