@@ -17,6 +17,7 @@ import os
 import shutil
 import statistics
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -56,13 +57,14 @@ class ReplicaReport:
     manifest: ReplicaManifest
     options: dict[str, object]  # the storage options it was read with (kept in memory only)
     fetched: list[int] = field(default_factory=list)  # bytes read of each object read this time
+    seconds: float = 0.0  # listing, reading (and on Dask, profiling) the objects
 
     @property
     def summary(self) -> str:
         n = len(self.manifest.objects)
         if not self.fetched:
-            return f"{n} objects, none changed since they were last read"
-        return (f"{n} objects, {len(self.fetched)} read: {sum(self.fetched):,} bytes, "
+            return f"{n} objects, none changed since they were last read ({self.seconds:.1f} s)"
+        return (f"{n} objects, {len(self.fetched)} read in {self.seconds:.1f} s: {sum(self.fetched):,} bytes, "
                 f"median {statistics.median(self.fetched):,.0f} and at most {max(self.fetched):,} per object "
                 f"(sample budget {SAMPLE_BYTES:,})")
 
@@ -197,6 +199,7 @@ def refresh_replica(lake: ObjectLake, options: dict[str, object], folder: Path, 
     `runner` reads the batches (default: here, `local_batches`); one that profiles them where they are
     read (`dask_batches.py`) gives each profile to `on_profile`, as the object's (`ReplicaReport.apply`),
     with the (size, mtime_ns) of its replica file, as soon as its batch is done."""
+    t0 = time.perf_counter()
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     objects = folder / OBJECTS
     objects.mkdir(mode=0o700, exist_ok=True)
@@ -245,4 +248,5 @@ def refresh_replica(lake: ObjectLake, options: dict[str, object], folder: Path, 
             progress(done, e.rel)
     _prune(objects, set(now.objects))
     write_text_atomic(path, now.model_dump_json(indent=1), mode=0o600)
+    report.seconds = time.perf_counter() - t0
     return report
