@@ -126,7 +126,7 @@ def partition_mismatches(config_dir: Path, servers: ServersConfig) -> list[str]:
         return []  # no partition file: servers.json alone is a valid config
     served: dict[str, str] = {}  # partition -> server name
     for name, entry in servers.servers.items():
-        cluster = file_agent_partition(entry, clusters_path)
+        cluster = file_agent_partition(entry, clusters_path, name)
         if cluster is not None:
             served[cluster] = name
     redo = "run `lakeboard index` again to write both files"
@@ -142,8 +142,19 @@ def partition_mismatches(config_dir: Path, servers: ServersConfig) -> list[str]:
     return problems
 
 
-def file_agent_partition(entry: ServerEntry, clusters_path: Path) -> str | None:
-    """The partition of `clusters_path` a file-agent entry serves, or None for any other server."""
+def file_agent_partition(entry: ServerEntry | None, clusters_path: Path, name: str | None = None) -> str | None:
+    """The partition of `clusters_path` a file-agent entry serves, or None for any other server. An HTTP
+    entry named as the index names a partition's file agent (`LAKE-PARTITION`) serves that partition:
+    one served from another machine, mounted through servers.d."""
+    if getattr(entry, "transport", None) == "http":
+        prefix = f"{clusters_path.parent.name}-"
+        if name is None or not name.startswith(prefix):
+            return None
+        try:
+            partitions = read_once(clusters_path, _partition_names)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return name[len(prefix):] if name[len(prefix):] in partitions else None
     args = getattr(entry, "args", None) or []
     if "lakeboard.servers.file_agent" not in args:
         return None

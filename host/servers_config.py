@@ -12,9 +12,11 @@ An entry either starts a process that speaks MCP over stdio (`command`, `args`, 
 sends with every request, such as `"Authorization": "Bearer TOKEN"` for a server started
 with `--auth-token`).
 
-servers.json is the lake's own file: when it cannot be used, loading fails. A `servers.d/`
-file that cannot be used (unreadable, not a regular file, too large, not JSON, a bad entry, a
-name defined twice) is left out whole, and `ServersConfig.skipped` says why. Every file is read
+servers.json is the lake's own file: when it cannot be used, loading fails. A `servers.d/` entry
+named as one of servers.json replaces it: a partition served from another machine is one file
+(its `url`), and a new index, which rewrites servers.json, keeps it. A `servers.d/` file that
+cannot be used (unreadable, not a regular file, too large, not JSON, a bad entry, a name another
+servers.d file defines too) is left out whole, and `ServersConfig.skipped` says why. Every file is read
 as a regular file, opened without blocking and read up to `MAX_FILE_BYTES`: a named pipe or a
 huge file in `servers.d/` must not stall whoever loads the servers.
 """
@@ -160,11 +162,12 @@ class ServersConfig(BaseModel):
         self.servers[name] = entry
         self.sources[name] = source
 
-    def check_name(self, name: str, source: str) -> None:
-        """Raise ServersConfigError when `name`, from `source`, cannot be added."""
+    def check_name(self, name: str, source: str, replaces: str | None = None) -> None:
+        """Raise ServersConfigError when `name`, from `source`, cannot be added (an entry that came from
+        `replaces`, the lake's servers.json, may be replaced)."""
         if not name.strip():
             raise ServersConfigError(f"{source}: server names must not be empty")
-        if name in self.servers:
+        if name in self.servers and self.sources[name] != replaces:
             raise ServersConfigError(
                 f"server {name!r} is defined twice: in {self.sources[name]} and in {source}; "
                 "rename or remove one of them"
@@ -239,18 +242,21 @@ def load_servers(location: str | Path) -> ServersConfig:
         _add_file(config, main_file)
     for path in extras:
         try:
-            _add_file(config, path)
+            _add_file(config, path, replaces=str(main_file))
         except ServersConfigError as exc:
             config.skipped[str(path)] = str(exc)
     return config
 
 
-def _add_file(config: ServersConfig, path: Path) -> None:
-    """Add every server of `path`, or none of them (ServersConfigError)."""
+def _add_file(config: ServersConfig, path: Path, replaces: str | None = None) -> None:
+    """Add every server of `path`, or none of them (ServersConfigError); entries of `replaces` may be replaced."""
     source = str(path)
     entries = {name: _resolve_cwd(parse_entry(name, raw, source), path.parent)
                for name, raw in _read_entries(path).items()}
     for name in entries:
-        config.check_name(name, source)
+        config.check_name(name, source, replaces)
     for name, entry in entries.items():
+        if name in config.servers:
+            log.info("%s replaces the entry %r of %s", source, name, replaces)
+            del config.servers[name]
         config.add(name, entry, source)

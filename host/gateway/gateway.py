@@ -148,7 +148,7 @@ class Gateway:
             clusters_path = self.lake.config_dir / "clusters.json"
             stale = []
             for name in self.mounts.index_helpers():
-                partition = file_agent_partition(self.mounts.helpers.get(name), clusters_path)
+                partition = file_agent_partition(self.mounts.helpers.get(name), clusters_path, name)
                 if partition is None or before.get(partition) != after.get(partition):
                     stale.append(name)
             await self.mounts.restart(stale)
@@ -171,7 +171,7 @@ class Gateway:
         clusters_path = self.lake.config_dir / "clusters.json"
         served = {}
         for name, entry in self.mounts.helpers.items():
-            partition = file_agent_partition(entry, clusters_path)
+            partition = file_agent_partition(entry, clusters_path, name)
             if partition is not None:
                 served[partition] = name
         partitions = [
@@ -218,7 +218,7 @@ class Gateway:
                               "and lakeboard://partitions/NAME for their files.")
         await self.mounts.refresh()
         clusters_path = self.lake.config_dir / "clusters.json"
-        server = next((n for n, e in self.mounts.helpers.items() if file_agent_partition(e, clusters_path) == spec.name),
+        server = next((n for n, e in self.mounts.helpers.items() if file_agent_partition(e, clusters_path, n) == spec.name),
                       None)
         if server is None:
             raise NotAvailable(f"No file agent serving partition {spec.name!r} is mounted; "

@@ -49,11 +49,23 @@ def test_servers_d_alone_is_enough(tmp_path: Path) -> None:
 
 
 def test_a_servers_d_file_that_defines_a_name_twice_is_skipped_naming_both_files(tmp_path: Path) -> None:
-    write(tmp_path / "servers.json", {"mcpServers": {"sales": {"command": "python"}}})
+    write(tmp_path / "servers.json", {"mcpServers": {"main": {"command": "python"}}})
+    write(tmp_path / "servers.d" / "a.json", {"mcpServers": {"sales": {"command": "python"}}})
     write(tmp_path / "servers.d" / "x.json", {"mcpServers": {"hr": {"command": "py"}, "sales": {"command": "python3"}}})
     config = load_servers(tmp_path)
-    assert list(config.servers) == ["sales"] and config.servers["sales"].command == "python"  # none of x.json
-    assert re.search(r"'sales' is defined twice.*servers\.json.*x\.json", config.skipped[str(tmp_path / "servers.d" / "x.json")])
+    assert list(config.servers) == ["main", "sales"] and config.servers["sales"].command == "python"  # none of x.json
+    assert re.search(r"'sales' is defined twice.*a\.json.*x\.json", config.skipped[str(tmp_path / "servers.d" / "x.json")])
+
+
+def test_a_servers_d_entry_replaces_the_lakes_own_entry_of_that_name(tmp_path: Path) -> None:
+    """A partition served from another machine: one servers.d file with its URL, servers.json untouched."""
+    write(tmp_path / "servers.json", {"mcpServers": {"lake-sales": {"command": "python"}, "lake-hr": {"command": "python"}}})
+    write(tmp_path / "servers.d" / "remote.json",
+          {"mcpServers": {"lake-sales": {"url": "http://10.0.0.5:8001/mcp", "headers": {"Authorization": "Bearer t"}}}})
+    config = load_servers(tmp_path)
+    assert sorted(config.servers) == ["lake-hr", "lake-sales"] and not config.skipped
+    assert config.servers["lake-sales"].transport == "http" and config.sources["lake-sales"].endswith("remote.json")
+    assert config.servers["lake-hr"].transport == "stdio"
 
 
 def _junk_name(rng: random.Random) -> str:

@@ -1,0 +1,54 @@
+"""Partitions of one lake served by file agents in other processes over streamable HTTP, each with its
+own token (standing in for other machines), mounted into one gateway through servers.d/ (issue 28 item 5)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from lakeboard.host.gateway.models import HelpBoard, Partitions
+from tests.host.gateway.conftest import cli_env, stdio_client
+from tests.support.servers import free_port, wait_for_port
+
+pytestmark = pytest.mark.timeout(300)
+REQUEST = "How many passenger boardings did the city's transit network record in total in 2024?"
+ANSWER = "transit/ridership_2024.parquet"
+
+
+async def test_partitions_served_over_http_elsewhere_answer_through_the_gateway(gateway_config: Path, tmp_path: Path):
+    clusters = json.loads((gateway_config / "clusters.json").read_text())["clusters"]
+    holding = next(c["name"] for c in clusters if ANSWER in c["files"])
+    remote = [holding, next(c["name"] for c in clusters if c["name"] != holding)]
+    agents, entries = {}, {}
+    try:
+        for part in remote:
+            port, token = free_port(), f"token-{uuid.uuid4().hex}"
+            agents[part] = subprocess.Popen(
+                [sys.executable, "-P", "-m", "lakeboard.servers.file_agent", "--config", str(gateway_config / "clusters.json"),
+                 "--cluster", part, "--transport", "http", "--port", str(port)],
+                env=cli_env(LAKEBOARD_AUTH_TOKEN=token), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            wait_for_port(port, agents[part], 60, label=f"file agent {part}")
+            entries[f"demo-{part}"] = {"url": f"http://127.0.0.1:{port}/mcp", "headers": {"Authorization": f"Bearer {token}"}}
+        (gateway_config / "servers.d" / "remote.json").write_text(json.dumps({"mcpServers": entries}))
+
+        async with stdio_client(gateway_config, cwd=tmp_path) as client:
+            board = HelpBoard.model_validate((await client.call_tool("request_help", {"request": REQUEST})).structured_content)
+            assert ANSWER in board.files and f"demo-{holding}" in {o.helper for o in board.responses}, board
+            assert not board.notes, "the remote partitions count as served: no warning"
+            listed = Partitions.model_validate((await client.call_tool("list_partitions", {})).structured_content)
+            assert {p.name: p.server for p in listed.partitions}[holding] == f"demo-{holding}"
+
+            agents[holding].kill()  # the remote process is the one answering: without it, the gateway says so
+            agents[holding].wait()
+            again = HelpBoard.model_validate((await client.call_tool("request_help", {"request": REQUEST})).structured_content)
+            lost = {f.helper for f in again.failed + again.timed_out + again.skipped}
+            assert f"demo-{holding}" in lost and f"demo-{holding}" not in {o.helper for o in again.responses}
+    finally:
+        for proc in agents.values():
+            proc.kill()
