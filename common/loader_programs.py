@@ -11,6 +11,7 @@ literals, summaries as one-line comments.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -76,30 +77,68 @@ def label(loader: Loader) -> str:
     return loader.paths[0] if not more else f"{loader.paths[0]} and {more} more files of the same layout"
 
 
-def call(loader: Loader, lake_root: Path) -> str:
-    """The expression that loads the loader's files (absolute paths, as literals)."""
-    paths = [f"Path({literal(str(Path(lake_root) / p))})" for p in loader.paths]
+@dataclass(frozen=True)
+class BucketSource:
+    """A lake in object storage, for programs that may run where Lakeboard's mirror is not."""
+
+    url: str  # s3://bucket/prefix
+    options: dict[str, object] = field(default_factory=dict)  # those that say where the store is, never a secret
+
+
+_LAKE_FILE = '''def lake_file(key):
+    """The lake's file `key`: Lakeboard's mirror of it where it holds one (its kernel has no network), else a
+    local copy fetched through fsspec, with the store's options from LAKEBOARD_STORAGE_OPTIONS (JSON) and
+    the store's own chain (environment, profile files) for credentials."""
+    path = MIRROR / key
+    if path.is_file():
+        return path
+    import fsspec
+    options = {**STORE_OPTIONS, **json.loads(os.environ.get("LAKEBOARD_STORAGE_OPTIONS") or "{}")}
+    protocol = LAKE_URL.split("://", 1)[0]
+    return Path(fsspec.open_local(f"simplecache::{LAKE_URL}/{key}", **{protocol: options}))
+'''
+
+
+def lake_file_block(lake_root: Path, source: BucketSource) -> str:
+    """`lake_file` and the constants it reads (the mirror, the lake's URL, the store's public options)."""
+    constants = (f"MIRROR = Path({literal(str(lake_root))})\nLAKE_URL = {literal(source.url)}\n"
+                 f"STORE_OPTIONS = {{{', '.join(f'{literal(k)}: {literal(v) if isinstance(v, str) else repr(v)}' for k, v in source.options.items())}}}\n")
+    return constants + "\n\n" + _LAKE_FILE
+
+
+def call(loader: Loader, lake_root: Path, source: BucketSource | None = None) -> str:
+    """The expression that loads the loader's files (absolute paths, as literals; a bucket lake's through
+    `lake_file`)."""
+    if source is not None:
+        paths = [f"lake_file({literal(p)})" for p in loader.paths]
+    else:
+        paths = [f"Path({literal(str(Path(lake_root) / p))})" for p in loader.paths]
     if len(paths) == 1:
         return f"{loader.function}({paths[0]})"
     listing = "".join(f"    {p},\n" for p in paths)
     return f"stack_files({loader.function}, [\n{listing}])"
 
 
-def datasets_block(loaders: Iterable[Loader], lake_root: Path) -> str:
+def datasets_block(loaders: Iterable[Loader], lake_root: Path, source: BucketSource | None = None) -> str:
     """`datasets`: what each loader loaded, under its label."""
     lines = ["datasets = {}"]
-    lines += [f"datasets[{literal(label(loader))}] = {call(loader, lake_root)}" for loader in loaders]
+    lines += [f"datasets[{literal(label(loader))}] = {call(loader, lake_root, source)}" for loader in loaders]
     return "\n".join(lines) + "\n"
 
 
-def loading_code(loaders: Iterable[Loader], lake_root: Path) -> str:
+def loading_code(loaders: Iterable[Loader], lake_root: Path, source: BucketSource | None = None) -> str:
     """The loaders as one program: imports, functions, then the loading. One loader binds its
-    data to `data`; several fill `datasets`, keyed by file."""
+    data to `data`; several fill `datasets`, keyed by file. With a bucket lake's `source`, files are
+    read from `lake_root` (its mirror) where they are, else through fsspec (`lake_file`)."""
     loaders = with_unique_names(loaders)
     if not loaders:
         return ""
     if len(loaders) == 1:
-        loading = f"data = {call(loaders[0], lake_root)}\n"
+        loading = f"data = {call(loaders[0], lake_root, source)}\n"
     else:
-        loading = datasets_block(loaders, lake_root)
-    return "\n\n".join([import_block(loaders), function_block(loaders), loading])
+        loading = datasets_block(loaders, lake_root, source)
+    extra = ("import json", "import os") if source is not None else ()
+    parts = [import_block(loaders, extra), function_block(loaders), loading]
+    if source is not None:
+        parts.insert(1, lake_file_block(lake_root, source))
+    return "\n\n".join(parts)

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from lakeboard.common.file_choice import select_files
-from lakeboard.common.loader_programs import loading_code
+from lakeboard.common.loader_programs import BucketSource, loading_code
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
@@ -45,6 +45,8 @@ class FileAgent:
         self.spec = config.cluster(cluster)
         self.name = self.spec.name
         self.root = Path(config.code_root)  # where loaders read the files (a bucket lake's mirror)
+        # a bucket lake's code reads the mirror where it can, else the objects through fsspec
+        self.source = BucketSource(config.source, dict(config.source_options)) if config.source else None
         self.profiles = PartitionProfiles(Path(config.profile_dir), self.spec.files, config.errors)
         folder = Path(config.relevance_index) if config.relevance_index else None
         if folder is None or not folder.is_dir():
@@ -162,7 +164,7 @@ class FileAgent:
             can_help=True,
             reason=decision.reason,
             files=[m.path for m in chosen],
-            code=loading_code(loaders, self.root),
+            code=loading_code(loaders, self.root, self.source),
             loaders=loaders,
             data_explanation=explanation,
             data_sample=response_writing.samples(shown_profiles),

@@ -231,7 +231,7 @@ class ModelEngine:
             can_help=True,
             reason=data["reason"] or f"{files[0]} holds what is asked",
             files=files,
-            code=data["code"] or loading_code(loaders, self.agent.root),
+            code=data["code"] or loading_code(loaders, self.agent.root, self.agent.source),
             loaders=loaders,
             data_explanation=data["data_explanation"] or "\n".join(response_writing.explanation(p) for p in profiles),
             data_sample=response_writing.samples(profiles),

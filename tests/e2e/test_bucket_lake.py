@@ -137,3 +137,26 @@ def test_index_on_a_local_dask_cluster_gives_the_same_index(bucket_lake, s3: S3S
         env=env, capture_output=True, text=True, timeout=60,
     )
     assert folder.returncode == 2 and "--dask profiles lakes in object storage" in folder.stderr
+
+
+def test_a_file_agents_code_reads_the_object_through_fsspec_where_the_mirror_lacks_it(bucket_lake, s3: S3Server,
+                                                                                       tmp_path: Path):
+    """Run outside Lakeboard (no mirror of the file): the loader opens the object through fsspec, with the
+    endpoint the config recorded and credentials from the store's chain, none of them pasted into the code."""
+    import pandas as pd
+
+    question = QUESTIONS[0]
+    source = question["data_sources"][0]
+    config = clusters(bucket_lake["config_dir"])
+    code = next(r.code for c in config.clusters
+                if source in (r := FileAgent(config, c.name).respond(BlackboardRequest(request=question["query"]))).files)
+    assert "lake_file(" in code and SECRET_KEY not in code and ACCESS_KEY not in code
+    (bucket_lake["config_dir"] / "mirror" / "objects" / source).unlink(missing_ok=True)
+    script = tmp_path / "load.py"
+    script.write_text(code + "\nprint(len(data))\n")
+    env = {**os.environ, **s3.environment, "HOME": str(tmp_path)}
+    env.pop("LAKEBOARD_STORAGE_OPTIONS", None)
+    done = subprocess.run([sys.executable, "-P", str(script)], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert int(done.stdout.split()[-1]) == len(pd.read_parquet(DEMO_LAKE / source))
