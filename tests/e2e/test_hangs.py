@@ -15,7 +15,7 @@ from lakeboard.servers.indexing import index_lake
 from lakeboard.servers.indexing.server_entries import http_entry
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
 from tests.e2e.scenarios import REPO
-from tests.e2e.test_cli import cli_env, lakeboard
+from tests.e2e.test_cli import cli_env, lakeboard, lakeboard_main
 from tests.support.servers import free_port, toy_entry, wait_for_port
 
 TOKEN = "hangs-test-token-3f9a61c0"
@@ -67,14 +67,16 @@ def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(tmp_
     assert "rainfall_2024.csv" in json.loads(found.stdout)["files"], found.stdout  # the file agent answered
 
 
-def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(tmp_path: Path) -> None:
+def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(tmp_path: Path, capfd) -> None:
     config_dir = rainfall_config(tmp_path)
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     endpoint = f"http://127.0.0.1:{port}/v1"
-    done = lakeboard("ask", str(config_dir), "What was the total rainfall of each station in 2024?",
-                     "--model", "m", "--base-url", endpoint, cwd=tmp_path, env=cli_env(tmp_path))
+    # `ask`'s main() in this process (its servers and kernel are still processes): what it prints and logs is
+    # captured as from the command's own process; the test above runs `lakeboard` as a process of its own.
+    done = lakeboard_main(capfd, "ask", str(config_dir), "What was the total rainfall of each station in 2024?",
+                          "--model", "m", "--base-url", endpoint, cwd=tmp_path, env=cli_env(tmp_path))
     assert "Traceback" not in done.stderr, done.stderr
     assert "fell back to finding and loading the data without it" in done.stdout
     assert "rainfall_2024.csv" in done.stdout, done.stdout  # the fallback found the lake's file

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.agents.session import AskSession
@@ -58,8 +59,12 @@ def helper_model(body: dict) -> str:
     })
 
 
-async def test_file_agents_analyse_at_index_time_then_answer_with_the_model(tmp_path, capfd):
+async def test_file_agents_analyse_at_index_time_then_answer_with_the_model(tmp_path, demo_config, capfd):
     question = scenarios.QUESTIONS["demo-easy-1"]
+    # The session's profile cache of the demo lake (a cache, safe to copy or delete), where the indexer looks
+    # for it: the files are not profiled again (that is tested where demo_config is made), and what is tested
+    # here, the model's analysis of each partition at index time, runs in full.
+    shutil.copytree(demo_config / "profiles", tmp_path / "demo" / "profiles")
     with ScriptedLLM() as model:
         model.route(HELPER_MARKER, *[helper_model] * 60)
         model.route(MAIN_AGENT_MARKER, *scenarios.total_boardings_turns(malformed=False))

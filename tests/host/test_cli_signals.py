@@ -12,6 +12,8 @@ from pathlib import Path
 
 import psutil
 
+from lakeboard.servers.indexing import index_lake
+
 
 def _lakeboard(*args: str, cwd: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "OPENAI_"))}
@@ -81,16 +83,14 @@ def _lake_of_a_few_helpers(tmp_path: Path) -> Path:
 
 
 def test_ctrl_c_during_discover_prints_one_line_and_exits_130(tmp_path: Path) -> None:
+    # Indexed in this process (workers=0): what is interrupted here is `discover`; `index` is interrupted above.
     lake = _lake_of_a_few_helpers(tmp_path)
-    index = subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(lake), "--out",
-                            str(tmp_path / "configs"), "--name", "demo"], cwd=tmp_path, capture_output=True, text=True,
-                           timeout=600)
-    assert index.returncode == 0, index.stderr
-    servers = json.loads((tmp_path / "configs" / "demo" / "servers.json").read_text())["mcpServers"]
+    config_dir = index_lake(lake, name="demo", out=tmp_path / "configs", workers=0).config_dir
+    servers = json.loads((config_dir / "servers.json").read_text())["mcpServers"]
     helper_modules = {"lakeboard.servers.file_agent", "lakeboard.servers.search_agent"}
     helpers = [name for name, entry in servers.items() if helper_modules & set(entry["args"])]
     assert len(helpers) >= 2, helpers  # the wait below counts two helper processes
-    proc = _lakeboard("discover", str(tmp_path / "configs" / "demo"), "daily bus boardings per route", cwd=tmp_path)
+    proc = _lakeboard("discover", str(config_dir), "daily bus boardings per route", cwd=tmp_path)
     deadline = time.monotonic() + 60  # interrupt once its helpers are starting
     while time.monotonic() < deadline and len(psutil.Process(proc.pid).children(recursive=True)) < 2:
         time.sleep(0.02)
