@@ -17,6 +17,9 @@ KRAMABENCH = (REPO.parent / "shared" / "kramabench").resolve()
 KRAMA_DOMAINS = ("archeology", "legal", "wildfire")
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# One BLAS thread in every test process and every child it starts: under `-n 2` two test processes
+# already fill the cores, and BLAS threads spinning beside them only slow each other.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Tests never write into the user's own data folder (nor a LAKEBOARD_HOME of theirs): lake configs
 # written without --out/--configs go to this session's own home, and child processes inherit it.

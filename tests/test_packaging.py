@@ -64,8 +64,9 @@ def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env_dir = out / "venv"
     venv.create(env_dir, system_site_packages=True, with_pip=False)
     python = env_dir / "bin" / "python"
-    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
-                              str(wheel)], capture_output=True, text=True, timeout=300)
+    # pip run by the virtualenv's own python (pip itself borrowed): one pip start, not pip's `--python` restart
+    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)],
+                             capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stderr
     return python
 
@@ -75,6 +76,11 @@ def _wheel_env() -> dict[str, str]:
     return {**env, "HF_HUB_OFFLINE": "1", "FASTMCP_LOG_LEVEL": "WARNING"}
 
 
+# A lake of one folder and a documents folder, copied from the demo lake: this test is about the wheel
+# running, not about how many files it profiles (that every module is in the wheel: the first test).
+SMALL_LAKE = ("transit/ridership_2024.parquet", "transit/routes.json", "docs/ridership_counting_methods.md")
+
+
 @pytest.mark.slow
 async def test_a_wheel_runs_the_cli_every_server_it_writes_and_the_gateway(wheel_python: Path, tmp_path: Path) -> None:
     site = subprocess.run([str(wheel_python), "-P", "-c", "import lakeboard.host.cli as m; print(m.__file__)"],
@@ -82,17 +88,21 @@ async def test_a_wheel_runs_the_cli_every_server_it_writes_and_the_gateway(wheel
     assert site.returncode == 0, site.stderr
     assert Path(site.stdout.strip()).is_relative_to(wheel_python.parents[1]), "the wheel's copy, not the repository's"
 
+    lake = tmp_path / "lake"
+    for name in SMALL_LAKE:
+        (lake / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / "lakes" / "demo" / name, lake / name)
     # One cluster: the entries are then one of each kind the indexer writes (gateway, file agent, search
-    # agent, kernel), each still started below; more file agents would start the same module again.
-    # One profiling worker: the wheel's worker still runs, without a second Python start.
+    # agent, kernel). One profiling worker: the wheel's worker still runs, without a second Python start.
     lakeboard = wheel_python.parent / "lakeboard"
-    index = subprocess.run([str(lakeboard), "index", str(REPO / "lakes" / "demo"), "--out", str(tmp_path / "configs"),
+    index = subprocess.run([str(lakeboard), "index", str(lake), "--out", str(tmp_path / "configs"),
                             "--name", "demo", "--clusters", "1", "--workers", "1"],
                            cwd=tmp_path, capture_output=True, text=True, env=_wheel_env(), timeout=600)
     assert index.returncode == 0, index.stderr
     entries = json.loads((tmp_path / "configs" / "demo" / "servers.json").read_text())["mcpServers"]
     assert entries and all(e["command"] == str(wheel_python) for e in entries.values())
-    assert {e["args"][2] for e in entries.values()} == {
+    module_of = {name: e["args"][2] for name, e in entries.items()}
+    assert set(module_of.values()) == {
         "lakeboard.host.gateway", "lakeboard.servers.file_agent", "lakeboard.servers.search_agent", "lakeboard.servers.kernel",
     }, entries
 
@@ -108,9 +118,11 @@ async def test_a_wheel_runs_the_cli_every_server_it_writes_and_the_gateway(wheel
     discover: list[subprocess.CompletedProcess[bytes]] = []
 
     async def run_discover() -> None:
+        # A request both helpers volunteer for: `discover` starts them itself (forked from the wheel's fork
+        # server, where the client above runs each entry's command as written) and each answers it.
         discover.append(await anyio.run_process(
-            [str(lakeboard), "discover", str(tmp_path / "configs" / "demo"), "daily bus boardings per route", "--json"],
-            cwd=tmp_path, env=_wheel_env(), check=False))
+            [str(lakeboard), "discover", str(tmp_path / "configs" / "demo"), "how are daily bus boardings per route counted",
+             "--json"], cwd=tmp_path, env=_wheel_env(), check=False))
 
     # The servers and `lakeboard discover` are independent processes: they start side by side.
     with anyio.fail_after(300):
@@ -119,9 +131,16 @@ async def test_a_wheel_runs_the_cli_every_server_it_writes_and_the_gateway(wheel
                 tg.start_soon(list_tools, name, entry)
             tg.start_soon(run_discover)
 
-    for name, entry in entries.items():
+    for name in entries:
         assert tools_of[name], f"{name} lists no tools"
-        if entry["args"][2] == "lakeboard.host.gateway":
+        if module_of[name] == "lakeboard.host.gateway":
             assert {"request_help", "run_code", "list_partitions"} <= tools_of[name]
     assert discover[0].returncode == 0, discover[0].stderr.decode()
-    assert json.loads(discover[0].stdout)
+    found = json.loads(discover[0].stdout)
+    assert found["files"], found
+    # Each helper names itself in its response: the file agent by its partition, the search agent by its entry name.
+    answered = {r["agent_name"] for r in found["responses"]}
+    for name in (n for n, module in module_of.items() if module in ("lakeboard.servers.file_agent",
+                                                                     "lakeboard.servers.search_agent")):
+        agent = name if module_of[name] == "lakeboard.servers.search_agent" else entries[name]["args"][-1]
+        assert agent in answered, f"{name} ({module_of[name]}) did not answer `lakeboard discover` (answers: {sorted(answered)})"

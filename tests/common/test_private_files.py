@@ -12,6 +12,7 @@ import os
 import stat
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -57,10 +58,13 @@ def test_a_config_folder_holds_nothing_others_can_read(tmp_path: Path) -> None:
             pytest.fail(f"LAKEBOARD_REQUIRE_SANDBOX=1 but the sandbox cannot run: {_sandbox_problem()}")
         _allow_unsandboxed_kernel(config)
 
-    found = lakeboard("discover", str(config), "daily rainfall per station", "--json", cwd=tmp_path)
+    # `discover` and `ask` only read the index and each writes files of its own: they run side by side.
+    with ThreadPoolExecutor(2) as pool:
+        discovering = pool.submit(lakeboard, "discover", str(config), "daily rainfall per station", "--json", cwd=tmp_path)
+        asking = pool.submit(lakeboard, "ask", str(config), "how much rain fell at the north station?", cwd=tmp_path)
+        found, asked = discovering.result(), asking.result()
     assert found.returncode == 0, found.stderr[-3000:]
     assert json.loads(found.stdout)["files"]
-    asked = lakeboard("ask", str(config), "how much rain fell at the north station?", cwd=tmp_path)
     assert asked.returncode == 0, asked.stdout[-3000:] + asked.stderr[-3000:]
 
     written = {p.name for p in config.rglob("*")}

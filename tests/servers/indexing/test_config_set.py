@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[3]
 # First it indexes a one-file scratch lake (argv[1]) itself, so that every fork starts warm.
 KILLED_AFTER_RENAME = """
 import contextlib, json, os, signal, sys
+import threadpoolctl
 from pathlib import Path
 from lakeboard.servers.indexing.__main__ import main
 
@@ -38,6 +39,9 @@ scratch = Path(sys.argv[1])
 with contextlib.redirect_stdout(sys.stderr):
     if main([str(scratch / "lake"), "--out", str(scratch / "out"), "--workers", "0", "--quiet"]) != 0:
         sys.exit("the warm-up index failed")
+# One BLAS thread, as the fork server gives each forked helper: a fork holds none of its parent's BLAS
+# threads, and the ones it starts again spin on two cores (each run's embedding took several times longer).
+threadpoolctl.threadpool_limits(limits=1, user_api="blas")
 
 def run(kill_at, argv):
     calls = 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling import iter_lake_files, profile_file
 
 KRAMABENCH = Path(__file__).resolve().parents[3] / ".." / "shared" / "kramabench"
@@ -52,21 +53,33 @@ json.dump(results, sys.stdout)
 """
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-@pytest.mark.parametrize("lake", LAKES)
-def test_every_kramabench_file_loads(lake: str) -> None:
-    root = (KRAMABENCH / lake / "input").resolve()
-    if not root.is_dir():
-        pytest.skip(f"KramaBench lake {lake} not found at {root}")
-    profiles = [profile_file(p, root) for p in iter_lake_files(root)]
-    assert profiles, f"no files found in {root}"
-    items = [{"path": p.path, "loader": p.loader} for p in profiles]
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, tuple[list[FileProfile], dict[str, dict]]]:
+    """Every lake found: its files' profiles, and what their loaders gave when run in a fresh Python process.
+    One process runs the loaders of all the lakes (each snippet in its own namespace): one Python start."""
+    profiles = {}
+    for lake in LAKES:
+        root = (KRAMABENCH / lake / "input").resolve()
+        if root.is_dir():
+            profiles[lake] = [profile_file(p, root) for p in iter_lake_files(root)]
+    items = [{"path": f"{lake}/{p.path}", "loader": p.loader} for lake, found in profiles.items() for p in found]
     proc = subprocess.run(
         [sys.executable, "-c", RUNNER], input=json.dumps(items), capture_output=True, text=True, timeout=850
     )
     assert proc.returncode == 0, f"loader runner died: {proc.stderr[-2000:]}"
     results = json.loads(proc.stdout)
+    return {lake: (found, {p.path: results[f"{lake}/{p.path}"] for p in found}) for lake, found in profiles.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("lake", LAKES)
+def test_every_kramabench_file_loads(lake: str, loaded: dict[str, tuple[list[FileProfile], dict[str, dict]]]) -> None:
+    root = (KRAMABENCH / lake / "input").resolve()
+    if lake not in loaded:
+        pytest.skip(f"KramaBench lake {lake} not found at {root}")
+    profiles, results = loaded[lake]
+    assert profiles, f"no files found in {root}"
 
     rows, failures = [], []
     for p in profiles:
