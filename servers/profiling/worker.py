@@ -84,6 +84,7 @@ def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:
         request_fd, answer_fd = (fd if fd > 2 else fcntl.fcntl(fd, fcntl.F_DUPFD, 3) for fd in (request_fd, answer_fd))
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # blocked by the owner to fork
         devnull = os.open(os.devnull, os.O_RDWR)
         for std in (0, 1, 2):  # nothing of the owner's terminal or stdio protocol
             os.dup2(devnull, std)

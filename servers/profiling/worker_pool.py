@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MEMORY_LIMIT = 1536 << 20  # bytes of RSS per worker
 PIPELINE = 6  # files sent ahead to each worker, so it never waits for this process
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 STARTUP_TIMEOUT_S = 120.0  # a worker that has not imported its readers by then is broken
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,12 +144,19 @@ class WorkerPool:
     def _fork(self) -> _Worker:
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
+        # Ctrl-C reaches the whole process group: held back while forking, so that it never lands in the
+        # child's at-fork handlers (a traceback on the user's terminal); the child unblocks it once it has
+        # its default action back (worker.serve_forked).
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
             pid = os.fork()
         except OSError:  # out of processes or memory for a copy: a fresh interpreter may still start
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
             for fd in (request_r, request_w, answer_r, answer_w):
                 os.close(fd)
             return self._start_subprocess()
+        if pid != 0:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
         if pid == 0:
             from lakeboard.servers.profiling.worker import serve_forked
 
