@@ -134,19 +134,28 @@ def main(argv: list[str] | None = None) -> int:
     from lakeboard.servers.indexing import index_lake
     from lakeboard.servers.partitioning import PartitionError
 
+    client = None
     try:
         model = LLMSettings.resolve({"model": args.model, "base_url": args.base_url, "config": args.llm_config})
-        replica = None if bucket is None else _replicate(bucket, args)
+        if args.dask:
+            from lakeboard.servers.object_lakes.dask_batches import dask_client, dask_embedder
+
+            client = dask_client(args.dask, args.workers)
+        replica = None if bucket is None else _replicate(bucket, args, client)
         res = index_lake(
             args.lake if replica is None else replica.folder, name=args.name, out=args.out, strategy=args.strategy, n_clusters=args.clusters,
             docs=args.docs, search_backend=args.search_backend, workers=args.workers, progress=None if args.quiet else _progress_printer(),
             model=model, time_budget_s=args.time_budget, index_args=_index_options(args), force=args.force,
             source=None if bucket is None else bucket.url, adjust=None if replica is None else replica.apply,
             source_options=None if replica is None else public_options(replica.options),
+            embed=None if client is None else dask_embedder(client),
         )
     except (PartitionError, NotADirectoryError, ValueError, OSError, LLMConfigError) as exc:
         print(f"lakeboard index: {printable(_sentence(exc, args.out), 4000)}", file=sys.stderr)
         return 2
+    finally:
+        if client is not None:
+            _close(client)
     if res.up_to_date:
         print(f"{printable(res.config_dir, 4000)} already indexes the lake as it is ({res.n_files} files in "
               f"{res.n_clusters} clusters, checked in {res.seconds:.1f}s); --force indexes it again")
@@ -188,7 +197,15 @@ def _recorded_options(config_dir: Path, bucket: ObjectLake) -> dict[str, object]
     return dict(config.source_options) if config.source == bucket.url else {}
 
 
-def _replicate(bucket: ObjectLake, args: argparse.Namespace):
+def _close(client) -> None:
+    """The Dask client, and the local cluster it started (a cluster given by its address keeps running)."""
+    cluster = client.cluster
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def _replicate(bucket: ObjectLake, args: argparse.Namespace, client=None):
     """The bucket's sample replica brought up to date, in the config folder (`args.name` set to the
     config's name). Raises ValueError when the bucket cannot be read or holds no objects; an empty
     bucket leaves nothing behind."""
@@ -201,8 +218,8 @@ def _replicate(bucket: ObjectLake, args: argparse.Namespace):
     new = not config_dir.exists()
     try:
         options = {**_recorded_options(config_dir, bucket), **storage_options(args.storage_option)}
-        if args.dask:
-            report = _replicate_on_dask(bucket, options, config_dir, args)
+        if client is not None:
+            report = _replicate_on_dask(bucket, options, config_dir, args, client)
         else:
             report = refresh_replica(bucket, options, config_dir / "replica")
     except ValueError:
@@ -224,16 +241,17 @@ def _replicate(bucket: ObjectLake, args: argparse.Namespace):
     return report
 
 
-def _replicate_on_dask(bucket: ObjectLake, options: dict[str, object], config_dir: Path, args: argparse.Namespace):
+def _replicate_on_dask(bucket: ObjectLake, options: dict[str, object], config_dir: Path, args: argparse.Namespace,
+                       client):
     """The replica refreshed by Dask workers, which read and profile each batch where they run; their
     profiles go into the profile cache as each batch arrives, so profiling here finds them done."""
     from lakeboard.servers.object_lakes import SAMPLE_BYTES, refresh_replica
-    from lakeboard.servers.object_lakes.dask_batches import BATCH, dask_batches, dask_client
+    from lakeboard.servers.object_lakes.dask_batches import BATCH, dask_batches
     from lakeboard.servers.profiling.cache import ProfileCache
     from lakeboard.servers.profiling.worker_pool import DEFAULT_TIMEOUT_S
 
     show = None if args.quiet else _progress_printer()
-    with dask_client(args.dask, args.workers) as client, ProfileCache(config_dir / "profiles") as cache:
+    with ProfileCache(config_dir / "profiles") as cache:
         cache.ensure()
         with cache.batch():
             return refresh_replica(

@@ -73,6 +73,7 @@ def index_lake(
     source: str | None = None,
     source_options: dict[str, str | int | float | bool] | None = None,
     adjust: Callable[[FileProfile], FileProfile] | None = None,
+    embed: Callable | None = None,
 ) -> IndexResult:
     """Index `lake` into `out`/NAME (`out`: the default configs folder when None).
 
@@ -83,7 +84,8 @@ def index_lake(
     A lake in object storage is indexed from its sample replica (`lake`), with its URL as
     `source` (and the options that say where its store is), and `adjust` turning the replica's
     profiles into the objects' (their sizes). Its code reads the mirror (MIRROR_FOLDER), which
-    the host fills with the files helpers name.
+    the host fills with the files helpers name. `embed` embeds the file cards where the model loads
+    here (a Dask cluster's workers); the default embeds them in this process.
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
@@ -141,7 +143,9 @@ def index_lake(
         errors=errors,
         families=describe_families(profiles),
     )
-    relevance = LakeIndex.build(profiles, config.families, embed=available_embedder(), previous=relevance_path)
+    here = available_embedder()  # no model here: the index is lexical, wherever it would be embedded
+    relevance = LakeIndex.build(profiles, config.families, embed=embed if here and embed else here,
+                                previous=relevance_path)
     entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)
     publish(config_dir, {
         "clusters.json": config.model_dump_json(indent=2),

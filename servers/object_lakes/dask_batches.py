@@ -85,6 +85,31 @@ def dask_batches(client, lake: ObjectLake, options: dict[str, object], budget: i
     return run
 
 
+def _embed_chunk(texts: list[str]):
+    """Runs on a Dask worker: MiniLM vectors of some file cards, on one BLAS thread (its cores are the
+    cluster's to share between workers)."""
+    from threadpoolctl import threadpool_limits
+
+    from lakeboard.common.minilm import embed
+
+    with threadpool_limits(1):
+        return embed(texts)
+
+
+def dask_embedder(client, chunk: int = 256):
+    """An embedder for the index's file cards that sends chunks of them to the cluster's workers:
+    after profiling, embedding is most of what is left of an index."""
+    import numpy as np
+
+    def embed(texts: list[str]) -> np.ndarray:
+        chunks = [texts[i:i + chunk] for i in range(0, len(texts), chunk)]
+        if not chunks:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.vstack(client.gather(client.map(_embed_chunk, chunks, pure=False, retries=RETRIES)))
+
+    return embed
+
+
 def dask_client(address: str, workers: int | None):
     """A client of the cluster at `address`, or of a local cluster of `workers` processes
     (one thread each: profiling is CPU-bound) when the address is `local`."""

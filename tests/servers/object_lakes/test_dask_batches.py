@@ -73,3 +73,18 @@ def test_a_worker_killed_mid_index_loses_nothing(s3, client, bucket, tmp_path):
     report = run(s3, client, bucket, tmp_path / "replica", keep, batch=2)
     assert killed and sorted(profiles) == sorted(report.manifest.objects) and len(set(profiles)) == N_OBJECTS
     assert not report.manifest.skipped
+
+
+def test_file_cards_embedded_on_the_workers_equal_those_embedded_here(client):
+    import numpy as np
+
+    from lakeboard.common.minilm import available_embedder
+    from lakeboard.servers.object_lakes.dask_batches import dask_embedder
+
+    here = available_embedder()
+    if here is None:
+        pytest.skip("the MiniLM package is not installed here")
+    cards = [f"table_{i}.csv: columns id, value, station {i}" for i in range(10)]
+    remote = dask_embedder(client, chunk=3)(cards)  # four chunks, gathered in order
+    assert remote.shape == (10, 384) and np.allclose(remote, here(cards), atol=1e-5)
+    assert dask_embedder(client)([]).shape == (0, 384)
