@@ -213,7 +213,7 @@ def refresh_replica(lake: ObjectLake, options: dict[str, object], folder: Path, 
     done = 0
 
     def changed(e: ObjectEntry) -> bool:
-        old = before.objects.get(e.rel)
+        old = before.objects.pop(e.rel, None)  # moved, not copied: a listing of a million objects is held once
         unchanged = old is not None and old.version == e.version and old.size == e.size and e.version
         if unchanged and (objects / e.rel).is_file():
             now.objects[e.rel] = old
