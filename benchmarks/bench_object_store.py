@@ -39,6 +39,12 @@ from benchmarks import make_folders_lake  # noqa: E402
 from benchmarks.bench_scale import spec_for  # noqa: E402
 
 KEY, SECRET = "AKIABENCHMARK", "bench-secret"
+RUNS = {  # name: (label, lake, indexer flags)
+    "folder": ("folder, 2 local processes", "FOLDER", ["--workers", "2"]),
+    "here": ("bucket, read here, 2 local processes", "s3://bench/lake", ["--workers", "2"]),
+    "dask1": ("bucket, Dask, 1 worker", "s3://bench/lake", ["--dask", "local", "--workers", "1"]),
+    "dask2": ("bucket, Dask, 2 workers", "s3://bench/lake", ["--dask", "local", "--workers", "2"]),
+}
 
 
 def free_port() -> int:
@@ -130,6 +136,7 @@ def main() -> int:
     ap.add_argument("--objects", type=int, default=20000)
     ap.add_argument("--work", type=Path)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--runs", nargs="+", choices=list(RUNS), default=list(RUNS), help="which indexes to run")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="lakeboard-bench-s3-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -144,13 +151,10 @@ def main() -> int:
         env = {**os.environ, "AWS_ACCESS_KEY_ID": KEY, "AWS_SECRET_ACCESS_KEY": SECRET, "HF_HUB_OFFLINE": "1",
                "LAKEBOARD_STORAGE_OPTIONS": json.dumps({"endpoint_url": endpoint})}
         runs = {}
-        for label, target, extra in (
-            ("folder, 2 local processes", str(lake), ["--workers", "2"]),
-            ("bucket, read here, 2 local processes", "s3://bench/lake", ["--workers", "2"]),
-            ("bucket, Dask, 1 worker", "s3://bench/lake", ["--dask", "local", "--workers", "1"]),
-            ("bucket, Dask, 2 workers", "s3://bench/lake", ["--dask", "local", "--workers", "2"]),
-        ):
-            runs[label] = r = index(target, work / "configs" / re.sub(r"\W+", "-", label), extra, env)
+        for key in args.runs:
+            label, target, extra = RUNS[key]
+            target = str(lake) if target == "FOLDER" else target
+            runs[label] = r = index(target, work / "configs" / key, extra, env)
             phase = f"{r['read_and_profile_s']:.1f} s" if r["read_and_profile_s"] is not None else "-"
             print(f"{label:40s} {r['wall_s']:7.1f} s  {r['objects_per_s']:6.1f} objects/s  read+profile {phase:>8s}  "
                   f"peak {r['peak_rss'] / 2**30:.2f} GB"
@@ -160,12 +164,13 @@ def main() -> int:
         server.kill()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    one, two = runs["bucket, Dask, 1 worker"], runs["bucket, Dask, 2 workers"]
-    ratios = {
-        "dask_2_vs_1_whole_index": one["wall_s"] / two["wall_s"],
-        "dask_2_vs_1_read_and_profile": one["read_and_profile_s"] / two["read_and_profile_s"],
-        "bucket_dask2_vs_folder": runs["folder, 2 local processes"]["wall_s"] / two["wall_s"],
-    }
+    one, two, folder = (runs.get(RUNS[k][0]) for k in ("dask1", "dask2", "folder"))
+    ratios = {}
+    if one and two:
+        ratios["dask_2_vs_1_whole_index"] = one["wall_s"] / two["wall_s"]
+        ratios["dask_2_vs_1_read_and_profile"] = one["read_and_profile_s"] / two["read_and_profile_s"]
+    if folder and two:
+        ratios["bucket_dask2_vs_folder"] = folder["wall_s"] / two["wall_s"]
     for k, v in ratios.items():
         print(f"{k}: {v:.2f}x")
     print(json.dumps({"objects": n, "upload_s": up, "runs": runs, "ratios": ratios}))

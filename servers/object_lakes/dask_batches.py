@@ -11,7 +11,10 @@ worker are in flight, so a lake of a million objects is never all in the schedul
 from __future__ import annotations
 
 import logging
+import shutil
 import tempfile
+import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,34 +28,49 @@ BATCH = 200  # objects per task: a task starts one profiling process, which take
 IN_FLIGHT_PER_WORKER = 3
 
 
+_local = threading.local()  # per worker thread: its private folder and its profiling process
+
+
+def _profiler(timeout_s: float):
+    """This thread's folder for samples and its pool of one profiling process, made at its first batch
+    and kept: starting the process (its imports) costs about as much as profiling a batch."""
+    from lakeboard.servers.profiling.worker_pool import WorkerPool
+
+    if getattr(_local, "pool", None) is None or _local.timeout_s != timeout_s:
+        _local.root = Path(tempfile.mkdtemp(prefix="lakeboard-batch-"))
+        weakref.finalize(_local, shutil.rmtree, _local.root, True)
+        _local.pool, _local.timeout_s = WorkerPool(_local.root, 1, timeout_s=timeout_s), timeout_s
+    for child in _local.root.iterdir():  # the last batch's samples
+        shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+    return _local.pool, _local.root
+
+
 def profile_batch(url: str, options: dict[str, object], entries: list[tuple], budget: int,
                   timeout_s: float) -> list[tuple[tuple, list[tuple[int, bytes]] | str, str | None]]:
     """Runs on a Dask worker: the batch's samples read from the store and profiled in a bounded worker
-    process, in a private temporary folder that is gone when the task ends."""
+    process (kept from batch to batch), in a private folder emptied at the next batch."""
     from lakeboard.servers.profiling.lake import failure_profile
-    from lakeboard.servers.profiling.worker_pool import WorkerPool
 
     lake = lake_url(url)
     batch = [ObjectEntry(*e) for e in entries]
     got = fetch_samples(filesystem(lake, options), lake, batch, budget)
     out: list[tuple[tuple, list[tuple[int, bytes]] | str, str | None]] = []
-    with tempfile.TemporaryDirectory(prefix="lakeboard-batch-") as tmp:
-        root = Path(tmp)
-        written = []
-        for e, parts in zip(batch, got):
-            if isinstance(parts, str):
-                continue
-            try:
-                write_sample(root, e, parts)
-                written.append(e.rel)
-            except OSError as exc:  # an object that is also a folder: the indexer says so when it writes
-                log.debug("%s not profiled here: %s", e.rel, exc)
-        profiles = {}
-        for o in WorkerPool(root, 1, timeout_s=timeout_s).run(written):
-            profiles[o.relpath] = o.profile_json if o.profile_json is not None else \
-                failure_profile(o.relpath, root, o.status, o.failure or "failed").model_dump_json()
-        for e, parts in zip(batch, got):
-            out.append((tuple(e), parts, profiles.get(e.rel)))
+    pool, root = _profiler(timeout_s)
+    written = []
+    for e, parts in zip(batch, got):
+        if isinstance(parts, str):
+            continue
+        try:
+            write_sample(root, e, parts)
+            written.append(e.rel)
+        except OSError as exc:  # an object that is also a folder: the indexer says so when it writes
+            log.debug("%s not profiled here: %s", e.rel, exc)
+    profiles = {}
+    for o in pool.run(written, keep_workers=True):
+        profiles[o.relpath] = o.profile_json if o.profile_json is not None else \
+            failure_profile(o.relpath, root, o.status, o.failure or "failed").model_dump_json()
+    for e, parts in zip(batch, got):
+        out.append((tuple(e), parts, profiles.get(e.rel)))
     return out
 
 

@@ -222,12 +222,13 @@ class WorkerPool:
             return False
 
     def run(self, relpaths: Iterable[str], stop_at: float | None = None,
-            declared: dict[str, dict] | None = None) -> Iterator[Outcome]:
+            declared: dict[str, dict] | None = None, keep_workers: bool = False) -> Iterator[Outcome]:
         """Profile every relative path; outcomes arrive in completion order. `declared`: per path,
         what the lake's documents declare missing in it (`fill_values.DeclaredMissing` as a dict).
 
         At `stop_at` (time.monotonic) the workers are stopped, and the paths without an
-        outcome have none.
+        outcome have none. `keep_workers`: the workers stay for the next run (a caller that
+        profiles batch after batch pays their start once); `close` stops them.
         """
         pending = deque(relpaths)
         self._declared = declared or {}
@@ -269,7 +270,8 @@ class WorkerPool:
                     elif check_rss and w.ready and self._rss(w) - w.inherited_rss > self.memory_limit:
                         yield from self._failed(w, "memory", pending)
         finally:
-            self.close()
+            if not keep_workers or pending or any(w.tasks for w in self._workers):  # stopped early: not reusable
+                self.close()
 
     def _read(self, w: _Worker, pending: deque[str]) -> Iterator[Outcome]:
         try:

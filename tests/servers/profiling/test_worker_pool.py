@@ -88,6 +88,21 @@ def test_every_spawned_worker_is_gone_once_the_files_are_profiled(lake: Path) ->
     assert {c.pid for c in psutil.Process().children(recursive=True)} <= before
 
 
+
+def test_workers_kept_between_runs_profile_the_next_batch_and_close_at_the_end(lake: Path) -> None:
+    """A caller profiling batch after batch (a Dask worker) pays the worker's start once."""
+    import psutil
+
+    before = {c.pid for c in psutil.Process().children()}
+    pool = WorkerPool(lake, 1, timeout_s=120, fork=False)
+    first = list(pool.run(["ok.csv"], keep_workers=True))
+    kept = {c.pid for c in psutil.Process().children()} - before  # the worker (its loader checker is its child)
+    second = list(pool.run(["ok2.csv"], keep_workers=True))
+    assert first[0].profile_json and second[0].profile_json and len(kept) == 1
+    assert {c.pid for c in psutil.Process().children()} - before == kept, "the same worker"
+    pool.close()
+    assert {c.pid for c in psutil.Process().children()} <= before
+
 _FORKED_POOL = textwrap.dedent(
     """
     import json, os, signal, sys, threading
