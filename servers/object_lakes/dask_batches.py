@@ -45,6 +45,15 @@ def _profiler(timeout_s: float):
     return _local.pool, _local.root
 
 
+def _filesystem(lake: ObjectLake, options: dict[str, object]):
+    """This thread's filesystem of the lake's store, made at its first batch (a new client per batch
+    costs a store's session and its service description)."""
+    key = (lake.url, repr(sorted(options.items())))
+    if getattr(_local, "fs_key", None) != key:
+        _local.fs, _local.fs_key = filesystem(lake, options), key
+    return _local.fs
+
+
 def profile_batch(url: str, options: dict[str, object], entries: list[tuple], budget: int,
                   timeout_s: float) -> list[tuple[tuple, list[tuple[int, bytes]] | str, str | None]]:
     """Runs on a Dask worker: the batch's samples read from the store and profiled in a bounded worker
@@ -53,7 +62,7 @@ def profile_batch(url: str, options: dict[str, object], entries: list[tuple], bu
 
     lake = lake_url(url)
     batch = [ObjectEntry(*e) for e in entries]
-    got = fetch_samples(filesystem(lake, options), lake, batch, budget)
+    got = fetch_samples(_filesystem(lake, options), lake, batch, budget)
     out: list[tuple[tuple, list[tuple[int, bytes]] | str, str | None]] = []
     pool, root = _profiler(timeout_s)
     written = []
