@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.common.private_files import private_folders
 from lakeboard.common.object_stores import ObjectLake, filesystem, key_problem, object_version
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class ObjectMirror:
         self.max_bytes = mirror_bytes() if max_bytes is None else max_bytes
         self.manifest_path = self.folder.parent / "manifest.json"
         self._lock = _locks.setdefault(self.folder, threading.Lock())
+        self._fs = None  # the store's filesystem, made at the first fill (a new client per fill costs ~0.6 s)
 
     def _manifest(self) -> _Manifest:
         try:
@@ -77,18 +79,20 @@ class ObjectMirror:
                 folder.mkdir(mode=0o700, exist_ok=True)
             manifest = self._manifest()
             try:
-                fs = filesystem(self.lake, self.options)
+                self._fs = self._fs or filesystem(self.lake, self.options)
             except ValueError as exc:
                 report.failed = {f: str(exc) for f in wanted}
                 return report
             for rel in wanted:
                 why = key_problem(rel)
                 if why is None:
-                    why = self._fetch(fs, rel, manifest, report)
+                    why = self._fetch(self._fs, rel, manifest, report)
                 if why is not None:
                     report.failed[rel] = why
-            report.evicted = self._evict(manifest, keep=set(wanted))
-            write_text_atomic(self.manifest_path, manifest.model_dump_json(), mode=0o600)
+            if report.fetched:  # only a new file can take the mirror past its bound
+                report.evicted = self._evict(manifest, keep=set(wanted))
+            # not synced to disk: a lost manifest only costs fetching its files again
+            write_text_atomic(self.manifest_path, manifest.model_dump_json(), durable=False, mode=0o600)
         return report
 
     def _fetch(self, fs, rel: str, manifest: _Manifest, report: MirrorReport) -> str | None:
@@ -103,11 +107,7 @@ class ObjectMirror:
                 os.utime(dest)  # used now: the last to be evicted
                 report.kept.append(rel)
                 return None
-            folder = self.folder
-            for part in rel.split("/")[:-1]:
-                folder = folder / part
-                folder.mkdir(mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".part-", dir=dest.parent)
+            fd, tmp = tempfile.mkstemp(prefix=".part-", dir=private_folders(self.folder, rel))
             os.close(fd)
             try:
                 fs.get_file(path, tmp)

@@ -9,6 +9,7 @@ the file mode creation mask, so every file and folder it or any process it start
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 OWNER_ONLY_MASK = 0o077
 
@@ -16,3 +17,14 @@ OWNER_ONLY_MASK = 0o077
 def keep_new_files_private() -> None:
     """From now on, this process and its children create files 0600 and folders 0700 (a stricter mask stays)."""
     os.umask(os.umask(OWNER_ONLY_MASK) | OWNER_ONLY_MASK)
+
+
+def private_folders(root: Path, rel: str) -> Path:
+    """The folders of `root` on the way to the file `rel` (a lake-relative path), each made owner-only
+    whatever the process's mask (`mkdir(parents=True)` gives the mask's mode to all but the last);
+    returns the file's folder."""
+    folder = root
+    for part in rel.split("/")[:-1]:
+        folder = folder / part
+        folder.mkdir(mode=0o700, exist_ok=True)
+    return folder

@@ -18,6 +18,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from lakeboard.common.child_processes import inheritable_environment, python_module_command
 from lakeboard.common.config_home import default_configs
@@ -72,28 +73,22 @@ class Lake:
     @property
     def search_index(self) -> Path | None:
         """The folder of the lake's search index, as clusters.json names it (None without one)."""
-        try:
-            folder = read_once(self.config_dir / "clusters.json", _relevance_folder)
-        except (OSError, ValueError, AttributeError):
-            return None
-        return Path(folder) if isinstance(folder, str) else None
+        fields = _fields_of(self.config_dir)
+        return Path(fields.relevance_index) if fields and fields.relevance_index else None
 
     def mirror(self) -> ObjectMirror | None:
         """A bucket lake's local mirror, which the blackboard fills with the files helpers name (None for a
         folder lake). Its store options: those the config records (an endpoint), then
         LAKEBOARD_STORAGE_OPTIONS; credentials come from the store's usual chain."""
-        try:
-            config = json.loads((self.config_dir / "clusters.json").read_text())
-            bucket = lake_url(config["source"]) if config.get("source") else None
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-        if bucket is None or not config.get("data_root"):
+        fields = _fields_of(self.config_dir)
+        if fields is None or not fields.source or not fields.data_root:
             return None
         try:
-            options = {**config.get("source_options", {}), **storage_options()}
+            bucket = lake_url(fields.source)
+            options = {**fields.source_options, **storage_options()}
         except ValueError as exc:
             raise LakeError(str(exc)) from None
-        return ObjectMirror(bucket, Path(config["data_root"]), options)
+        return ObjectMirror(bucket, Path(fields.data_root), options)
 
     def servers(self, *, helpers_only: bool = False) -> ServersConfig:
         """The servers the host starts itself: never the gateway, which serves these same servers to MCP clients."""
@@ -284,17 +279,39 @@ def refresh_index(config_dir: Path, lake: Path | None) -> str | None:
     return line
 
 
-def _relevance_folder(path: Path) -> object:
-    # one field read, not the whole config validated: clusters.json lists every file of the lake
-    return json.loads(path.read_text(encoding="utf-8")).get("relevance_index")
+class _LakeFields(NamedTuple):
+    """What the host reads of clusters.json (its partitions' file lists are left unvalidated)."""
+
+    lake: str | None
+    relevance_index: str | None
+    source: str | None  # a bucket lake's URL
+    source_options: dict
+    data_root: str | None  # a bucket lake's mirror
+
+
+def _lake_fields(path: Path) -> _LakeFields:
+    # a few fields read, not the whole config validated: clusters.json lists every file of the lake
+    data = json.loads(path.read_text(encoding="utf-8"))
+    text = {k: v if isinstance(v, str) else None for k in ("lake", "relevance_index", "source", "data_root")
+            for v in [data.get(k)]}
+    options = data.get("source_options")
+    return _LakeFields(**text, source_options=options if isinstance(options, dict) else {})
+
+
+def _fields_of(config_dir: Path) -> _LakeFields | None:
+    """clusters.json's fields, read once per version of the file (the gateway reads them at every lake
+    check); None when it cannot be read."""
+    try:
+        return read_once(config_dir / "clusters.json", _lake_fields)
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _has_search_index(config_dir: Path) -> bool:
-    try:
-        folder = read_once(config_dir / "clusters.json", _relevance_folder)  # at every lake check
-    except (OSError, ValueError, AttributeError):
+    fields = _fields_of(config_dir)
+    if fields is None:
         return True  # not ours to judge: the servers say what is wrong with it
-    return isinstance(folder, str) and Path(folder).is_dir()
+    return fields.relevance_index is not None and Path(fields.relevance_index).is_dir()
 
 
 _GIVE = "give a lake folder, or a config folder written by `lakeboard index`"
@@ -323,19 +340,15 @@ def _check_servers(config_dir: Path) -> None:
 
 def _lake_of(config_dir: Path) -> Path | None:
     """The folder the config's code reads the lake from: the lake, or a bucket lake's mirror."""
-    try:
-        config = json.loads((config_dir / "clusters.json").read_text())
-        return Path(config.get("data_root") or config["lake"])
-    except (OSError, ValueError, KeyError, AttributeError):
-        return None
+    fields = _fields_of(config_dir)
+    root = fields and (fields.data_root or fields.lake)
+    return Path(root) if root else None
 
 
 def _source_of(config_dir: Path) -> str | None:
     """The URL of the config's lake when it lives in object storage."""
-    try:
-        return json.loads((config_dir / "clusters.json").read_text()).get("source")
-    except (OSError, ValueError, AttributeError):
-        return None
+    fields = _fields_of(config_dir)
+    return fields.source if fields else None
 
 
 def indexer_command(lake: Path | str, out: Path | None, *, name: str | None = None, quiet: bool = False,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import errno
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -185,18 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _recorded_options(config_dir: Path, bucket: ObjectLake) -> dict[str, object]:
-    """The store options the last index of this bucket recorded (its endpoint): a re-index needs them
-    again, and a host that re-indexes has only the config and the store's chain."""
-    from lakeboard.schemas.clusters import ClusterConfig
-
-    try:
-        config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
-    except (OSError, ValueError):
-        return {}
-    return dict(config.source_options) if config.source == bucket.url else {}
-
-
 def _close(client) -> None:
     """The Dask client, and the local cluster it started (a cluster given by its address keeps running)."""
     cluster = client.cluster
@@ -206,60 +193,23 @@ def _close(client) -> None:
 
 
 def _replicate(bucket: ObjectLake, args: argparse.Namespace, client=None):
-    """The bucket's sample replica brought up to date, in the config folder (`args.name` set to the
-    config's name). Raises ValueError when the bucket cannot be read or holds no objects; an empty
-    bucket leaves nothing behind."""
+    """The bucket's sample replica brought up to date in its config folder (`args.name` set to the
+    config's name), and what was read said. Raises ValueError as `bucket_index.replicate` does."""
     from lakeboard.common.object_stores import storage_options
-    from lakeboard.servers.object_lakes import refresh_replica
+    from lakeboard.servers.object_lakes.bucket_index import recorded_options, replicate
     from lakeboard.servers.partitioning.base import slug
 
     args.name = slug(args.name or bucket.name)
     config_dir = args.out.expanduser().resolve() / args.name
-    new = not config_dir.exists()
-    try:
-        options = {**_recorded_options(config_dir, bucket), **storage_options(args.storage_option)}
-        if client is not None:
-            report = _replicate_on_dask(bucket, options, config_dir, args, client)
-        else:
-            report = refresh_replica(bucket, options, config_dir / "replica")
-    except ValueError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - each store raises its own errors (botocore, google, azure)
-        raise ValueError(f"cannot read {bucket.url}: {type(exc).__name__}: {str(exc)[:500]}") from exc
-    finally:
-        if new and not (config_dir / "replica" / "manifest.json").is_file():
-            shutil.rmtree(config_dir, ignore_errors=True)
-    if not report.manifest.objects:
-        if new:
-            shutil.rmtree(config_dir, ignore_errors=True)
-        raise ValueError(f"the lake {bucket.url} holds no objects Lakeboard can read"
-                         + (f" ({len(report.manifest.skipped)} skipped)" if report.manifest.skipped else ""))
+    options = {**recorded_options(config_dir, bucket), **storage_options(args.storage_option)}
+    show = None if args.quiet or client is None else _progress_printer()
+    report = replicate(bucket, config_dir, options, client=client,
+                       progress=None if show is None else lambda done, rel: show(done, 0, rel))
     if not args.quiet:
         print(f"read {bucket.url}: {report.summary}")
         for key, why in list(report.manifest.skipped.items())[:20]:
             print(f"  skipped {printable(key, 500)}: {printable(why, 1000)}")
     return report
-
-
-def _replicate_on_dask(bucket: ObjectLake, options: dict[str, object], config_dir: Path, args: argparse.Namespace,
-                       client):
-    """The replica refreshed by Dask workers, which read and profile each batch where they run; their
-    profiles go into the profile cache as each batch arrives, so profiling here finds them done."""
-    from lakeboard.servers.object_lakes import SAMPLE_BYTES, refresh_replica
-    from lakeboard.servers.object_lakes.dask_batches import BATCH, dask_batches
-    from lakeboard.servers.profiling.cache import ProfileCache
-    from lakeboard.servers.profiling.worker_pool import DEFAULT_TIMEOUT_S
-
-    show = None if args.quiet else _progress_printer()
-    with ProfileCache(config_dir / "profiles") as cache:
-        cache.ensure()
-        with cache.batch():
-            return refresh_replica(
-                bucket, options, config_dir / "replica",
-                runner=dask_batches(client, bucket, options, SAMPLE_BYTES, DEFAULT_TIMEOUT_S),
-                on_profile=lambda profile, stat: cache.put(profile, stat=stat),
-                progress=None if show is None else lambda done, rel: show(done, 0, rel), batch=BATCH,
-            )
 
 
 def _analyse(config_dir: Path, model, *, quiet: bool) -> int:

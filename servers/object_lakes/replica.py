@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, Field
 
 from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.common.private_files import private_folders
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.delimited import summarise
 from lakeboard.servers.object_lakes.listing import ObjectEntry, iter_objects
@@ -106,17 +107,9 @@ def head_text(head: bytes) -> bytes:
     return head[: end + 1] if end >= len(head) // 2 else head
 
 
-def _folders(objects: Path, rel: str) -> None:
-    """The folders on the way to `rel`, owner-only as every folder the replica holds."""
-    folder = objects
-    for part in rel.split("/")[:-1]:
-        folder = folder / part
-        folder.mkdir(mode=0o700, exist_ok=True)
-
-
 def write_sample(objects: Path, entry: ObjectEntry, parts: list[tuple[int, bytes]]) -> None:
     """The sample, atomically: a temporary file beside it (hidden, so no walk sees it), renamed over it."""
-    _folders(objects, entry.rel)
+    private_folders(objects, entry.rel)
     dest = objects / entry.rel
     fd, tmp = tempfile.mkstemp(prefix=".part-", dir=dest.parent)
     try:

@@ -112,6 +112,18 @@ def _profile_lake(
             except Exception:  # noqa: BLE001 - a broken progress bar must not stop indexing
                 log.debug("progress callback failed", exc_info=True)
 
+    def keep(rel: str, prof: FileProfile, text: str | None = None) -> None:
+        """A new profile cached (`text`: its JSON as a worker wrote it) and kept; adjusted first, and then
+        cached under the stat of the file profiled, which its profile no longer gives."""
+        if adjust is not None:
+            prof = adjust(prof)
+            cache.put(prof, stat=found[rel])
+        elif text is not None:
+            cache.put_json(prof, text)
+        else:
+            cache.put(prof)
+        results[rel] = prof
+
     for rel in order:
         if rel in results:
             report(rel)
@@ -123,15 +135,10 @@ def _profile_lake(
             try:
                 pool = WorkerPool(root, min(n, len(todo)), timeout_s=timeout_s)
                 for out in pool.run(todo, stop_at=deadline):
-                    if out.profile_json is not None and adjust is None:
-                        prof = FileProfile.model_validate_json(out.profile_json)
-                        cache.put_json(prof, out.profile_json)
+                    if out.profile_json is not None:
+                        keep(out.relpath, FileProfile.model_validate_json(out.profile_json), out.profile_json)
                     else:
-                        prof = (FileProfile.model_validate_json(out.profile_json) if out.profile_json is not None
-                                else failure_profile(out.relpath, root, out.status, out.failure or "failed"))
-                        prof = prof if adjust is None else adjust(prof)
-                        cache.put(prof, stat=None if adjust is None else found[out.relpath])
-                    results[out.relpath] = prof
+                        keep(out.relpath, failure_profile(out.relpath, root, out.status, out.failure or "failed"))
                     report(out.relpath)
             except WorkerStartError as e:
                 log.warning("%s; profiling the remaining files in this process, without time bounds", e)
@@ -141,10 +148,7 @@ def _profile_lake(
             if deadline is not None and time.monotonic() >= deadline:
                 results[rel] = _out_of_time(rel, root, time_budget_s)
             else:  # workers=0, or workers that could not start
-                prof = profile_file(root / rel, root)
-                prof = prof if adjust is None else adjust(prof)
-                cache.put(prof, stat=None if adjust is None else found[rel])
-                results[rel] = prof
+                keep(rel, profile_file(root / rel, root))
             report(rel)
 
     cache.prune(set(order))
