@@ -1,14 +1,21 @@
-"""TF-IDF ranking of passages against a request (scikit-learn, imported lazily).
+"""TF-IDF ranking of passages against a request, in scipy's sparse matrices.
 
 The same `PassageRanker` scores the local document index and the passages of fetched web
 pages, so scores mean the same thing whatever the backend: cosine similarity in [0, 1].
+The weighting is scikit-learn's `TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2))`, and a
+test holds the two equal. It is computed here because importing scikit-learn costs a search
+agent about 1.2 s of CPU before its first answer, on the path of every cold request; scipy is
+already loaded by then.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+
+import numpy as np
+from scipy import sparse
 
 from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, prose_words, stem
 from lakeboard.servers.search_agent.passages import Passage
@@ -19,11 +26,41 @@ def tokens(text: str) -> list[str]:
     return [stem(w) for w in prose_words(text) if w not in FUNCTION_WORDS]
 
 
-def _vectorizer() -> Any:
-    from sklearn.feature_extraction.text import TfidfVectorizer
+def terms(text: str) -> list[str]:
+    """The words of `text` and each pair of neighbours: pairs reward passages that keep a request's phrases
+    together."""
+    words = tokens(text)
+    return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
 
-    # Unigrams and bigrams: bigrams reward passages that keep a request's phrases together.
-    return TfidfVectorizer(tokenizer=tokens, token_pattern=None, lowercase=False, sublinear_tf=True, ngram_range=(1, 2))
+
+class TfidfMatrix:
+    """Rows of sublinear-tf x smoothed-idf weights, each of unit length, over a vocabulary fitted on `texts`
+    (sorted, as scikit-learn orders its features)."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        counts = [Counter(terms(t)) for t in texts]
+        self.features = sorted(set().union(*counts)) if counts else []
+        self._column = {f: i for i, f in enumerate(self.features)}
+        document_frequency = Counter(f for c in counts for f in c)
+        n = len(texts)
+        self._idf = np.array([math.log((1 + n) / (1 + document_frequency[f])) + 1.0 for f in self.features])
+        self.matrix = self._rows(counts)
+
+    def transform(self, text: str) -> sparse.csr_matrix:
+        return self._rows([Counter(terms(text))])
+
+    def _rows(self, counts: list[Counter]) -> sparse.csr_matrix:
+        indptr, indices, values = [0], [], []
+        for count in counts:
+            known = [(self._column[f], c) for f, c in count.items() if f in self._column]
+            known.sort()
+            weights = np.array([(1.0 + math.log(c)) * self._idf[i] for i, c in known])
+            norm = float(np.sqrt((weights ** 2).sum())) if known else 0.0
+            indices += [i for i, _ in known]
+            values += list(weights / norm) if norm else [0.0] * len(known)
+            indptr.append(len(indices))
+        return sparse.csr_matrix((np.array(values, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),
+                                 shape=(len(counts), len(self.features)))
 
 
 class PassageRanker:
@@ -31,20 +68,15 @@ class PassageRanker:
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         self.passages = list(passages)
-        self._vectorizer: Any = None
-        self._matrix: Any = None
-        if self.passages:  # sklearn is imported only when there is something to rank
-            self._vectorizer = _vectorizer()
-            try:
-                self._matrix = self._vectorizer.fit_transform([p.indexed_text() for p in self.passages])
-            except ValueError:  # every passage is function words only: nothing to rank with
-                self._matrix = None
+        self._tfidf = TfidfMatrix([p.indexed_text() for p in self.passages])
+        # No vocabulary (no passage, or function words only): nothing to rank with.
+        self._matrix = self._tfidf.matrix if self._tfidf.features else None
 
     def scores(self, text: str) -> list[float]:
         """Similarity of `text` to every passage, in passage order."""
         if self._matrix is None or not text.strip():
             return [0.0] * len(self.passages)
-        query = self._vectorizer.transform([text])
+        query = self._tfidf.transform(text)
         return [float(s) for s in (self._matrix @ query.T).toarray().ravel()]
 
     def rank(self, text: str, limit: int | None = None) -> list[tuple[Passage, float]]:
@@ -62,7 +94,7 @@ class PassageRanker:
         if not rows:
             return []
         weights = self._matrix[rows].sum(axis=0).A1
-        features = self._vectorizer.get_feature_names_out()
+        features = self._tfidf.features
         # Stems are for matching; a query needs the words as written in the passages.
         surface: dict[str, str] = {}
         for passage in top:
