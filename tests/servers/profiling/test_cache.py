@@ -149,3 +149,19 @@ def test_threads_share_one_cache(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert not errors and len(cache.load_many(f"shared/{i}.csv" for i in range(30))) == 30
+
+
+def test_profiles_are_stored_compressed_and_rows_of_text_still_read(tmp_path: Path) -> None:
+    big = _profile("big.csv").model_copy(update={"summary": "CSV table of readings per station " * 40})
+    with ProfileCache(tmp_path) as cache:
+        cache.put(big)
+        kind, length = cache._con.execute("select typeof(profile), length(profile) from profiles").fetchone()
+        assert kind == "blob" and length < len(big.model_dump_json()) / 5
+        # a row as the versions before compression wrote it: the JSON as text, read as it is (no re-profile)
+        cache._con.execute("insert into profiles values (?, ?, ?, ?, ?, ?)",
+                           ("old.csv", 10, 123, PROFILER_VERSION, 0, _profile("old.csv").model_dump_json()))
+        assert cache._con.execute("select typeof(profile) from profiles where path = 'old.csv'").fetchone() == ("text",)
+        assert cache.load_many(["big.csv", "old.csv"]) == {"big.csv": big, "old.csv": _profile("old.csv")}
+        assert cache.fresh({"big.csv": (10, 123), "old.csv": (10, 123)}) == {"big.csv": big, "old.csv": _profile("old.csv")}
+        cache._con.execute("update profiles set profile = ? where path = 'big.csv'", (b"not zlib at all",))
+        assert cache.load_many(["big.csv", "old.csv"]) == {"old.csv": _profile("old.csv")}  # a damaged blob is a miss
