@@ -1,8 +1,8 @@
 """End-to-end fixtures: the demo lake indexed once, its real servers, a scripted model on 127.0.0.1.
 
 The lake's index is the session's (tests/conftest.py's demo_config, which the host tests use too: one
-indexing of the demo lake per session, not two); tests/e2e/test_gateway.py indexes it with `lakeboard
-index` as a user does and serves that. The kernel runs in its bubblewrap sandbox, or with
+indexing of the demo lake per session, not two); tests/e2e/test_gateway.py copies it to where `lakeboard
+index` writes it and serves it as a client's pasted entry does (`lakeboard index` itself runs in test_cli.py). The kernel runs in its bubblewrap sandbox, or with
 `--unsafe-no-sandbox` only where bubblewrap cannot run here (then on an index of the e2e tests' own,
 by the indexer's command, so that the host tests' kernels stay as they are).
 """

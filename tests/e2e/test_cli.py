@@ -8,9 +8,12 @@ the host costs seconds a run.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,10 +50,13 @@ def lakeboard_main(capfd, *args: str, cwd: Path, env: dict[str, str]) -> subproc
     """`lakeboard ARGS` run by the command's own `main()` in this process, with `env` as its whole environment
     and `cwd` as its folder: what it and the processes it starts (an indexer) print, and its exit code, without
     the second a new interpreter costs. The environment, folder, umask and logging of this process are restored
-    after."""
+    after. `capfd` None (a module fixture has none): only what main() itself prints to stdout is returned (its
+    stderr, and what the processes it starts print, stay in pytest's capture of the test)."""
     from lakeboard.host.cli import main
 
-    capfd.readouterr()
+    if capfd is not None:
+        capfd.readouterr()
+    printed = io.StringIO()
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     environment, folder = dict(os.environ), os.getcwd()
@@ -61,15 +67,25 @@ def lakeboard_main(capfd, *args: str, cwd: Path, env: dict[str, str]) -> subproc
         os.environ.clear()
         os.environ.update(env)
         os.chdir(cwd)
-        code = main(list(args))
+        with contextlib.nullcontext() if capfd is not None else contextlib.redirect_stdout(printed):
+            code = main(list(args))
     finally:
         os.chdir(folder)
         os.environ.clear()
         os.environ.update(environment)
         os.umask(umask)
         root.handlers, root.level = handlers, level
-    out, err = capfd.readouterr()
+    out, err = capfd.readouterr() if capfd is not None else (printed.getvalue(), "")
     return subprocess.CompletedProcess(["lakeboard", *args], code, out, err)
+
+
+def copy_config(config_dir: Path, to: Path) -> Path:
+    """The index in `config_dir` copied to `to` as if it had been written there (its files name `to`), for a
+    test that changes it or needs it in a given place: a copy costs nothing, indexing the lake again seconds."""
+    shutil.copytree(config_dir, to, symlinks=True)
+    for written in (to / "sets").glob("*/*.json"):  # clusters.json, servers.json: where the index lives
+        written.write_text(written.read_text().replace(str(config_dir), str(to)))
+    return to
 
 
 def test_ask_without_a_model_returns_a_verified_loading_program(tmp_path, demo_index):

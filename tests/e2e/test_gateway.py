@@ -1,5 +1,9 @@
 """The README's Claude Desktop section, as a new user follows it: index the demo lake, write the one
-entry into a client's config file, and start that entry as a client does."""
+entry into a client's config file, and start that entry as a client does.
+
+The index `lakeboard index lakes/demo` writes into Lakeboard's home is the session's index of the demo, copied
+there (indexing the demo again costs seconds; `lakeboard index` runs as a user runs it in test_cli.py and
+test_child_imports.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.schemas.execution import ExecutionResult
 from tests.e2e import scenarios
 from tests.e2e.conftest import _sandbox_problem
-from tests.e2e.test_cli import cli_env, lakeboard
+from tests.e2e.test_cli import cli_env, copy_config, lakeboard_main
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -28,18 +32,18 @@ def client_for(config_file: Path, name: str, *, path: str, cwd: Path) -> Client:
 
 
 @pytest.fixture(scope="module")
-def claude_config(tmp_path_factory) -> Path:
-    """`lakeboard index lakes/demo`, then `lakeboard servers lakes/demo --write ...claude_desktop_config.json`
-    (the index profiled in the indexer's process: workers for 20 files cost more than they save)."""
+def claude_config(demo_config: Path, tmp_path_factory) -> Path:
+    """The demo indexed into Lakeboard's home (the session's index, where `lakeboard index lakes/demo` writes
+    it), then `lakeboard servers lakes/demo --write ...claude_desktop_config.json` (its main() in this process:
+    the command's own process is test_cli.py's)."""
     home = tmp_path_factory.mktemp("user")
     env = cli_env(home)
-    done = lakeboard("index", str(scenarios.DEMO_LAKE), "--quiet", "--workers", "0", cwd=home, env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
+    copy_config(demo_config, home / "home" / "configs" / "demo")
     config_file = home / "Claude" / "claude_desktop_config.json"
     config_file.parent.mkdir()
     config_file.write_text(json.dumps({"mcpServers": {"files": {"command": "npx", "args": ["server-filesystem"]}}}))
-    done = lakeboard("servers", str(scenarios.DEMO_LAKE), "--write", str(config_file), cwd=home, env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = lakeboard_main(None, "servers", str(scenarios.DEMO_LAKE), "--write", str(config_file), cwd=home, env=env)
+    assert done.returncode == 0, "lakeboard servers --write failed (its stderr is in the captured output)"
     assert str(home / "home" / "configs" / "demo") in config_file.read_text()  # the index in Lakeboard's home
     return config_file
 

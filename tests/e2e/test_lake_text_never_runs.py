@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
-from tests.e2e.test_cli import cli_env, lakeboard, lakeboard_main
+from tests.e2e.test_cli import cli_env, lakeboard_main
 from tests.support.hostile_names import MARKER, file_name, hostile_names
 
 REPRODUCTION = "pm25\n__import__('os').system('id') #"
@@ -74,17 +74,24 @@ class HostileLake:
     root: Path
     tables: dict[str, list[str]]
     discovered: subprocess.CompletedProcess[str]  # `lakeboard discover LAKE REQUEST --json`, run once
-    config_dir: Path  # the index that run made on first use, which `ask` reads too
+    config_dir: Path  # the index `lakeboard index` made in the home, which that run and `ask` read
 
 
 @pytest.fixture(scope="module")
 def hostile_lake(tmp_path_factory) -> HostileLake:
-    """The hostile lake, indexed by one `discover` on its folder as a user runs it; its tests only read it."""
+    """The hostile lake, indexed by `lakeboard index` into Lakeboard's home, then one `discover` on its folder as
+    a user runs them; its tests only read it. The commands' main() runs in this process, in the lake's parent
+    folder (where what a payload would write is looked for); the indexer and the helpers they start are processes
+    of their own, as in the commands. The indexer profiles in its own process (--workers 0): profiling workers
+    for 9 files cost more than they save, and the indexer reads the same hostile names either way."""
     root = tmp_path_factory.mktemp("hostile")
     tables = hostile_tables()
     lake = write_lake(root, tables)
-    done = lakeboard("discover", str(lake), "daily air pm25 values by date", "--json", cwd=root, env=cli_env(root))
-    assert done.returncode == 0, done.stderr[-3000:]
+    env = cli_env(root)
+    indexed = lakeboard_main(None, "index", str(lake), "--workers", "0", "--quiet", cwd=root, env=env)
+    assert indexed.returncode == 0, "index failed: its stderr is in the captured output above"
+    done = lakeboard_main(None, "discover", str(lake), "daily air pm25 values by date", "--json", cwd=root, env=env)
+    assert done.returncode == 0, "discover failed: its stderr is in the captured output above"
     config_dir = root / "home" / "configs" / "lake"
     if _sandbox_problem() is not None:
         _allow_unsandboxed_kernel(config_dir)
