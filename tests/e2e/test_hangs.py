@@ -73,6 +73,10 @@ def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(tmp_path: P
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     endpoint = f"http://127.0.0.1:{port}/v1"
+    # The config file cli_env points to: the one retry a refused connection gets comes after 0.05 s, not 1 s.
+    settings = tmp_path / "xdg" / "lakeboard" / "llm.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("[retry]\nbase_delay = 0.05\n")
     # `ask`'s main() in this process (its servers and kernel are still processes): what it prints and logs is
     # captured as from the command's own process; the test above runs `lakeboard` as a process of its own.
     done = lakeboard_main(capfd, "ask", str(config_dir), "What was the total rainfall of each station in 2024?",

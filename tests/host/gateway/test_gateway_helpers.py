@@ -89,8 +89,10 @@ async def test_servers_d_entries_come_and_go_and_a_killed_helper_is_reported(gat
         assert ExecutionResult.model_validate(ran.structured_content).result == "42"
 
 
-async def test_servers_d_files_that_cannot_be_used_at_start_are_skipped_with_a_note(toy_config: Path,
-                                                                                    tmp_path: Path) -> None:
+async def test_servers_d_files_unusable_at_start_are_noted_and_a_hanging_helper_costs_one_timeout(
+        toy_config: Path, tmp_path: Path) -> None:
+    # One gateway of toy helpers for both parts: a second would cost its start and its helpers' first answers.
+    timeout_s = 4.0  # ample for a warm toy helper on a loaded machine: only `held` is to time out
     # One bad servers.d file stopped `serve` from starting, a FIFO hung it, a 300 MB file was read whole
     # (issue 24 item 14): now each is skipped with a note, at start as later.
     extra = toy_config / "servers.d"
@@ -100,18 +102,47 @@ async def test_servers_d_files_that_cannot_be_used_at_start_are_skipped_with_a_n
         sparse.write(b'{"mcpServers": {"huge": {"command": "python", "args": ["')
         sparse.truncate(300 * 1024 * 1024)
     (extra / "broken.json").write_text('{"mcpServers": {"toy-d": {"command": ')
-    async with stdio_client(toy_config, cwd=tmp_path) as client:
+    hold = tmp_path / "hold"
+    hold.touch()
+    async with stdio_client(toy_config, "--timeout", f"{timeout_s:g}", cwd=tmp_path) as client:
         partitions = Partitions.model_validate((await client.call_tool("list_partitions", {})).structured_content)
         assert partitions.other_helpers == ["toy-a", "toy-b", "toy-c"]
         notes = "\n".join(partitions.notes)
         assert len(partitions.notes) == 3 and notes.count("the file is skipped") == 3
         assert "pipe.json: it is a named pipe" in notes and "huge.json: it is larger than" in notes
         assert "broken.json is not valid JSON" in notes
+        # The helpers answer once first: on a loaded machine a helper's first call alone can take longer
+        # than the timeout, and only the held helper may time out below.
+        assert len((await help_board(client, "rainfall per station")).notes) == 3
         board = await help_board(client, "rainfall per station")
         assert board.helpers == 3 and sorted(r.helper for r in board.responses) == ["toy-a", "toy-c"]
         assert len(board.notes) == 3
         overview = (await client.read_resource("lakeboard://lake"))[0].text
         assert "pipe.json: it is a named pipe" in overview
+
+        # A hanging helper costs one timeout, then is skipped until it answers.
+        drop_in(toy_config, "held", toy_entry("held", "--hold-while", str(hold)))
+        started = time.monotonic()
+        first = await help_board(client, "rainfall per station")
+        assert time.monotonic() - started >= timeout_s
+        assert [(f.helper, f.phase) for f in first.timed_out] == [("held", "can_help")]
+
+        # The next requests do not wait for it: it is named as skipped.
+        started = time.monotonic()
+        second = await help_board(client, "rainfall per station")
+        assert time.monotonic() - started < timeout_s  # waiting for it would take the whole timeout
+        (skipped,) = second.skipped
+        assert skipped.helper == "held" and skipped.kind == "skipped"
+        assert f"did not answer can_help within {timeout_s:g} s last time" in skipped.message
+        assert second.helpers == 3 and sorted(o.helper for o in second.responses) == ["toy-a", "toy-c"]  # those asked
+        assert second.timed_out == [] and second.failed == []
+
+        # It recovers: its late answer arrives and it answers a ping; the next request asks it again.
+        hold.unlink()
+        await wait_for(lambda: any(e["kind"] == "server_recovered" and e["server"] == "held"
+                                   for e in trace_events(toy_config)))
+        third = await help_board(client, "rainfall per station")
+        assert sorted(o.helper for o in third.responses) == ["held", "toy-a", "toy-c"] and third.skipped == []
 
 
 def title(process: psutil.Process) -> list[str]:
@@ -155,36 +186,3 @@ async def test_the_gateways_helpers_are_forks_of_one_fork_server_however_python_
                                    "sensors", "transit-weather"]
         (fork_server,) = fork_servers  # the kernels get their own at the first run_code
         assert {p.ppid() for p in helpers.values()} == {fork_server.pid}
-
-
-async def test_a_hanging_helper_costs_one_timeout_then_is_skipped_until_it_answers(toy_config: Path,
-                                                                                    tmp_path: Path) -> None:
-    timeout_s = 4.0  # ample for a warm toy helper on a loaded machine: only `held` is to time out
-    hold = tmp_path / "hold"
-    hold.touch()
-    async with stdio_client(toy_config, "--timeout", f"{timeout_s:g}", cwd=tmp_path) as client:
-        # The other helpers answer once first: on a loaded machine a helper's first call alone can
-        # take longer than the timeout, and only the held helper may time out below.
-        await help_board(client, "rainfall per station")
-        drop_in(toy_config, "held", toy_entry("held", "--hold-while", str(hold)))
-        started = time.monotonic()
-        first = await help_board(client, "rainfall per station")
-        assert time.monotonic() - started >= timeout_s
-        assert [(f.helper, f.phase) for f in first.timed_out] == [("held", "can_help")]
-
-        # The next requests do not wait for it: it is named as skipped.
-        started = time.monotonic()
-        second = await help_board(client, "rainfall per station")
-        assert time.monotonic() - started < timeout_s  # waiting for it would take the whole timeout
-        (skipped,) = second.skipped
-        assert skipped.helper == "held" and skipped.kind == "skipped"
-        assert f"did not answer can_help within {timeout_s:g} s last time" in skipped.message
-        assert second.helpers == 2 and [o.helper for o in second.responses] == ["toy-a"]  # those asked
-        assert second.timed_out == [] and second.failed == []
-
-        # It recovers: its late answer arrives and it answers a ping; the next request asks it again.
-        hold.unlink()
-        await wait_for(lambda: any(e["kind"] == "server_recovered" and e["server"] == "held"
-                                   for e in trace_events(toy_config)))
-        third = await help_board(client, "rainfall per station")
-        assert sorted(o.helper for o in third.responses) == ["held", "toy-a"] and third.skipped == []

@@ -1,7 +1,8 @@
 """Limits that hold for the sandbox's whole process tree, not for each process alone.
 
-Each test starts its own server with small limits: with the cgroup the machine allows, and
-with --no-cgroup, where the server's watchdog enforces the totals.
+Each test starts its own server with small limits (one server checks several of them, one after the
+other): with the cgroup the machine allows, and with --no-cgroup, where the server's watchdog enforces
+the totals.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -18,49 +20,41 @@ import pytest
 from lakeboard.schemas.execution import SandboxPolicy
 from tests.servers.kernel.conftest import REPO, make_lake, require_sandbox, run, server_env, stdio_client
 
-MECHANISMS = {"cgroup where possible": (), "watchdog": ("--no-cgroup",)}
-
 
 async def policy_of(client) -> SandboxPolicy:  # type: ignore[no-untyped-def]
     contents = await client.read_resource("kernel://sandbox")
     return SandboxPolicy.model_validate_json(contents[0].text)
 
 
-@pytest.mark.asyncio
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-async def test_children_past_the_memory_limit_are_stopped(
-    kernel_dirs: dict[str, Path], tmp_path: Path, mechanism: str
-) -> None:
-    require_sandbox()
-    d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--memory-mb", "256", *MECHANISMS[mechanism]) as client:
-        if mechanism == "watchdog":
-            assert (await policy_of(client)).memory_limit == "watchdog"
-        await run(client, "kept = 'still here'")
-        # Four children of 100 MB each: every one is far under the 256 MB limit, together they pass it.
-        code = (
-            "import subprocess, sys\n"
-            "child = \"import time\\nb = b'x' * (100 * 1024**2)\\ntime.sleep(120)\"\n"
-            "children = [subprocess.Popen([sys.executable, '-c', child]) for _ in range(4)]\n"
-            "codes = [c.wait() for c in children]"
-        )
-        result = await run(client, code, timeout_s=60)
-        assert not result.timed_out, result
-        assert result.error is not None and result.error.name == "MemoryLimitExceeded", result.error
-        assert "memory limit of 256 MB" in result.error.value
-        after = await run(client, "(kept, [c.poll() is None for c in children])")
-        assert after.error is None and after.result == "('still here', [False, False, False, False])"
+async def children_past_the_memory_limit_are_stopped(client) -> None:  # type: ignore[no-untyped-def]
+    """On a server started with --memory-mb 256: four children, each far under the limit, pass it together."""
+    await run(client, "kept = 'still here'")
+    # Four children of 100 MB each: every one is far under the 256 MB limit, together they pass it.
+    code = (
+        "import subprocess, sys\n"
+        "child = \"import time\\nb = b'x' * (100 * 1024**2)\\ntime.sleep(120)\"\n"
+        "children = [subprocess.Popen([sys.executable, '-c', child]) for _ in range(4)]\n"
+        "codes = [c.wait() for c in children]"
+    )
+    result = await run(client, code, timeout_s=60)
+    assert not result.timed_out, result
+    assert result.error is not None and result.error.name == "MemoryLimitExceeded", result.error
+    assert "memory limit of 256 MB" in result.error.value
+    after = await run(client, "(kept, [c.poll() is None for c in children])")
+    assert after.error is None and after.result == "('still here', [False, False, False, False])"
 
 
 @pytest.mark.asyncio
-async def test_a_forked_busy_child_and_writing_past_workdir_mb_are_stopped(
+async def test_with_a_cgroup_where_possible_children_past_memory_mb_a_busy_child_and_a_full_workdir_are_stopped(
     kernel_dirs: dict[str, Path], tmp_path: Path
 ) -> None:
-    """One server (the workdir limit aside, default limits): a busy child left running when its
-    cell ends, then a cell writing past --workdir-mb."""
+    """One server with the cgroup the machine allows: children past --memory-mb together, then a busy
+    child left running when its cell ends, then a cell writing past --workdir-mb."""
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--workdir-mb", "20") as client:
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--memory-mb", "256", "--workdir-mb", "20") as client:
+        await children_past_the_memory_limit_are_stopped(client)
+
         code = "import os\nkept = 'still here'\nbusy = os.fork()\nif busy == 0:\n    while True:\n        pass\nbusy"
         result = await run(client, code)
         assert result.error is None, result.error
@@ -97,13 +91,19 @@ async def test_a_forked_busy_child_and_writing_past_workdir_mb_are_stopped(
 
 
 @pytest.mark.asyncio
-async def test_process_limit_holds_without_a_cgroup(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+async def test_without_a_cgroup_the_watchdog_holds_the_memory_and_process_limits(
+    kernel_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    """One server with --no-cgroup: children past --memory-mb together, then more processes than --max-procs."""
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--no-cgroup", "--max-procs", "32") as client:
+    async with stdio_client(d["lake"], tmp_path, d["home"], "--no-cgroup", "--memory-mb", "256",
+                            "--max-procs", "32") as client:
         policy = await policy_of(client)
+        assert policy.memory_limit == "watchdog"
         assert policy.process_limit == ("watchdog" if os.geteuid() == 0 else "rlimit")
-        await run(client, "kept = 'still here'")
+        await children_past_the_memory_limit_are_stopped(client)
+
         code = (
             "import subprocess\nsleepers = []\n"
             "for _ in range(40):\n"
@@ -132,7 +132,8 @@ async def test_cpu_budget_restarts_the_kernel_and_counts_the_whole_process_tree(
         assert (await run(client, "1 + 1")).result == "2"
         notebook = json.loads((await client.read_resource("kernel://notebook.ipynb"))[0].text)
         assert "CPU" in json.dumps(notebook["cells"])
-        # Two children of 2 s of CPU each: each stays under its own 3 s limit, together they pass it.
+        # Two children of 2 s of CPU each: each stays under its own 3 s limit, together they pass it (a fresh
+        # kernel's tree has used about 0.5 s of the budget, so one child with it stays under the budget too).
         code = (
             "import subprocess, sys\n"
             "child = 'import time\\nwhile time.process_time() < 2:\\n    pass'\n"
@@ -151,15 +152,20 @@ def test_refuses_to_start_when_no_limit_can_be_enforced(tmp_path: Path) -> None:
         pytest.skip("needs bwrap run as root, to hide /proc from the server")
     lake = make_lake(tmp_path)
     argv = [bwrap, "--dev-bind", "/", "/", "--tmpfs", "/proc", "--chdir", str(REPO), sys.executable, "-m",
-            "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"]
-    done = subprocess.run(argv, env=server_env(tmp_path), capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL, check=False)
+            "lakeboard.servers.kernel", "--lake", str(lake), "--unsafe-no-sandbox"]
+
+    def server(workdir: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*argv, "--workdir", str(tmp_path / workdir), *flags], env=server_env(tmp_path),
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False)
+
+    # Without the flag and with it, side by side, each in a workdir of its own.
+    with ThreadPoolExecutor(2) as pool:
+        refusing, unsafe = pool.submit(server, "w"), pool.submit(server, "w-unsafe", "--unsafe-no-limits")
+        done, started = refusing.result(), unsafe.result()
     assert done.returncode == 2, done.stderr
     assert "refusing to start" in done.stderr and "--unsafe-no-limits" in done.stderr
     for limit in ("memory", "process-count", "CPU-time", "workdir-size"):
         assert limit in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
     # With the flag it starts (and, its stdin closed, ends).
-    done = subprocess.run([*argv, "--unsafe-no-limits"], env=server_env(tmp_path), capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL, check=False)
-    assert "refusing" not in done.stderr and "UNSAFE (--unsafe-no-limits)" in done.stderr
+    assert "refusing" not in started.stderr and "UNSAFE (--unsafe-no-limits)" in started.stderr

@@ -12,12 +12,17 @@ import asyncio
 import os
 import stat
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
+from fastmcp import Client
 
 from tests.servers.kernel.conftest import require_sandbox, run, stdio_client
 from tests.support.hostile_names import file_name, hostile_names
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 MB = 1024 * 1024
 
@@ -56,53 +61,59 @@ async def settled(folder: Path, timeout_s: float = 30.0) -> tuple[int, int]:
     return last
 
 
-@pytest.mark.asyncio
-async def test_a_thread_writing_after_its_cell_returned_is_stopped(
-    kernel_dirs: dict[str, Path], tmp_path: Path
-) -> None:
-    """The cell returns at once; its thread goes on writing files with hostile names."""
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def eight_mb_server(kernel_dirs: dict[str, Path]) -> AsyncIterator[tuple[Client, Path]]:
+    """One server with --workdir-mb 8 and its workdir, for the tests below that pass that limit: each test
+    leaves the workdir under it and the next cell in a fresh kernel, so none depends on another's state."""
     require_sandbox()
     d = kernel_dirs
+    workdir = d["root"] / "eight-mb"
+    workdir.mkdir()
+    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-mb", "8") as client:
+        yield client, workdir
+
+
+async def test_a_thread_writing_after_its_cell_returned_is_stopped(
+    eight_mb_server: tuple[Client, Path], tmp_path: Path
+) -> None:
+    """The cell returns at once; its thread goes on writing files with hostile names."""
+    client, workdir = eight_mb_server
     names = [file_name(n, ".bin") for n in hostile_names(60, seed=3)]
     outside = tmp_path / "outside.txt"  # a link to it is planted among the files
     outside.write_text("keep me")
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-mb", "8") as client:
-        await run(client, "kept = 'a variable'")
-        code = (
-            "import os, threading, time\n"
-            f"names = {names!r}\n"
-            f"os.symlink({str(outside)!r}, 'link-out')\n"
-            "def fill():\n"
-            "    for i in range(200):  # 100 MB in all, unless stopped\n"
-            "        with open(f'{i:03d}-' + names[i % len(names)], 'wb') as f:\n"
-            "            f.write(b'0' * 512 * 1024)\n"
-            "        time.sleep(0.01)\n"
-            "threading.Thread(target=fill, daemon=True).start()\n"
-            "'started'"
-        )
-        started = await run(client, code)
-        assert started.error is None and started.result == "'started'", started
-        size, _ = await settled(workdir)
-        assert size <= 8 * MB, f"the workdir holds {size / MB:.1f} MB past its 8 MB limit"
-        assert outside.read_text() == "keep me"  # a link is removed, never what it points to
+    await run(client, "kept = 'a variable'")
+    code = (
+        "import os, threading, time\n"
+        f"names = {names!r}\n"
+        f"os.symlink({str(outside)!r}, 'link-out')\n"
+        "def fill():\n"
+        "    for i in range(200):  # 100 MB in all, unless stopped\n"
+        "        with open(f'{i:03d}-' + names[i % len(names)], 'wb') as f:\n"
+        "            f.write(b'0' * 512 * 1024)\n"
+        "        time.sleep(0.01)\n"
+        "threading.Thread(target=fill, daemon=True).start()\n"
+        "'started'"
+    )
+    started = await run(client, code)
+    assert started.error is None and started.result == "'started'", started
+    size, _ = await settled(workdir)
+    assert size <= 8 * MB, f"the workdir holds {size / MB:.1f} MB past its 8 MB limit"
+    assert outside.read_text() == "keep me"  # a link is removed, never what it points to
 
-        innocent = await run(client, "1 + 1")
-        assert innocent.error is None and innocent.result == "2", innocent
-        assert innocent.restarted is True
-        assert innocent.warning is not None
-        assert "restarted before this cell because its workdir passed its limit of 8 MB" in innocent.warning
-        assert "its variables are gone" in innocent.warning
-        gone = await run(client, "'kept' in dir()")
-        assert gone.result == "False" and gone.warning is None
-        # The fresh kernel writes under the limit as before.
-        small = await run(client, "open('small.bin', 'wb').write(b'0' * 1024**2)")
-        assert small.error is None and small.result == str(1024**2)
-        assert workdir_use(workdir)[0] <= 8 * MB
+    innocent = await run(client, "1 + 1")
+    assert innocent.error is None and innocent.result == "2", innocent
+    assert innocent.restarted is True
+    assert innocent.warning is not None
+    assert "restarted before this cell because its workdir passed its limit of 8 MB" in innocent.warning
+    assert "its variables are gone" in innocent.warning
+    gone = await run(client, "'kept' in dir()")
+    assert gone.result == "False" and gone.warning is None
+    # The fresh kernel writes under the limit as before.
+    small = await run(client, "open('small.bin', 'wb').write(b'0' * 1024**2)")
+    assert small.error is None and small.result == str(1024**2)
+    assert workdir_use(workdir)[0] <= 8 * MB
 
 
-@pytest.mark.asyncio
 async def test_many_empty_files_are_stopped_at_the_file_count_limit(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
     require_sandbox()
     d = kernel_dirs
@@ -128,27 +139,22 @@ async def test_many_empty_files_are_stopped_at_the_file_count_limit(kernel_dirs:
         assert after.error is None and after.result == "[]" and after.warning is None
 
 
-@pytest.mark.asyncio
-async def test_data_in_a_folder_the_kernel_made_unreadable_counts(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
+async def test_data_in_a_folder_the_kernel_made_unreadable_counts(eight_mb_server: tuple[Client, Path]) -> None:
     """The kernel takes a folder's permissions away, then writes under it through a descriptor
     it kept: a server that is not root must give the permissions back to see (and remove) it."""
-    require_sandbox()
-    d = kernel_dirs
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-mb", "8") as client:
-        code = (
-            "import os, time\n"
-            "os.makedirs('hide/inner')\n"
-            "inner = os.open('hide/inner', os.O_RDONLY | os.O_DIRECTORY)\n"
-            "os.chmod('hide', 0)\n"
-            "for i in range(48):\n"
-            "    fd = os.open(f'part{i}', os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=inner)\n"
-            "    os.write(fd, b'0' * 512 * 1024)\n"
-            "    os.close(fd)\n"
-            "    time.sleep(0.02)\n"
-            "time.sleep(5)"
-        )
-        result = await run(client, code, timeout_s=60)
-        assert result.error is not None and result.error.name == "WorkdirLimitExceeded", result
-        assert workdir_use(workdir)[0] <= 8 * MB
+    client, workdir = eight_mb_server
+    code = (
+        "import os, time\n"
+        "os.makedirs('hide/inner')\n"
+        "inner = os.open('hide/inner', os.O_RDONLY | os.O_DIRECTORY)\n"
+        "os.chmod('hide', 0)\n"
+        "for i in range(48):\n"
+        "    fd = os.open(f'part{i}', os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=inner)\n"
+        "    os.write(fd, b'0' * 512 * 1024)\n"
+        "    os.close(fd)\n"
+        "    time.sleep(0.02)\n"
+        "time.sleep(5)"
+    )
+    result = await run(client, code, timeout_s=60)
+    assert result.error is not None and result.error.name == "WorkdirLimitExceeded", result
+    assert workdir_use(workdir)[0] <= 8 * MB
