@@ -86,22 +86,48 @@ def test_no_credential_reaches_a_file_lakeboard_writes(bucket_lake):
         assert SECRET_KEY.encode() not in data and ACCESS_KEY.encode() not in data, path
 
 
-def test_a_refused_url_and_an_empty_prefix_say_so_and_leave_nothing(s3: S3Server, tmp_path: Path):
-    env = {**os.environ, **s3.environment, "LAKEBOARD_HOME": str(tmp_path / "home")}
+def index_in_this_process(argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+                          capsys: pytest.CaptureFixture, cwd: Path) -> tuple[int, str]:
+    """The indexer command's `main` run here, for its refusals (a Python start each costs more than the
+    check; the real process runs in the other tests), with `env` added to this process's environment: its
+    exit code and stderr. The process mask and the working folder it changes are put back."""
+    from lakeboard.servers.indexing.__main__ import main
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(cwd)  # main works from a safe folder: back here after the test
+    capsys.readouterr()
+    mask = os.umask(0o077)
+    os.umask(mask)
+    try:
+        code = main(argv)
+    finally:
+        os.umask(mask)
+    return code, capsys.readouterr().err
+
+
+def test_a_refused_url_and_an_empty_prefix_say_so_and_leave_nothing(s3: S3Server, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture):
+    extra = {**s3.environment, "LAKEBOARD_HOME": str(tmp_path / "home")}
+    env = {**os.environ, **extra}
     s3.filesystem().mkdir("empty-bucket")
 
-    def index(url: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-P", "-m", "lakeboard.servers.indexing", url, "--storage-option", f"endpoint_url={s3.endpoint}"],
-            env=env, capture_output=True, text=True, timeout=120,
-        )
-
-    creds = index(f"s3://{ACCESS_KEY}:{SECRET_KEY}@lakes-bucket/city")
+    creds = subprocess.run(  # the real command once: the secret stays out of what it prints
+        [sys.executable, "-P", "-m", "lakeboard.servers.indexing", f"s3://{ACCESS_KEY}:{SECRET_KEY}@lakes-bucket/city",
+         "--storage-option", f"endpoint_url={s3.endpoint}"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
     assert creds.returncode == 2 and "carries credentials" in creds.stderr and SECRET_KEY not in creds.stderr
-    empty = index("s3://empty-bucket/nothing")
-    assert empty.returncode == 2 and "holds no objects" in empty.stderr, empty.stderr
-    missing = index("s3://no-such-bucket/lake")
-    assert missing.returncode == 2 and "cannot read s3://no-such-bucket/lake" in missing.stderr, missing.stderr
+
+    def index(url: str) -> tuple[int, str]:
+        return index_in_this_process([url, "--storage-option", f"endpoint_url={s3.endpoint}"], extra, monkeypatch,
+                                     capsys, tmp_path)
+
+    code, err = index("s3://empty-bucket/nothing")
+    assert code == 2 and "holds no objects" in err, err
+    code, err = index("s3://no-such-bucket/lake")
+    assert code == 2 and "cannot read s3://no-such-bucket/lake" in err, err
     assert not (tmp_path / "home" / "configs").exists() or not any((tmp_path / "home" / "configs").iterdir())
 
 
@@ -121,7 +147,9 @@ def test_ask_without_a_model_runs_the_loaders_on_whole_files_the_host_mirrored(b
     print(done.stdout[-3000:])
 
 
-def test_index_on_a_local_dask_cluster_gives_the_same_index(bucket_lake, s3: S3Server, tmp_path: Path):
+def test_index_on_a_local_dask_cluster_gives_the_same_index(bucket_lake, s3: S3Server, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture):
     env = {**bucket_lake["env"], **s3.environment}
     done = subprocess.run(
         [sys.executable, "-P", "-m", "lakeboard.servers.indexing", bucket_lake["url"], "--out", str(tmp_path),
@@ -132,11 +160,9 @@ def test_index_on_a_local_dask_cluster_gives_the_same_index(bucket_lake, s3: S3S
     on_dask, before = clusters(tmp_path / "demo"), clusters(bucket_lake["config_dir"])
     assert {c.name: c.files for c in on_dask.clusters} == {c.name: c.files for c in before.clusters}
     assert on_dask.errors == before.errors
-    folder = subprocess.run(
-        [sys.executable, "-P", "-m", "lakeboard.servers.indexing", str(DEMO_LAKE), "--dask", "local"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )
-    assert folder.returncode == 2 and "--dask profiles lakes in object storage" in folder.stderr
+    code, err = index_in_this_process([str(DEMO_LAKE), "--dask", "local"], {"LAKEBOARD_HOME": str(tmp_path / "home")},
+                                      monkeypatch, capsys, tmp_path)
+    assert code == 2 and "--dask profiles lakes in object storage" in err, err
 
 
 def test_a_file_agents_code_reads_the_object_through_fsspec_where_the_mirror_lacks_it(bucket_lake, s3: S3Server,
@@ -148,8 +174,12 @@ def test_a_file_agents_code_reads_the_object_through_fsspec_where_the_mirror_lac
     question = QUESTIONS[0]
     source = question["data_sources"][0]
     config = clusters(bucket_lake["config_dir"])
-    code = next(r.code for c in config.clusters
-                if source in (r := FileAgent(config, c.name).respond(BlackboardRequest(request=question["query"]))).files)
+    agent = next(a for c in config.clusters if source in (a := FileAgent(config, c.name)).profiles)
+    profile = agent.profiles[source]  # read from the cache the indexer's process wrote: a loader needs it ok
+    assert profile.status == "ok", f"the bucket config's profile of {source}: {profile.status}: {profile.reason}"
+    response = agent.respond(BlackboardRequest(request=question["query"]))
+    assert source in response.files, response.files
+    code = response.code
     assert "lake_file(" in code and SECRET_KEY not in code and ACCESS_KEY not in code
     (bucket_lake["config_dir"] / "mirror" / "objects" / source).unlink(missing_ok=True)
     script = tmp_path / "load.py"

@@ -24,17 +24,21 @@ async def test_partitions_served_over_http_elsewhere_answer_through_the_gateway(
     clusters = json.loads((gateway_config / "clusters.json").read_text())["clusters"]
     holding = next(c["name"] for c in clusters if ANSWER in c["files"])
     remote = [holding, next(c["name"] for c in clusters if c["name"] != holding)]
-    agents, entries = {}, {}
+    agents, entries, ports = {}, {}, {}
     try:
-        for part in remote:
+        for part in remote:  # both started before either is waited for: their starts overlap
             port, token = free_port(), f"token-{uuid.uuid4().hex}"
+            while port in ports.values():  # the first agent may not hold its port yet
+                port = free_port()
             agents[part] = subprocess.Popen(
                 [sys.executable, "-P", "-m", "lakeboard.servers.file_agent", "--config", str(gateway_config / "clusters.json"),
                  "--cluster", part, "--transport", "http", "--port", str(port)],
                 env=cli_env(LAKEBOARD_AUTH_TOKEN=token), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
-            wait_for_port(port, agents[part], 60, label=f"file agent {part}")
+            ports[part] = port
             entries[f"demo-{part}"] = {"url": f"http://127.0.0.1:{port}/mcp", "headers": {"Authorization": f"Bearer {token}"}}
+        for part in remote:
+            wait_for_port(ports[part], agents[part], 60, label=f"file agent {part}")
         (gateway_config / "servers.d" / "remote.json").write_text(json.dumps({"mcpServers": entries}))
 
         async with stdio_client(gateway_config, cwd=tmp_path) as client:

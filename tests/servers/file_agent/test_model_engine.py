@@ -2,7 +2,9 @@
 
 Chain: fastmcp Client --stdio--> `python -m lakeboard.servers.file_agent` --sampling/createMessage (or
 an InputRequiredResult in the 2026 era)--> the host's SamplingHandler --> ChatProvider --HTTP-->
-ScriptedLLM on 127.0.0.1. The scripted "model" answers each step from its prompt.
+ScriptedLLM on 127.0.0.1. The scripted "model" answers each step from its prompt. The tests of how the
+model's replies and the lake's text are handled build the same server in this process and speak to it
+over fastmcp's in-memory transport (the `in_process` fixture).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from lakeboard.host.llm import ChatProvider
 from lakeboard.host.sampling_handler import SamplingHandler
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import FileAgentResponse, HelpDecision
+from lakeboard.servers.file_agent.agent import FileAgent
 from tests.support.scripted_llm import ScriptedLLM
 
 
@@ -56,6 +59,31 @@ def agent_client(config_dir, cluster: str, *, provider: ChatProvider | None = No
     )
     handler = SamplingHandler(provider, label=f"sampling:{cluster}") if provider is not None else None
     return Client(transport, sampling_handler=handler, mode=mode, timeout=60)
+
+
+@pytest.fixture
+def in_process(monkeypatch):
+    """Build the file agent's server in this process, with the environment `server_env` gives a child, for
+    the fastmcp in-memory transport: for tests of how the model's replies are read (the other tests start
+    the real server over stdio). Its own model is read once per process: forgotten before and after."""
+    from lakeboard.servers.file_agent import model_access
+    from lakeboard.servers.file_agent.analysis_store import AnalysisStore
+    from lakeboard.servers.file_agent.server import build_server
+
+    def build(config_dir: Path, cluster: str, *, provider: ChatProvider | None = None,
+              env: dict[str, str] | None = None) -> Client:
+        for name in (*MODEL_ENV, "LAKEBOARD_FILE_AGENT_MODEL_NAME"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        model_access._own_model.cache_clear()
+        config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+        server = build_server(FileAgent(config, cluster), AnalysisStore(config_dir))
+        handler = SamplingHandler(provider, label=f"sampling:{cluster}") if provider is not None else None
+        return Client(server, sampling_handler=handler, mode="legacy", timeout=60)
+
+    yield build
+    model_access._own_model.cache_clear()
 
 
 def step_of(body: dict) -> str:
@@ -180,7 +208,7 @@ async def test_the_2026_era_uses_the_analysis_stored_at_index_time(demo_config, 
     assert [step_of(r.body) for r in scripted.requests_for(marker)] == ["select", "analyse", "decide"]
 
 
-async def test_replies_with_think_blocks_and_python_literals_are_understood(demo_config, scripted, tmp_path):
+async def test_replies_with_think_blocks_and_python_literals_are_understood(demo_config, scripted, tmp_path, in_process):
     config = isolated(demo_config, tmp_path)
     cluster = cluster_of(config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
@@ -193,7 +221,7 @@ async def test_replies_with_think_blocks_and_python_literals_are_understood(demo
 
     scripted.route(marker, *[thinking_model] * 3)
     async with ChatProvider(scripted.settings()) as llm:
-        async with agent_client(config, cluster, provider=llm) as client:
+        async with in_process(config, cluster, provider=llm) as client:
             await client.call_tool("can_help", REQUEST)
             await analysed(client, ANALYSIS_TEXT)
             decision = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
@@ -202,7 +230,8 @@ async def test_replies_with_think_blocks_and_python_literals_are_understood(demo
     assert [step_of(r.body) for r in scripted.requests_for(marker)] == ["select", "analyse", "decide"]  # no re-ask
 
 
-async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo_config, scripted, tmp_path):
+async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo_config, scripted, tmp_path,
+                                                                            in_process):
     config = isolated(demo_config, tmp_path)
     cluster = cluster_of(config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
@@ -217,7 +246,7 @@ async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo
         "neither is this",                                      # respond, re-asked
     )
     async with ChatProvider(scripted.settings()) as llm:
-        async with agent_client(config, cluster, provider=llm) as client:
+        async with in_process(config, cluster, provider=llm) as client:
             await client.call_tool("can_help", REQUEST)
             await analysed(client, "The parquet file has boardings.")
             decision = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
@@ -231,47 +260,40 @@ async def test_a_malformed_reply_is_reasked_then_the_offline_engine_answers(demo
     assert scripted.remaining(marker) == 0 and not scripted.unexpected
 
 
-async def test_own_model_analyses_as_the_server_starts(demo_config, scripted, tmp_path):
+async def test_own_model_analyses_as_the_server_starts_and_never_gets_the_global_openai_key(demo_config, scripted,
+                                                                                           tmp_path):
+    """One server with a model of its own and the global OpenAI key in its environment: it analyses as it
+    starts, and that key never reaches its model's endpoint."""
     config = isolated(demo_config, tmp_path)
     cluster = cluster_of(config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
     scripted.route(marker, *[transit_model] * 3)
-    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted.base_url)
+    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted.base_url,
+                     OPENAI_API_KEY="sk-openai-secret", XDG_CONFIG_HOME=str(tmp_path))
     async with agent_client(config, cluster, env=env) as client:
         await analysed(client, ANALYSIS_TEXT)  # no request was needed to start it
         decision = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
     assert decision.confidence == 0.9 and decision.reason == "ridership_2024.parquet has daily boardings"
     assert [step_of(r.body) for r in scripted.requests_for(marker)] == ["select", "analyse", "decide"]
     assert {(r.temperature, r.max_tokens) for r in scripted.requests_for(marker)} == {(0.1, 4096)}  # the paper's
-
-
-async def test_own_model_never_gets_the_global_openai_key(demo_config, scripted, tmp_path):
-    config = isolated(demo_config, tmp_path)
-    cluster = cluster_of(config, "transit/ridership_2024.parquet")
-    scripted.route(f"You are file agent {cluster}", *[transit_model] * 3)
-    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted.base_url,
-                     OPENAI_API_KEY="sk-openai-secret", XDG_CONFIG_HOME=str(tmp_path))
-    async with agent_client(config, cluster, env=env) as client:
-        await analysed(client, ANALYSIS_TEXT)
-        await client.call_tool("can_help", REQUEST)
     assert len(scripted.chat_requests) == 3
-    assert all("sk-openai-secret" not in str(r.headers) for r in scripted.chat_requests)
+    assert all("sk-openai-secret" not in str(r.headers) for r in scripted.chat_requests), "the global key was sent"
 
 
-async def test_offline_without_any_model_or_when_switched_off(demo_config, scripted):
+async def test_offline_without_any_model_or_when_switched_off(demo_config, scripted, in_process):
     cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
     async with agent_client(demo_config, cluster) as client:  # no sampling, no model in the environment
         plain = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
     async with ChatProvider(scripted.settings()) as llm:
-        env = server_env(LAKEBOARD_FILE_AGENT_MODEL="off")
-        async with agent_client(demo_config, cluster, provider=llm, env=env) as client:
+        env = {"LAKEBOARD_FILE_AGENT_MODEL": "off"}  # though the client lends its model
+        async with in_process(demo_config, cluster, provider=llm, env=env) as client:
             off = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
     assert plain.can_help and "offline" not in plain.reason
     assert off == plain
     assert scripted.chat_requests == []
 
 
-async def test_lake_text_reaches_the_model_only_as_data_in_user_messages(scripted, tmp_path):
+async def test_lake_text_reaches_the_model_only_as_data_in_user_messages(scripted, tmp_path, in_process):
     """File and column names built as instructions and fake structure (line breaks, fences,
     escapes) reach the model only in user messages, inside fenced data blocks; the system prompt
     holds none of them, nor the analysis the model wrote from them."""
@@ -307,8 +329,8 @@ async def test_lake_text_reaches_the_model_only_as_data_in_user_messages(scripte
 
     marker = f"You are file agent {spec.name}"
     scripted.route(marker, *[model] * 3)
-    env = server_env(LAKEBOARD_LLM_MODEL="scripted-model", LAKEBOARD_LLM_BASE_URL=scripted.base_url)
-    async with agent_client(config, spec.name, env=env) as client:
+    env = {"LAKEBOARD_LLM_MODEL": "scripted-model", "LAKEBOARD_LLM_BASE_URL": scripted.base_url}
+    async with in_process(config, spec.name, env=env) as client:
         await analysed(client, "zqanalysis")
         decision = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
     assert decision.reason == "rainfall per station"
