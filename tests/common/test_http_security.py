@@ -4,11 +4,13 @@ never serves without a token: given none, it makes one (issue 24 item 7).
 Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and the kernel. The probes
 share one HTTP client (a fresh client per request costs more than the server's answer); the kernel's
 refusal to listen beyond loopback is seen once from a real process and, for each address, from its
-`main` in this process (it refuses before it serves).
+`main` in this process (it refuses before it serves). Which of flags and environment wins is checked on
+the function every server's main calls, and once on a real server given both.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -24,7 +26,13 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from lakeboard.common.http_security import TOKEN_ENV, HttpSettings, bearer_headers
+from lakeboard.common.http_security import (
+    TOKEN_ENV,
+    HttpSettings,
+    add_http_arguments,
+    bearer_headers,
+    http_settings,
+)
 from lakeboard.servers.kernel import __main__ as kernel_entry
 from tests.conftest import DEMO_LAKE, REPO
 from tests.support.servers import free_port, wait_for_port
@@ -140,37 +148,47 @@ async def test_an_mcp_client_with_the_token_calls_tools(served: str) -> None:
             await client.list_tools()
 
 
-def test_allowed_hosts_origins_and_the_token_come_from_the_environment(demo_config: Path, tmp_path: Path,
-                                                                        http: httpx.Client) -> None:
-    port = free_port()
+def test_allowed_hosts_origins_and_the_token_come_from_the_environment() -> None:
+    # What a server's main reads: the same parser arguments and the same function (the process: below).
+    parser = argparse.ArgumentParser()
+    add_http_arguments(parser, port=8000)
     env = {TOKEN_ENV: TOKEN, "LAKEBOARD_ALLOWED_HOSTS": "lakeboard.internal, other.internal",
            "LAKEBOARD_ALLOWED_ORIGINS": "https://app.internal:*"}
-    process = _start(_server_args("file_agent", demo_config, tmp_path), port, env=env)
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
-        token = f"Bearer {TOKEN}"
-        assert _initialize(http, url) == 401
-        assert _initialize(http, url, Host=f"lakeboard.internal:{port}", Authorization=token) == 200
-        assert _initialize(http, url, Host="other.internal", Authorization=token) == 200
-        assert _initialize(http, url, Host="evil.example", Authorization=token) == 421
-        assert _initialize(http, url, Origin="https://app.internal:8443", Authorization=token) == 200
-        assert _initialize(http, url, Origin="https://evil.example", Authorization=token) == 403
-    finally:
-        _stop(process)
+    settings = http_settings(parser.parse_args([]), env)
+    assert settings.auth_token is not None and settings.auth_token.get_secret_value() == TOKEN
+    assert settings.allowed_hosts == ["lakeboard.internal", "other.internal"]
+    assert settings.allowed_origins == ["https://app.internal:*"]
+    assert http_settings(parser.parse_args([]), {}).auth_token is None
 
 
-def test_flags_win_over_the_environment(demo_config: Path, tmp_path: Path, http: httpx.Client) -> None:
+def test_flags_win_over_the_environment_and_a_real_server_reads_both(demo_config: Path, tmp_path: Path,
+                                                                     http: httpx.Client) -> None:
     port = free_port()
-    env = {TOKEN_ENV: "from-the-environment", "LAKEBOARD_ALLOWED_HOSTS": "env.internal"}
+    env = {TOKEN_ENV: "from-the-environment", "LAKEBOARD_ALLOWED_HOSTS": "env.internal",
+           "LAKEBOARD_ALLOWED_ORIGINS": "https://app.internal:*"}
     process = _start(_server_args("file_agent", demo_config, tmp_path), port,
                      "--auth-token", TOKEN, "--allowed-hosts", "flag.internal", env=env)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
+        token = f"Bearer {TOKEN}"
+        assert _initialize(http, url) == 401
         assert _initialize(http, url, Authorization="Bearer from-the-environment") == 401
-        assert _initialize(http, url, Host="flag.internal", Authorization=f"Bearer {TOKEN}") == 200
-        assert _initialize(http, url, Host="env.internal", Authorization=f"Bearer {TOKEN}") == 421
+        assert _initialize(http, url, Host="flag.internal", Authorization=token) == 200
+        assert _initialize(http, url, Host=f"flag.internal:{port}", Authorization=token) == 200
+        assert _initialize(http, url, Host="env.internal", Authorization=token) == 421
+        assert _initialize(http, url, Host="evil.example", Authorization=token) == 421
+        # No --allowed-origins flag: the environment's origins are the server's.
+        assert _initialize(http, url, Origin="https://app.internal:8443", Authorization=token) == 200
+        assert _initialize(http, url, Origin="https://evil.example", Authorization=token) == 403
     finally:
         _stop(process)
+    parser = argparse.ArgumentParser()
+    add_http_arguments(parser, port=8000)
+    flags = parser.parse_args(["--auth-token", TOKEN, "--allowed-hosts", "flag.internal",
+                               "--allowed-origins", "https://flag.internal"])
+    settings = http_settings(flags, env)
+    assert settings.auth_token.get_secret_value() == TOKEN
+    assert (settings.allowed_hosts, settings.allowed_origins) == (["flag.internal"], ["https://flag.internal"])
 
 
 @pytest.mark.parametrize("kind", ["file_agent", "search_agent", "kernel"])

@@ -103,30 +103,21 @@ def test_a_request_over_the_cap_gets_an_error_and_the_next_is_served(file_agent:
     assert reply["id"] == 78 and reply["result"]["tools"]
 
 
-def test_the_default_cap_holds_without_configuration(demo_config: Path) -> None:
-    peer = _peer(_file_agent_args(demo_config), env={MAX_BYTES_ENV: ""})
-    try:
-        peer.send(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"can_help","arguments":'
-                  b'{"request":{"request":"' + b"y" * (DEFAULT_MAX_BYTES + 10) + b'"}}}}\n')
-        reply = peer.reply()
-        assert reply["id"] == 3 and "too large" in reply["error"]["message"]
-        peer.still_serves(4)
-    finally:
-        peer.close()
-
-
 @pytest.mark.parametrize("server", ["search_agent", "kernel"])
 def test_every_server_answers_malformed_lines(server: str, tmp_path: Path) -> None:
     args = {
         "search_agent": ["lakeboard.servers.search_agent", "--docs", str(DEMO_LAKE / "docs"), "--cache-dir", str(tmp_path / "c")],
         "kernel": ["lakeboard.servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(tmp_path / "w"), "--unsafe-no-sandbox"],
     }[server]
-    peer = _peer(args, env={MAX_BYTES_ENV: "1000"})
+    # The search agent runs with no cap configured (the default holds), the kernel with a small one.
+    cap = {"search_agent": DEFAULT_MAX_BYTES, "kernel": 1000}[server]
+    peer = _peer(args, env={MAX_BYTES_ENV: "" if cap == DEFAULT_MAX_BYTES else str(cap)})
     try:
         peer.send(b"{oops\n")
         assert peer.reply()["error"]["code"] == -32700
-        peer.send(b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"pad":"' + b"z" * 2000 + b'"}}\n')
-        assert peer.reply()["id"] == 2
+        peer.send(b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"pad":"' + b"z" * (cap + 10) + b'"}}\n')
+        reply = peer.reply()
+        assert reply["id"] == 2 and "too large" in reply["error"]["message"], reply
         peer.still_serves(3)
     finally:
         peer.close()

@@ -38,9 +38,19 @@ def gone(pid: int) -> bool:
 @pytest.mark.parametrize("fork", [True, False])
 async def test_servers_of_this_python_are_forked_from_one_fork_server_where_pidfds_exist_and_stop_with_the_pool(
         fork: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also what reaches each server's environment (and the fork server's): an allow-list, no token of the host."""
     if not fork:
         monkeypatch.delattr(os, "pidfd_open")  # as on macOS: no way to wait on a server that is not our child
-    servers = entries(a=toy_entry("a"), b=toy_entry("b", env={"LAKEBOARD_TOY_ONLY_B": "b"}),
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "host-secret")
+    monkeypatch.setenv("LAKEBOARD_TOY_FROM_HOST", "inherited")
+    monkeypatch.setenv("LC_TIME", "C")
+    tokens = {name: os.urandom(16).hex() for name in ("LAKEBOARD_AUTH_TOKEN", "LAKEBOARD_KERNEL_TOKEN")}
+    for name, value in tokens.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LAKEBOARD_LLM_API_KEY", "sk-for-helpers-that-call-the-model")
+    servers = entries(a=toy_entry("a", env={"BRAVE_API_KEY": "named-in-the-entry"}),
+                      b=toy_entry("b", env={"LAKEBOARD_TOY_ONLY_B": "b"}),
                       broken={"command": sys.executable, "args": ["-m", "no_such_module_here"]})
     pool = ClientPool(servers, fork_servers=True, connect_timeout_s=20, log_dir=tmp_path)
     await pool.start()
@@ -51,8 +61,12 @@ async def test_servers_of_this_python_are_forked_from_one_fork_server_where_pidf
         assert parent != os.getpid() and "lakeboard.servers.fork_server" in psutil.Process(parent).cmdline()
     else:
         assert parents == {os.getpid()}, "servers were forked without pidfds"
-    # Forked or not, each has its own entry's environment and no other's.
-    assert a["env"] == {} and b["env"] == {"LAKEBOARD_TOY_ONLY_B": "b"}
+    # the helpers' environments, and the fork server's
+    environments = [psutil.Process(pid).environ() for pid in (a["pid"], b["pid"], *parents - {os.getpid()})]
+    # Forked or not, each has its own entry's environment and no other's, on top of the host's allowed part.
+    assert a["env"] == {"LAKEBOARD_TOY_FROM_HOST": "inherited"}
+    assert b["env"] == {"LAKEBOARD_TOY_FROM_HOST": "inherited", "LAKEBOARD_TOY_ONLY_B": "b"}
+    assert "BRAVE_API_KEY" not in b["env_names"]
     assert (await pool.call("a", "can_help", REQUEST, timeout_s=10)).structured["agent_name"] == "a"
     # A module that cannot be imported is recorded, with its own log saying why; the others start.
     assert pool.status("broken")["broken"].state == "dead"
@@ -63,6 +77,15 @@ async def test_servers_of_this_python_are_forked_from_one_fork_server_where_pidf
     if fork:
         assert gone(parent)
     assert "No module named no_such_module_here" in (tmp_path / "broken.log").read_text()
+    # The allow-list: what running Python needs and Lakeboard's settings, plus what the entry names.
+    names = set(a["env_names"])
+    assert "OPENAI_API_KEY" not in names and "AWS_SECRET_ACCESS_KEY" not in names
+    assert {"PATH", "HOME", "LC_TIME", "LAKEBOARD_TOY_FROM_HOST", "BRAVE_API_KEY"} <= names
+    # Lakeboard's tokens reach neither the helpers nor the fork server; its model key does.
+    assert len(environments) == (3 if fork else 2)
+    for env in environments:
+        assert not set(tokens) & set(env) and not set(tokens.values()) & set(env.values())
+    assert "LAKEBOARD_LLM_API_KEY" in names
 
 
 def test_when_the_host_is_killed_its_servers_and_fork_server_leave(tmp_path: Path) -> None:
@@ -129,13 +152,28 @@ def test_the_fork_server_imports_under_what_every_entry_sets_alike() -> None:
 
 
 async def test_many_servers_start_through_one_fork_server_which_restarts_them_and_is_restarted() -> None:
-    names = [f"s{i}" for i in range(12)]
-    async with ClientPool(entries(**{n: toy_entry(n) for n in names}), fork_servers=True) as pool:
+    """Also: forked sessions skip mcp's JSON-schema check of results; the blackboard's pydantic check
+    still reports a result that breaks the contract, in each phase."""
+    from lakeboard.host.blackboard import Blackboard
+    from lakeboard.schemas.messages import BlackboardRequest
+
+    names = [f"s{i}" for i in range(6)]  # enough to start side by side; the count is not what is tested
+    servers = entries(**{n: toy_entry(n) for n in names}, asks=toy_entry("asks", "--bad-output-on", "can_help"),
+                      answers=toy_entry("answers", "--bad-output-on", "respond"))
+    async with ClientPool(servers, fork_servers=True) as pool:
         answers = await asyncio.gather(*(pool.call(n, "can_help", REQUEST, timeout_s=30) for n in names))
         assert [a.structured["agent_name"] for a in answers] == names
-        pids = {n: (await whoami(pool, n))["pid"] for n in names}
+        pids = {n: (await whoami(pool, n))["pid"] for n in [*names, "asks", "answers"]}
         parents = {psutil.Process(p).ppid() for p in pids.values()}
-        assert len(set(pids.values())) == len(names) and len(parents) == 1, "not one fork server for all"
+        assert len(set(pids.values())) == len(pids) and len(parents) == 1, "not one fork server for all"
+        (parent,) = parents
+        assert "lakeboard.servers.fork_server" in psutil.Process(parent).cmdline()
+
+        posting = await Blackboard(pool).post(BlackboardRequest(request="monthly sales"))
+        errors = {o.helper: (o.error.phase, o.error.kind) for o in posting.errors if o.error}
+        assert errors == {"asks": ("can_help", "invalid_output"), "answers": ("respond", "invalid_output")}
+        assert "HelpDecision" in posting.outcome("asks").error.message
+        assert [o.helper for o in posting.responses] == names
 
         # A forked server killed is restarted; the others live on.
         os.kill(pids["s0"], signal.SIGKILL)
@@ -176,25 +214,3 @@ async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) 
         assert context["argv"] == ["second"] and context["pid"] == pid
     finally:
         await fork_server.close()
-
-
-async def test_a_forked_servers_results_are_checked_once_by_the_hosts_models(tmp_path: Path) -> None:
-    """Forked sessions skip mcp's JSON-schema check of results; the blackboard's pydantic check
-    still reports a result that breaks the contract, in each phase."""
-    from lakeboard.host.blackboard import Blackboard
-    from lakeboard.schemas.messages import BlackboardRequest
-
-    servers = entries(asks=toy_entry("asks", "--bad-output-on", "can_help"),
-                      answers=toy_entry("answers", "--bad-output-on", "respond"), good=toy_entry("good"))
-    pool = ClientPool(servers, fork_servers=True, connect_timeout_s=20, log_dir=tmp_path)
-    try:
-        await pool.start()
-        parent = psutil.Process((await whoami(pool, "good"))["pid"]).ppid()
-        assert "lakeboard.servers.fork_server" in psutil.Process(parent).cmdline()
-        posting = await Blackboard(pool).post(BlackboardRequest(request="monthly sales"))
-        errors = {o.helper: (o.error.phase, o.error.kind) for o in posting.errors if o.error}
-        assert errors == {"asks": ("can_help", "invalid_output"), "answers": ("respond", "invalid_output")}
-        assert "HelpDecision" in posting.outcome("asks").error.message
-        assert [o.helper for o in posting.responses] == ["good"]
-    finally:
-        await pool.close()

@@ -2,6 +2,8 @@
 
 Protocol behaviour (tool errors, timeouts, slow-marking, sampling) is checked against toy servers
 run in memory; process death, restarts, environments and the transports against real processes.
+The allow-list of a stdio server's environment is checked with the fork server (test_forked_servers.py),
+forked and not, where the same servers start anyway.
 """
 
 from __future__ import annotations
@@ -353,35 +355,6 @@ async def test_servers_borrow_the_host_model_through_the_pools_sampling_handler(
         with pytest.raises(ToolFailed, match="Sampling not supported"):
             await pool.call("offline", "ask", {"question": "ready?"}, timeout_s=20)
         assert pool.status("offline")["offline"].state == "ready"
-
-
-@pytest.mark.parametrize("fork", [True, False])
-async def test_stdio_servers_get_an_allow_listed_environment_and_no_token_of_the_host(
-        monkeypatch: pytest.MonkeyPatch, fork: bool) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-secret")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "host-secret")
-    monkeypatch.setenv("LAKEBOARD_TOY_FROM_HOST", "inherited")
-    monkeypatch.setenv("LC_TIME", "C")
-    tokens = {name: os.urandom(16).hex() for name in ("LAKEBOARD_AUTH_TOKEN", "LAKEBOARD_KERNEL_TOKEN")}
-    for name, value in tokens.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("LAKEBOARD_LLM_API_KEY", "sk-for-helpers-that-call-the-model")
-    servers = entries(a=toy_entry("a", env={"BRAVE_API_KEY": "named-in-the-entry"}))
-    async with ClientPool(servers, fork_servers=fork) as pool:
-        seen = (await pool.call("a", "whoami", timeout_s=20)).json()
-        helper = psutil.Process(seen["pid"])
-        processes = [helper] + ([psutil.Process(helper.ppid())] if fork else [])
-        assert fork == (helper.ppid() != os.getpid())
-        environments = [p.environ() for p in processes]  # the helper's, and the fork server's
-    # The allow-list: what running Python needs and Lakeboard's settings, plus what the entry names.
-    names = set(seen["env_names"])
-    assert "OPENAI_API_KEY" not in names and "AWS_SECRET_ACCESS_KEY" not in names
-    assert {"PATH", "HOME", "LC_TIME", "LAKEBOARD_TOY_FROM_HOST", "BRAVE_API_KEY"} <= names
-    assert seen["env"] == {"LAKEBOARD_TOY_FROM_HOST": "inherited"}
-    # Lakeboard's tokens reach neither the helper nor the fork server; its model key does.
-    for env in environments:
-        assert not set(tokens) & set(env) and not set(tokens.values()) & set(env.values())
-    assert "LAKEBOARD_LLM_API_KEY" in names
 
 
 async def test_a_server_silent_before_the_handshake_is_not_tried_again_within_the_timeout() -> None:
