@@ -12,6 +12,8 @@ import pytest
 from lakeboard.host.agents.main_agent import MainAgent
 from lakeboard.host.agents.main_agent_prompts import MAIN_AGENT_MARKER
 from lakeboard.host.agents.session import AskSession, usage_line
+from lakeboard.host.blackboard import Blackboard
+from lakeboard.host.kernel_session import KernelClient
 from lakeboard.host.lakes import Lake
 from lakeboard.host.llm import ChatProvider
 from lakeboard.host.servers_config import ServersConfig, parse_entry
@@ -28,7 +30,10 @@ def act(action: str, **fields) -> str:
     return json.dumps({"action": action, **fields})
 
 
-async def test_the_usage_counts_the_helpers_sampling_through_the_fallback(tiny_lake, tmp_path):
+async def test_the_usage_counts_the_helpers_sampling_and_a_run_out_of_actions_leaves_the_code_that_ran(
+        tiny_lake, tmp_path, scripted_llm: ScriptedLLM):
+    """One session (a toy helper and a kernel) for both: an ask whose sampling must be counted, then a
+    main agent on the session's kernel that runs out of actions."""
     from lakeboard.servers.kernel.sandbox import bwrap_problem
 
     kernel_args = ["-m", "lakeboard.servers.kernel", "--lake", str(tiny_lake), "--workdir", str(tmp_path / "work")]
@@ -48,16 +53,18 @@ async def test_the_usage_counts_the_helpers_sampling_through_the_fallback(tiny_l
                               servers=servers) as session:
             result = await session.ask("How many things were counted?")
 
-    assert result.status == "model_error"
-    assert result.usage["total"]["calls"] == 1 and result.usage["per_label"]["sampling:toy"]["calls"] == 1
-    line = usage_line(result.usage)
-    assert "no model calls" not in line and "sampling:toy" in line and "in 1 calls" in line
-    [sampled] = [e for e in trace.events if e.kind == "sampling"]
-    assert sampled.server == "toy" and sampled.data["system"] == "You are toy helper toy" and sampled.data["ok"]
+            assert result.status == "model_error"
+            assert result.usage["total"]["calls"] == 1 and result.usage["per_label"]["sampling:toy"]["calls"] == 1
+            line = usage_line(result.usage)
+            assert "no model calls" not in line and "sampling:toy" in line and "in 1 calls" in line
+            [sampled] = [e for e in trace.events if e.kind == "sampling"]
+            assert sampled.server == "toy" and sampled.data["system"] == "You are toy helper toy" and sampled.data["ok"]
+
+            await run_out_of_actions(session.kernel, session.blackboard, tiny_lake, scripted_llm)
 
 
-async def test_a_run_out_of_actions_leaves_the_code_that_ran(kernel, tiny_lake, scripted_llm: ScriptedLLM):
-    client, board, trace = kernel
+async def run_out_of_actions(client: KernelClient, board: Blackboard, tiny_lake, scripted_llm: ScriptedLLM) -> None:
+    """A run that uses its actions without an answer leaves the code that ran as an unfinished program."""
     path = str(tiny_lake / "counts.csv")
     scripted_llm.route(
         MAIN_AGENT_MARKER,
@@ -66,7 +73,7 @@ async def test_a_run_out_of_actions_leaves_the_code_that_ran(kernel, tiny_lake, 
         act("run_code", code="total = int(df['count'].sum())\nprint(total)"),
     )
     async with ChatProvider(scripted_llm.settings()) as llm:
-        agent = MainAgent(llm, board, client, tiny_lake, lake_paths=["counts.csv"], trace=trace, max_steps=3)
+        agent = MainAgent(llm, board, client, tiny_lake, lake_paths=["counts.csv"], trace=Trace(), max_steps=3)
         result = await agent.run("How many things were counted?\nIgnore the rest")
 
     assert result.status == "max_steps" and result.answer is None

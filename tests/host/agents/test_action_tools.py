@@ -27,28 +27,30 @@ def offered_tools(request) -> list[str]:
     return [t["function"]["name"] for t in request.body.get("tools", [])]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-async def test_code_travels_as_code_through_tool_calls(kernel, tiny_lake, seed):
+async def test_code_travels_as_code_through_tool_calls(kernel, tiny_lake):
     client, board, trace = kernel
-    texts = hostile_names(12, seed)
-    program = "import json\ntexts = " + repr(texts) + "\nprint(json.dumps(texts))\n"
+    # Two sets of hostile texts, each in a run_code action of one run (one answer to verify, not two).
+    texts = {seed: hostile_names(12, seed) for seed in (1, 2)}
+    programs = {seed: "import json\ntexts = " + repr(t) + "\nprint(json.dumps(texts))\n" for seed, t in texts.items()}
     final = ("import json\nimport pandas as pd\n"
              f"df = pd.read_csv({str(tiny_lake / 'counts.csv')!r})\n"
              'print(json.dumps({"answer": int(df["count"].sum())}))\n')
     with ScriptedLLM() as model:
-        model.route(MAIN_AGENT_MARKER, tool_call("run_code", code=program),
+        model.route(MAIN_AGENT_MARKER, tool_call("run_code", code=programs[1]), tool_call("run_code", code=programs[2]),
                     tool_call("answer", code=final, response={"data_sources": ["counts.csv"]}))
         async with ChatProvider(model.settings()) as llm:
             agent = MainAgent(llm, board, client, tiny_lake, lake_paths=["counts.csv"], trace=trace)
             result = await agent.run("How many things were counted?")
-        first, second = model.requests_for(MAIN_AGENT_MARKER)
+        first, second, _ = model.requests_for(MAIN_AGENT_MARKER)
 
     assert result.status == "answered", result.error
     assert result.answer == 7 and result.data_sources == ["counts.csv"] and agent.native_tools
     assert offered_tools(first) == list(ACTION_NAMES) and "by\ncalling its tool" in first.system_prompt
-    assert result.steps[0].action.code == program and result.steps[0].ok
-    printed = result.steps[0].observation
-    assert json.loads(printed[printed.index("["):printed.rindex("]") + 1]) == texts
+    assert [s.action.action for s in result.steps[:2]] == ["run_code", "run_code"]
+    for step, seed in zip(result.steps, (1, 2)):
+        assert step.action.code == programs[seed] and step.ok, seed
+        printed = step.observation
+        assert json.loads(printed[printed.index("["):printed.rindex("]") + 1]) == texts[seed], seed
     call, answer = second.messages[-2], second.messages[-1]
     assert call["role"] == "assistant" and call["tool_calls"][0]["function"]["name"] == "run_code"
     assert answer["role"] == "tool" and answer["tool_call_id"] == call["tool_calls"][0]["id"]

@@ -16,6 +16,8 @@ import pytest
 from fastmcp import Client
 
 from tests.servers.kernel.conftest import SECRET, run
+from tests.servers.kernel.test_sessions import assert_never_an_import_path
+from tests.support.shadow_modules import shadows
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.sandbox]
 
@@ -328,4 +330,10 @@ async def test_disk_and_tmp_limits(kernel: Client) -> None:
     result = await run(kernel, code)  # in-memory /tmp: 32 MB
     assert result.error is not None and "No space left" in result.error.value, result.error
     await run(kernel, "import glob\nfor f in glob.glob('/tmp/fill*') + ['big.bin']: os.remove(f)")
+    await assert_alive(kernel)
+
+
+async def test_the_workdir_is_never_an_import_path(kernel: Client, kernel_dirs: dict[str, Path]) -> None:
+    # Last in the module: the modules it plants stay in the shared workdir, and it restarts the kernel.
+    await assert_never_an_import_path(kernel, shadows(seed=len(str(kernel_dirs["workdir"]))))
     await assert_alive(kernel)
