@@ -96,9 +96,9 @@ async def test_unrelated_agent_declines(demo_config, monkeypatch):
         assert not d.can_help and d.reason
 
 
-async def test_resources_expose_samples_and_analysis(demo_config):
+async def test_resources_expose_samples_and_analysis(demo_config, monkeypatch):
     cluster = _cluster_holding(demo_config, "districts/population_2024.csv")
-    async with _stdio(demo_config, cluster) as client:
+    async with _in_memory(demo_config, cluster, monkeypatch) as client:
         sample = await client.read_resource(f"lakeboard://{cluster}/sample/districts/population_2024.csv")
         assert "population_2024.csv" in sample[0].text
         # after the sample: the loader's check, then the program that loads the file (as `lakeboard loader` prints it)
@@ -125,15 +125,14 @@ async def test_streamable_http_transport(demo_config):
         proc.wait(10)
 
 
-def test_agent_module_imports_no_torch():
-    code = "import lakeboard.servers.file_agent.server, lakeboard.servers.file_agent.agent, sys; print('torch' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"
-
-
-def test_bad_config_is_a_clear_error(tmp_path):
+def test_bad_config_is_a_clear_error_and_the_agent_imports_no_torch(tmp_path):
+    """One start of the server's command: it refuses the bad config, and `-X importtime` lists every module
+    it imported on the way (its server and agent modules, at the top of its __main__), none of them torch."""
     bad = tmp_path / "clusters.json"
     bad.write_text("{not json")
-    proc = subprocess.run([sys.executable, "-m", "lakeboard.servers.file_agent", "--config", str(bad), "--cluster", "x"],
-                          capture_output=True, text=True)
-    assert proc.returncode == 2 and "cannot start" in proc.stderr
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "lakeboard.servers.file_agent", "--config", str(bad),
+                           "--cluster", "x"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "cannot start" in proc.stderr, proc.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert {"lakeboard.servers.file_agent.server", "lakeboard.servers.file_agent.agent"} <= imported
+    assert not {name for name in imported if name == "torch" or name.startswith("torch.")}, "the file agent imported torch"

@@ -145,10 +145,15 @@ def test_bad_command_line_exits_with_a_message(tmp_path: Path) -> None:
     assert done.returncode == 2 and "does not exist or is not a folder" in done.stderr and done.stdout == ""
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])  # handshake-era sampling, 2026-era input-required rounds
+# handshake-era sampling, 2026-era input-required rounds; the 2026 era over stdio (the HTTP test has a real
+# process in that era too), the handshake era on the same server object in memory.
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_sampling_path_uses_the_clients_model(lake: Path, tmp_path: Path, mode: str) -> None:
     model = scripted_aqi_model()
-    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"))
+    if mode == "auto":
+        transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"))
+    else:
+        transport = in_memory(lake, cache_dir=tmp_path / "cache")
     async with Client(transport, sampling_handler=model, mode=mode) as client:
         decision = (await client.call_tool("can_help", request(AQI_QUESTION))).structured_content
         response = (await client.call_tool("respond", request(AQI_QUESTION))).structured_content
@@ -172,7 +177,7 @@ def in_memory(lake: Path, **settings) -> object:
     from lakeboard.servers.search_agent.server import build_server
     from lakeboard.servers.search_agent.settings import SearchAgentSettings
 
-    return build_server(SearchAgentSettings(docs=[lake / "docs"], cache_dir=None, **settings))
+    return build_server(SearchAgentSettings(docs=[lake / "docs"], **{"cache_dir": None, **settings}))
 
 
 async def test_unusable_model_replies_fall_back_to_offline(lake: Path) -> None:
