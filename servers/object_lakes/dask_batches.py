@@ -36,10 +36,13 @@ def _profiler(timeout_s: float):
     and kept: starting the process (its imports) costs about as much as profiling a batch."""
     from lakeboard.servers.profiling.worker_pool import WorkerPool
 
-    if getattr(_local, "pool", None) is None or _local.timeout_s != timeout_s:
-        _local.root = Path(tempfile.mkdtemp(prefix="lakeboard-batch-"))
+    if getattr(_local, "root", None) is None:
+        _local.root, _local.pool = Path(tempfile.mkdtemp(prefix="lakeboard-batch-")), None
         weakref.finalize(_local, shutil.rmtree, _local.root, True)
-        _local.pool, _local.timeout_s = WorkerPool(_local.root, 1, timeout_s=timeout_s), timeout_s
+    if _local.pool is None or _local.pool.timeout_s != timeout_s:
+        if _local.pool is not None:
+            _local.pool.close()  # its profiling process is not left behind
+        _local.pool = WorkerPool(_local.root, 1, timeout_s=timeout_s)
     for child in _local.root.iterdir():  # the last batch's samples
         shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
     return _local.pool, _local.root

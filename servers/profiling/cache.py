@@ -156,8 +156,9 @@ class ProfileCache:
         wanted = list(dict.fromkeys(relpaths))
         out: dict[str, FileProfile] = {}
         # A bulk read (a server's start) pauses the collector, as fresh() does: at 10k profiles 1.2 s of CPU
-        # against 0.55 s. Not a request's few: pausing moves every young object to the oldest generation, and a
-        # file agent answered in 130 ms instead of 80 (warm p50, bench_scale.py at 1k files).
+        # against 0.55 s. Not a request's few: with a pause at every read a file agent answered in 130 ms
+        # against 78-85 ms without (warm p50, bench_scale.py at 1k files; a loop of small paused reads on a
+        # large heap alone shows no such cost, so the cause is not pinned down).
         with collector_paused() if len(wanted) >= _BULK else nullcontext():
             for i in range(0, len(wanted), _IN_CHUNK):
                 chunk = tuple(wanted[i : i + _IN_CHUNK])
