@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from relevance_data import LakeData, Question, embedder, features, lake_data, real_lakes  # noqa: E402
+from relevance_data import (LakeData, Question, embedder, features, index_lake, index_versions,  # noqa: E402
+                            lake_data, real_lakes)
 
 OFF_TOPIC_WEIGHT = 0.3  # share of a lake's weight in the cut-off's objective given to off-topic requests
 
@@ -270,10 +271,14 @@ WEIGHTS = Path(__file__).resolve().parents[1] / "common" / "relevance_weights.js
 
 
 def rows_of(work: Path, dense: str | None) -> list[LakeData]:
-    cache = work / f"rows-{dense or 'lexical'}.pickle"
+    """The real lakes' rows, cached per version of their indexes (indexed again first when stale)."""
+    configs = work / "configs"
+    for spec in real_lakes():
+        index_lake(spec, configs)
+    cache = work / f"rows-{dense or 'lexical'}-{index_versions(configs)}.pickle"
     if cache.exists():
         return pickle.loads(cache.read_bytes())
-    lakes = build(work / "configs", dense)
+    lakes = build(configs, dense)
     cache.write_bytes(pickle.dumps(lakes))
     return lakes
 

@@ -52,12 +52,21 @@ class LakeData:
 
 
 def index_lake(spec: LakeSpec, configs: Path) -> Path:
-    """The lake's config folder, indexed with `lakeboard index` (cached in `configs`)."""
+    """The lake's config folder, indexed with `lakeboard index` into `configs`. The indexer leaves
+    an index that is current as it is, and writes a new one when the lake or the product's code
+    changed, so rows are never built from an index an older indexer wrote."""
     folder = configs / spec.name
-    if not (folder / "clusters.json").exists():
-        subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(spec.lake), "--name", spec.name,
+    subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(spec.lake), "--name", spec.name,
                         "--out", str(configs), "--quiet"], check=True, stdout=subprocess.DEVNULL, cwd="/")
     return folder
+
+
+def index_versions(configs: Path) -> str:
+    """A digest of the index each real lake's config folder holds now (its current config set)."""
+    import hashlib
+
+    names = [str((configs / s.name / "current").resolve()) for s in real_lakes()]
+    return hashlib.sha1("\n".join(names).encode()).hexdigest()[:10]
 
 
 def load_lake_index(folder: Path):
