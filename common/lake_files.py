@@ -21,6 +21,7 @@ import stat
 import tempfile
 import threading
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
@@ -346,6 +347,21 @@ def _remove_stale_pin_folders(parent: str) -> None:
             continue
         if not psutil.pid_exists(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
+
+
+@contextmanager
+def scratch_folder() -> Iterator[Path]:
+    """An empty folder of this process's own, emptied when the block ends. A process killed inside
+    the block leaves it to the next process's clean-up of the folders of processes that are gone,
+    where a folder of its own in /tmp would stay."""
+    folder = _FOLDERS.take()
+    try:
+        yield Path(folder)
+    finally:
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        _FOLDERS.give_back(folder)
 
 
 def remove_pin_folders() -> None:

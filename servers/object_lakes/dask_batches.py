@@ -37,7 +37,7 @@ def _profiler(timeout_s: float):
     from lakeboard.servers.profiling.worker_pool import WorkerPool
 
     if getattr(_local, "root", None) is None:
-        _local.root, _local.pool = Path(tempfile.mkdtemp(prefix="lakeboard-batch-")), None
+        _local.root, _local.pool = Path(tempfile.mkdtemp(prefix="lakeboard-batch-", dir=_worker_folder())), None
         weakref.finalize(_local, shutil.rmtree, _local.root, True)
     if _local.pool is None or _local.pool.timeout_s != timeout_s:
         if _local.pool is not None:
@@ -46,6 +46,18 @@ def _profiler(timeout_s: float):
     for child in _local.root.iterdir():  # the last batch's samples
         shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
     return _local.pool, _local.root
+
+
+def _worker_folder() -> str | None:
+    """The Dask worker's own folder, or None outside a worker. Dask removes it with the worker, and
+    purges it after a worker that was killed (a killed worker runs no finalizer, so a folder of
+    its own in /tmp would keep the lake's samples)."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().local_directory
+    except (ImportError, ValueError):  # ValueError: not running on a worker
+        return None
 
 
 def _filesystem(lake: ObjectLake, options: dict[str, object]):

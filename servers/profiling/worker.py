@@ -15,12 +15,11 @@ import logging
 import os
 import signal
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
-from lakeboard.common.lake_files import remove_pin_folders
+from lakeboard.common.lake_files import remove_pin_folders, scratch_folder
 from lakeboard.servers.profiling.fill_values import DeclaredMissing
 from lakeboard.servers.profiling.processes import max_fd
 from lakeboard.servers.profiling.profile import profile_file
@@ -105,10 +104,10 @@ def serve_forked(root: str, request_fd: int, answer_fd: int) -> NoReturn:
 
 def _warm_up() -> None:
     """Profile a tiny table once, so lazy imports are not charged to the first real file."""
-    with tempfile.TemporaryDirectory(prefix="lakeboard-warm-") as d:
-        f = Path(d) / "warm.csv"
+    with scratch_folder() as d:  # a worker killed here leaves nothing behind
+        f = d / "warm.csv"
         f.write_text("title\n\na,b\n1,x\n2,y\n")
-        profile_file(f, Path(d))
+        profile_file(f, d)
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lakeboard.common.bounded_reads import FileRefused, read_at_most, read_regular_file
-from lakeboard.common.lake_files import PinnedFiles, open_lake_file, walk_lake
+from lakeboard.common.lake_files import PinnedFiles, open_lake_file, scratch_folder, walk_lake
 
 
 def _read(root: Path, rel: str) -> bytes:
@@ -111,3 +113,21 @@ def test_a_walk_below_a_folder_that_is_a_link_is_one_skipped_entry(lake: Path) -
     os.symlink(lake.parent, lake / "docs")
     assert [(e.rel, e.skip_reason is not None) for e in walk_lake(lake, "docs")] == [("docs", True)]
     assert [e.rel for e in walk_lake(lake, "a")] == ["a/b/data.csv"]
+
+
+def test_a_scratch_folder_is_emptied_and_one_a_killed_process_left_is_removed_by_the_next() -> None:
+    with scratch_folder() as d:
+        (d / "warm.csv").write_text("a,b\n1,2\n")
+        (d / "sub").mkdir()
+    assert d.is_dir() and not any(d.iterdir())
+
+    hold = "from lakeboard.common.lake_files import scratch_folder\nimport sys, time\n" \
+           "with scratch_folder() as d:\n    (d / 'x.csv').write_text('1')\n    print(d, flush=True)\n    time.sleep(60)\n"
+    child = subprocess.Popen([sys.executable, "-P", "-c", hold], stdout=subprocess.PIPE, text=True)
+    left = Path(child.stdout.readline().strip())
+    child.kill()
+    child.wait()
+    assert (left / "x.csv").exists(), "a process killed in the block leaves its folder"
+    subprocess.run([sys.executable, "-P", "-c", "from lakeboard.common.lake_files import scratch_folder\n"
+                    "with scratch_folder(): pass"], check=True, timeout=60)
+    assert not left.parent.exists(), "the next process's first folder removes the folders of processes gone"

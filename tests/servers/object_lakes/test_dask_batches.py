@@ -26,6 +26,9 @@ def client() -> Iterator:
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as c:
         yield c
+        folders = list(c.run(lambda dask_worker: dask_worker.local_directory).values())
+    # the batches' sample folders lived in the workers' own folders, which Dask removed with them
+    assert folders and not any(Path(f).exists() for f in folders)
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +56,8 @@ def test_workers_read_and_profile_each_batch_and_the_profiles_are_cached_as_they
 
         report = run(s3, client, bucket, tmp_path / "replica", keep)
     assert set(profiles) == set(report.manifest.objects) and len(profiles) == N_OBJECTS
+    batch_folders = client.run(lambda dask_worker: [p.name for p in Path(dask_worker.local_directory).glob("lakeboard-batch-*")])
+    assert any(batch_folders.values()), "each worker's samples are kept in its own Dask folder"
     assert all(p.ok and p.tables and p.tables[0].n_rows == 2 for p in profiles.values())
     stats = {rel: ((report.folder / rel).stat().st_size, (report.folder / rel).stat().st_mtime_ns) for rel in profiles}
     with ProfileCache(tmp_path / "profiles") as cache:
