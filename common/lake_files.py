@@ -358,10 +358,18 @@ def scratch_folder() -> Iterator[Path]:
     try:
         yield Path(folder)
     finally:
-        for name in os.listdir(folder):
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:  # removed meanwhile (a /tmp cleaner): not given back
+            names = None
+        for name in names or ():
             path = os.path.join(folder, name)
-            shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
-        _FOLDERS.give_back(folder)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        if names is not None:
+            _FOLDERS.give_back(folder)
 
 
 def remove_pin_folders() -> None:
