@@ -57,7 +57,7 @@ def index_lake(spec: LakeSpec, configs: Path) -> Path:
     changed, so rows are never built from an index an older indexer wrote."""
     folder = configs / spec.name
     subprocess.run([sys.executable, "-P", "-m", "lakeboard.host.cli", "index", str(spec.lake), "--name", spec.name,
-                        "--out", str(configs), "--quiet"], check=True, stdout=subprocess.DEVNULL, cwd="/")
+                    "--out", str(configs), "--quiet"], check=True, stdout=subprocess.DEVNULL, cwd="/")
     return folder
 
 
@@ -104,9 +104,10 @@ def embedder(cache_file: Path | None = None, kind: str = "minilm"):
 
 
 def lake_data(spec: LakeSpec, configs: Path, embed=None) -> tuple[LakeData, object, np.ndarray | None]:
+    """The lake's rows, from its config folder in `configs` (indexed by the caller: `index_lake`)."""
     from lakeboard.host.eval.discovery_scores import resolve_unit
 
-    li = load_lake_index(index_lake(spec, configs))
+    li = load_lake_index(configs / spec.name)
     cards = embed(li.cards) if embed else None
     paths = li.index.paths
     low = [p.lower() for p in paths]

@@ -359,17 +359,20 @@ def scratch_folder() -> Iterator[Path]:
         yield Path(folder)
     finally:
         try:
-            names = os.listdir(folder)
+            empty_folder(Path(folder))
         except FileNotFoundError:  # removed meanwhile (a /tmp cleaner): not given back
-            names = None
-        for name in names or ():
-            path = os.path.join(folder, name)
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
-        if names is not None:
+            pass
+        else:
             _FOLDERS.give_back(folder)
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove what `folder` holds, keeping the folder (a link in it is removed, never what it points to)."""
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink()
 
 
 def remove_pin_folders() -> None:

@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+from lakeboard.common.lake_files import empty_folder
 from lakeboard.common.object_stores import ObjectLake, filesystem, lake_url
 from lakeboard.servers.object_lakes.listing import ObjectEntry
 from lakeboard.servers.object_lakes.replica import BatchRunner, Sampled, fetch_samples, write_sample
@@ -43,8 +44,7 @@ def _profiler(timeout_s: float):
         if _local.pool is not None:
             _local.pool.close()  # its profiling process is not left behind
         _local.pool = WorkerPool(_local.root, 1, timeout_s=timeout_s)
-    for child in _local.root.iterdir():  # the last batch's samples
-        shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+    empty_folder(_local.root)  # the last batch's samples
     return _local.pool, _local.root
 
 
