@@ -105,10 +105,12 @@ def embedder(cache_file: Path | None = None, kind: str = "minilm"):
 
 def lake_data(spec: LakeSpec, configs: Path, embed=None) -> tuple[LakeData, object, np.ndarray | None]:
     """The lake's rows, from its config folder in `configs` (indexed by the caller: `index_lake`)."""
+    from lakeboard.common.card_vectors import CardVectors
     from lakeboard.host.eval.discovery_scores import resolve_unit
 
     li = load_lake_index(configs / spec.name)
-    cards = embed(li.cards) if embed else None
+    # the vectors as the product stores them (int8 codes and a scale a row), read back
+    cards = CardVectors.quantize(embed(li.cards)).dense() if embed else None
     paths = li.index.paths
     low = [p.lower() for p in paths]
     tasks = json.loads(spec.workload.read_text())

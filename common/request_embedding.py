@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
+from lakeboard.common.card_vectors import CODES_FILE, CardVectors
 from lakeboard.common.file_versions import read_once
 from lakeboard.common.minilm import MODEL_NAME, available_embedder
 from lakeboard.common.request_text import data_part
 
 META_KEY = "io.lakeboard/request-embedding"
 DIMENSIONS = 384
-VECTORS_FILE = "vectors.npy"  # in a lake's search index folder: one unit vector per file, in the index's order
 _LOADING = threading.Lock()  # one load per process, whoever asks first
 _warming = False
 
@@ -67,20 +67,20 @@ def warm_up() -> None:
     threading.Thread(target=lambda: request_embedding(""), name="load-minilm", daemon=True).start()
 
 
-def _mapped_vectors(path: Path) -> np.ndarray:
-    return np.asarray(np.load(path, mmap_mode="r"))
+def _card_vectors(codes_file: Path) -> CardVectors:
+    return CardVectors.load(codes_file.parent)
 
 
 def best_similarity(index_folder: Path, vector: list[float]) -> float | None:
     """The request's highest similarity to any file of the lake whose search index is `index_folder`
     (None where the index has no vectors of this size)."""
     try:
-        vectors = read_once(index_folder / VECTORS_FILE, _mapped_vectors)
+        vectors = read_once(index_folder / CODES_FILE, _card_vectors)
     except (OSError, ValueError):
         return None
-    if vectors.ndim != 2 or vectors.shape[1] != len(vector) or not len(vectors):
+    if vectors.dimensions != len(vector) or not len(vectors):
         return None
-    return float((vectors @ np.asarray(vector, dtype=np.float32)).max())
+    return float(vectors.similarities(np.asarray(vector, dtype=np.float32)).max())
 
 
 def embedding_meta(vector: list[float] | None, best: Mapping[str, float] | None = None) -> dict[str, Any] | None:

@@ -77,9 +77,9 @@ class RelevanceEngine:
             if vector is None:
                 vector, best = self.embed([query.data_text])[0], None
             if best is None:
-                dense = self.lake.vectors @ vector
+                dense = self.lake.vectors.similarities(vector)
             else:
-                own = self.lake.vectors[self.positions] @ vector
+                own = self.lake.vectors.similarities(vector, self.positions)
                 dense = np.zeros(len(self.lake.vectors), dtype=np.float32)
                 dense[self.positions] = own
                 top = max(best, float(own.max())) if len(own) else best

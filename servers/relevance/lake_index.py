@@ -1,12 +1,15 @@
 """Everything relevance needs of a lake, built once by the indexer and stored in its config folder.
 
-A folder `relevance/` holds the search index (BM25 per field), the facts of every file and,
-when the embeddings extra is installed, a sentence embedding of each file's card.
+A folder `relevance/` holds the search index (BM25 per field), the facts of every file
+(gzipped JSON lines: a thirteenth of their size) and, when the embeddings extra is installed, a
+sentence embedding of each file's card (common/card_vectors.py) with a digest of each card, so
+that a re-index embeds only the cards that changed.
 """
 
 from __future__ import annotations
 
-import json
+import gzip
+import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from lakeboard.common.request_embedding import VECTORS_FILE
+from lakeboard.common.card_vectors import CardVectors
 from lakeboard.schemas.families import Family
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dictionaries
@@ -25,9 +28,8 @@ from lakeboard.servers.relevance.search_fields import profile_texts
 
 log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
-_FACTS = "facts.jsonl"
-_CARDS = "cards.json"
-_VECTORS = VECTORS_FILE
+_FACTS = "facts.jsonl.gz"
+_CARD_DIGESTS = "card_digests.npy"  # 8 bytes a card, in the index's order
 
 
 @dataclass
@@ -35,7 +37,7 @@ class LakeIndex:
     index: SearchIndex
     facts: list[FileFacts]  # in the index's order (a partition's own, when loaded for one)
     cards: list[str]  # the texts embedded into `vectors` (kept at build time only)
-    vectors: np.ndarray | None = None  # one unit vector per card, when an embedder was given
+    vectors: CardVectors | None = None  # one unit vector per card, when an embedder was given
 
     @classmethod
     def build(cls, profiles: list[FileProfile], families: list[Family], embed=None,
@@ -51,25 +53,22 @@ class LakeIndex:
         documents = [field_tokens(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         cards = [card_text(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         index = SearchIndex.build([p.path for p in profiles], documents)
-        vectors = _card_vectors(cards, embed, previous) if embed is not None and cards else None
+        vectors = CardVectors.quantize(_card_vectors(cards, embed, previous)) if embed is not None and cards else None
         return cls(index, file_facts(profiles, families, links), cards, vectors)
 
     def save(self, folder: Path) -> None:
         self.index.save(folder)
-        with open(folder / _FACTS, "w") as f:
-            for fact in self.facts:
-                f.write(fact.model_dump_json() + "\n")
-        (folder / _CARDS).write_text(json.dumps(self.cards))
+        lines = b"".join(fact.model_dump_json().encode() + b"\n" for fact in self.facts)
+        (folder / _FACTS).write_bytes(gzip.compress(lines, compresslevel=6, mtime=0))
         if self.vectors is not None:
-            # single precision: numpy multiplies half-precision arrays without BLAS, 11x slower (a
-            # request against 50k files: 52 ms against 4.6 ms per agent); mapped, the pages are shared
-            np.save(folder / _VECTORS, self.vectors.astype(np.float32))
+            self.vectors.save(folder)
+            np.save(folder / _CARD_DIGESTS, _digests(self.cards))
 
     @classmethod
     def load(cls, folder: Path, paths: list[str] | None = None) -> LakeIndex:
         """The index, memory-mapped; the facts of `paths` only (of every file when None)."""
         index = SearchIndex.load(folder)
-        lines = (folder / _FACTS).read_bytes().splitlines()
+        lines = gzip.decompress((folder / _FACTS).read_bytes()).splitlines()
         # the facts are written in the index's order: a partition parses only its own files' lines
         rows = range(len(lines)) if paths is None else sorted(index.position[p] for p in paths if p in index.position)
         facts = []
@@ -78,24 +77,31 @@ class LakeIndex:
             if fact["path"] != index.paths[i]:
                 raise ValueError(f"{folder / _FACTS} is not in the order of the search index: index the lake again")
             facts.append(FileFacts.model_validate(fact))
-        vectors = None
-        if (folder / _VECTORS).exists():
-            # a plain array over the mapped pages: a memmap's products are memmaps too, slow to index
-            vectors = np.asarray(np.load(folder / _VECTORS, mmap_mode="r"))
+        try:
+            vectors = CardVectors.load(folder) if CardVectors.present(folder) else None
+        except ValueError as exc:
+            raise ValueError(f"{exc}: index the lake again") from None
         return cls(index, facts, [], vectors)
 
 
 def _card_vectors(cards: list[str], embed, previous: Path | None) -> np.ndarray:
     """One vector per card; a card the last index embedded already is not embedded again (the
     embedding is the slow part of a re-index), and equal cards are embedded once."""
-    known: dict[str, np.ndarray] = {}
-    if previous is not None and (previous / _VECTORS).exists() and (previous / _CARDS).exists():
+    digests = _digests(cards)
+    known: dict[int, np.ndarray] = {}
+    if previous is not None and CardVectors.present(previous):
         try:
-            old = np.load(previous / _VECTORS)
-            known = dict(zip(json.loads((previous / _CARDS).read_text()), old.astype(np.float32)))
+            old = CardVectors.load(previous).dense()
+            known = dict(zip(np.load(previous / _CARD_DIGESTS).tolist(), old))
         except (OSError, ValueError) as exc:
-            log.warning("the last index's vectors are unreadable (%s): embedding every card", exc)
-    todo = [c for c in dict.fromkeys(cards) if c not in known]
+            log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
+    todo = {d: c for d, c in zip(digests.tolist(), cards) if d not in known}
     if todo:
-        known.update(zip(todo, embed(todo)))
-    return np.stack([known[c] for c in cards]).astype(np.float32)
+        known.update(zip(todo, embed(list(todo.values()))))
+    return np.stack([known[d] for d in digests.tolist()]).astype(np.float32)
+
+
+def _digests(cards: list[str]) -> np.ndarray:
+    """A 64-bit digest of each card: what a re-index compares, instead of keeping every card's text."""
+    return np.array([int.from_bytes(hashlib.blake2b(c.encode(), digest_size=8).digest(), "little") for c in cards],
+                    dtype=np.uint64)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from fastmcp import Client, Context, FastMCP
 
+from lakeboard.common.card_vectors import CardVectors
 from lakeboard.common.minilm import MODEL_NAME, embed
 from lakeboard.common.request_embedding import (
     META_KEY,
@@ -118,8 +119,7 @@ def test_a_best_similarity_this_agent_cannot_use_is_ignored(best):
 
 
 def test_the_best_similarity_is_the_lakes_best(tmp_path):
-    vectors = np.eye(384, dtype=np.float32)[:5]
-    np.save(tmp_path / "vectors.npy", vectors)
+    CardVectors.quantize(np.eye(384, dtype=np.float32)[:5]).save(tmp_path)
     query = [0.0] * 384
     query[3], query[7] = 0.8, 0.6
     assert best_similarity(tmp_path, query) == pytest.approx(0.8)
@@ -161,7 +161,7 @@ async def test_the_blackboard_sends_the_lakes_best_with_the_embedding(tmp_path):
     from lakeboard.host.pool import ClientPool, InMemoryServer
     from lakeboard.schemas.messages import BlackboardRequest
 
-    np.save(tmp_path / "vectors.npy", np.eye(384, dtype=np.float32)[:3])
+    CardVectors.quantize(np.eye(384, dtype=np.float32)[:3]).save(tmp_path)
     seen: list[float | None] = []
     mcp = FastMCP("a")
 
