@@ -89,8 +89,9 @@ def index_lake(
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
-    from lakeboard.common.minilm import available_embedder
+    from lakeboard.common.minilm import MODEL_NAME, available_embedder
     from lakeboard.servers.relevance.lake_index import RELEVANCE_FOLDER, LakeIndex
+    from lakeboard.servers.relevance.vector_cache import VectorCache
 
     t0 = time.perf_counter()
     lake = lake.expanduser().resolve()
@@ -144,8 +145,9 @@ def index_lake(
         families=describe_families(profiles),
     )
     here = available_embedder()  # no model here: the index is lexical, wherever it would be embedded
-    relevance = LakeIndex.build(profiles, config.families, embed=embed if here and embed else here,
-                                previous=relevance_path)
+    with VectorCache(MODEL_NAME, lake=lake) as cache:
+        relevance = LakeIndex.build(profiles, config.families, embed=embed if here and embed else here,
+                                    previous=relevance_path, cache=cache)
     entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)
     publish(config_dir, {
         "clusters.json": config.model_dump_json(indent=2),

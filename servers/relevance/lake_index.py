@@ -25,6 +25,7 @@ from lakeboard.servers.relevance.file_facts import FileFacts, file_facts
 from lakeboard.servers.relevance.index_fields import card_text, field_tokens
 from lakeboard.servers.relevance.search_index import SearchIndex
 from lakeboard.servers.relevance.search_fields import profile_texts
+from lakeboard.servers.relevance.vector_cache import VectorCache
 
 log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
@@ -41,8 +42,9 @@ class LakeIndex:
 
     @classmethod
     def build(cls, profiles: list[FileProfile], families: list[Family], embed=None,
-              previous: Path | None = None) -> LakeIndex:
-        """`previous`: the folder of the lake's last index, whose vectors are reused for unchanged cards."""
+              previous: Path | None = None, cache: VectorCache | None = None) -> LakeIndex:
+        """`previous`: the folder of the lake's last index, whose vectors are reused for unchanged
+        cards; `cache`: vectors that `embed` made for other indexes (servers/relevance/vector_cache.py)."""
         profiles = sorted(profiles, key=lambda p: p.path)
         by_path = {p.path: p for p in profiles}
         links = link_dictionaries(profiles)
@@ -53,7 +55,7 @@ class LakeIndex:
         documents = [field_tokens(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         cards = [card_text(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         index = SearchIndex.build([p.path for p in profiles], documents)
-        vectors = CardVectors.quantize(_card_vectors(cards, embed, previous)) if embed is not None and cards else None
+        vectors = CardVectors.quantize(_card_vectors(cards, embed, previous, cache)) if embed is not None and cards else None
         return cls(index, file_facts(profiles, families, links), cards, vectors)
 
     def save(self, folder: Path) -> None:
@@ -84,8 +86,8 @@ class LakeIndex:
         return cls(index, facts, [], vectors)
 
 
-def _card_vectors(cards: list[str], embed, previous: Path | None) -> np.ndarray:
-    """One vector per card; a card the last index embedded already is not embedded again (the
+def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorCache | None) -> np.ndarray:
+    """One vector per card; a card the last index or the cache holds is not embedded again (the
     embedding is the slow part of a re-index), and equal cards are embedded once."""
     digests = _digests(cards)
     known: dict[int, np.ndarray] = {}
@@ -96,8 +98,15 @@ def _card_vectors(cards: list[str], embed, previous: Path | None) -> np.ndarray:
         except (OSError, ValueError) as exc:
             log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
     todo = {d: c for d, c in zip(digests.tolist(), cards) if d not in known}
+    if todo and cache is not None:
+        cached = cache.get(list(todo.values()))
+        known.update((d, cached[c]) for d, c in todo.items() if c in cached)
+        todo = {d: c for d, c in todo.items() if c not in cached}
     if todo:
-        known.update(zip(todo, embed(list(todo.values()))))
+        made = embed(list(todo.values()))
+        known.update(zip(todo, made))
+        if cache is not None:
+            cache.put(list(todo.values()), made)
     return np.stack([known[d] for d in digests.tolist()]).astype(np.float32)
 
 

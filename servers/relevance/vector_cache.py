@@ -1,0 +1,110 @@
+"""Card vectors of every lake indexed on this machine, kept by a digest of the card's text.
+
+A re-index reuses the vectors of the index it replaces, but a lake indexed into a new config
+folder (another --out or --name, a config deleted and made again) would embed every card again:
+on two cores about 35 ms a card, minutes for a lake of 50k files. This cache gives back a card's
+vector whatever index it was made for. It lives in the user's cache folder (platformdirs), or
+in `$LAKEBOARD_HOME/cache` when that is set, never in a lake or a config folder.
+
+It is only a cache: when it cannot be opened, read or written, indexing goes on without it and
+says so once in the log. Rows are int8 codes and a scale (common/card_vectors.py), about 400
+bytes a card; the file carries no text of any lake, only digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from lakeboard.common.card_vectors import CardVectors
+from lakeboard.common.config_home import HOME_VARIABLE, lakeboard_home
+
+log = logging.getLogger(__name__)
+CACHE_FILE = "card_vectors.sqlite"
+_SCHEMA = "create table if not exists vectors (key blob primary key, scale real not null, codes blob not null) without rowid"
+_BUSY_TIMEOUT_S = 30.0
+_IN_CHUNK = 500  # keys per `in (...)` query, well below SQLite's parameter limit
+
+
+def cache_file() -> Path:
+    if os.environ.get(HOME_VARIABLE, "").strip():
+        return lakeboard_home() / "cache" / CACHE_FILE
+    return platformdirs.user_cache_path("lakeboard") / CACHE_FILE
+
+
+def card_key(model: str, card: str) -> bytes:
+    """The cache's key of a card embedded by `model`: a vector is only ever reused for the same model."""
+    return hashlib.blake2b(card.encode(), digest_size=16, person=model.encode()[:16]).digest()
+
+
+class VectorCache:
+    """Opened by the indexer around one build; `get` and `put` never raise."""
+
+    def __init__(self, model: str, path: Path | None = None, *, lake: Path | None = None) -> None:
+        """`lake`: the lake being indexed; a cache that would sit inside it is not used."""
+        self.model = model
+        self.path = (path or cache_file()).absolute()
+        self.lake = lake
+        self._db: sqlite3.Connection | None = None
+
+    def __enter__(self) -> VectorCache:
+        if self.lake is not None and self.lake.absolute() in self.path.parents:
+            log.info("the card vector cache %s is inside the lake, which is never written to: not used", self.path)
+            return self
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S)
+            self.path.chmod(0o600)  # as a config folder: owner-only, whatever the umask
+            db.execute("pragma journal_mode=wal")
+            db.execute(_SCHEMA)
+            self._db = db
+        except (OSError, sqlite3.Error) as exc:
+            self._give_up(exc)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def get(self, cards: list[str]) -> dict[str, np.ndarray]:
+        """The vectors the cache holds of `cards`, by card."""
+        if self._db is None or not cards:
+            return {}
+        by_key = {card_key(self.model, c): c for c in cards}
+        keys = list(by_key)
+        found: dict[str, np.ndarray] = {}
+        try:
+            for start in range(0, len(keys), _IN_CHUNK):
+                chunk = keys[start:start + _IN_CHUNK]
+                rows = self._db.execute(
+                    f"select key, scale, codes from vectors where key in ({','.join('?' * len(chunk))})", chunk)
+                for key, scale, codes in rows:
+                    found[by_key[key]] = np.frombuffer(codes, dtype=np.int8).astype(np.float32) * np.float32(scale)
+        except sqlite3.Error as exc:
+            self._give_up(exc)
+            return {}
+        return found
+
+    def put(self, cards: list[str], vectors: np.ndarray) -> None:
+        if self._db is None or not cards:
+            return
+        stored = CardVectors.quantize(vectors)
+        rows = [(card_key(self.model, c), float(s), q.tobytes()) for c, s, q in zip(cards, stored.scales, stored.codes)]
+        try:
+            with self._db:
+                self._db.executemany("insert or replace into vectors values (?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            self._give_up(exc)
+
+    def _give_up(self, exc: Exception) -> None:
+        log.warning("the card vector cache %s is not used (%s): cards are embedded again", self.path, exc)
+        if self._db is not None:
+            self._db.close()
+        self._db = None
