@@ -9,21 +9,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from lakeboard.common.http_security import TOKEN_ENV
 from lakeboard.host.trace import read_trace
 from lakeboard.servers.indexing import index_lake
 from lakeboard.servers.indexing.server_entries import http_entry
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
 from tests.e2e.scenarios import REPO
-from tests.e2e.test_cli import cli_env, lakeboard, lakeboard_main
+from tests.e2e.test_cli import cli_env, copy_config, lakeboard, lakeboard_main
 from tests.support.servers import free_port, toy_entry, wait_for_port
 
 TOKEN = "hangs-test-token-3f9a61c0"
 
 
-def rainfall_config(root: Path) -> Path:
-    """A one-file lake, indexed in this process (the commands under test are `discover` and `ask`,
-    and one file agent starts faster than the demo lake's eleven servers)."""
+@pytest.fixture(scope="module")
+def rainfall_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-file lake, indexed once in this process for the module (the commands under test are `discover`
+    and `ask`, and one file agent starts faster than the demo lake's eleven servers). Tests change their own
+    copy of it (rainfall_config)."""
+    root = tmp_path_factory.mktemp("rainfall")
     lake = root / "lake"
     lake.mkdir()
     (lake / "rainfall_2024.csv").write_text("station,rainfall_mm\nA,12\nB,7\n")
@@ -33,8 +38,14 @@ def rainfall_config(root: Path) -> Path:
     return config_dir
 
 
-def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(tmp_path: Path) -> None:
-    config_dir = rainfall_config(tmp_path)
+def rainfall_config(index: Path, root: Path) -> Path:
+    """The module's rainfall index copied into `root` as if written there, for a test that changes it."""
+    return copy_config(index, root / "configs" / index.name)
+
+
+def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(rainfall_index: Path,
+                                                                            tmp_path: Path) -> None:
+    config_dir = rainfall_config(rainfall_index, tmp_path)
     (config_dir / "servers.d").mkdir(exist_ok=True)
     (config_dir / "servers.d" / "mute.json").write_text(json.dumps({"mcpServers": {"mute": toy_entry("mute", "--mute")}}))
     # The mute helper costs the whole --timeout, which also bounds the file agent's start. Started
@@ -67,8 +78,9 @@ def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(tmp_
     assert "rainfall_2024.csv" in json.loads(found.stdout)["files"], found.stdout  # the file agent answered
 
 
-def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(tmp_path: Path, capfd) -> None:
-    config_dir = rainfall_config(tmp_path)
+def test_a_refused_model_endpoint_costs_one_line_before_the_fallback(rainfall_index: Path, tmp_path: Path,
+                                                                     capfd) -> None:
+    config_dir = rainfall_config(rainfall_index, tmp_path)
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
