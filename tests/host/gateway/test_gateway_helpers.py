@@ -1,5 +1,7 @@
 """`lakeboard serve` while its helpers change: a servers.d entry added during the session is used, one
-removed is dropped, and a helper killed mid-request is reported while the gateway carries on."""
+removed is dropped, and a helper killed mid-request is reported while the gateway carries on. That the
+gateway's helpers are forks of one fork server however python is spelled is checked on the demo gateway in
+test_gateway_stdio.py."""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ import pytest
 
 from lakeboard.host.gateway.models import HelpBoard, Partitions
 from lakeboard.schemas.execution import ExecutionResult
-from tests.host.gateway.conftest import cli_env, stdio_client, trace_events
-from tests.support.servers import python_spellings, toy_entry
+from tests.host.gateway.conftest import stdio_client, trace_events
+from tests.support.servers import toy_entry
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -144,45 +146,3 @@ async def test_servers_d_files_unusable_at_start_are_noted_and_a_hanging_helper_
         third = await help_board(client, "rainfall per station")
         assert sorted(o.helper for o in third.responses) == ["held", "toy-a", "toy-c"] and third.skipped == []
 
-
-def title(process: psutil.Process) -> list[str]:
-    # A forked server's title is its whole command line as one string.
-    return " ".join(process.cmdline()).split()
-
-
-def helpers_and_fork_servers(root: psutil.Process) -> tuple[dict[str, psutil.Process], list[psutil.Process]]:
-    """The helpers under `root` by the partition or name in their command line, and the fork servers."""
-    helpers, fork_servers = {}, []
-    for process in root.children(recursive=True):
-        try:
-            words = title(process)
-        except (psutil.NoSuchProcess, psutil.ZombieProcess):
-            continue
-        if "lakeboard.servers.fork_server" in words:
-            fork_servers.append(process)
-        elif "lakeboard.servers.file_agent" in words:
-            helpers[words[words.index("--cluster") + 1]] = process
-        elif "lakeboard.servers.search_agent" in words:
-            helpers[words[words.index("--name") + 1]] = process
-    return helpers, fork_servers
-
-
-async def test_the_gateways_helpers_are_forks_of_one_fork_server_however_python_is_spelled(
-        gateway_config: Path, tmp_path: Path) -> None:
-    # `lakeboard serve` mounts its helpers after making its pool; they were started cold (issue 25).
-    bin_folder = python_spellings(tmp_path)
-    path = gateway_config / "servers.json"
-    servers = json.loads(path.read_text())
-    servers["mcpServers"]["demo-sensors"]["command"] = "python3"
-    servers["mcpServers"]["demo-search"]["command"] = "python"
-    path.write_text(json.dumps(servers))
-    env = cli_env(PATH=os.pathsep.join([str(bin_folder), os.environ.get("PATH", "")]))
-    async with stdio_client(gateway_config, cwd=tmp_path, env=env) as client:
-        board = await help_board(client)
-        assert board.responses and board.failed == [] and board.timed_out == []
-        (gateway,) = [p for p in psutil.Process().children() if "serve" in p.cmdline()]
-        helpers, fork_servers = helpers_and_fork_servers(gateway)
-        assert sorted(helpers) == ["air-quality-services", "budget-districts", "demo-search", "docs-inbox",
-                                   "sensors", "transit-weather"]
-        (fork_server,) = fork_servers  # the kernels get their own at the first run_code
-        assert {p.ppid() for p in helpers.values()} == {fork_server.pid}

@@ -1,9 +1,12 @@
-"""`lakeboard serve --transport http`: the token (made when none is given) and Host checks, and one kernel per
-client session."""
+"""`lakeboard serve --transport http`: the token made when none is given, and an idle session's kernel stopped
+after LAKEBOARD_KERNEL_IDLE_TIMEOUT (its next run_code says so). The callers' checks with a given token and the
+kernel per client session are in test_gateway_kernels.py."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import stat
 import subprocess
 import time
@@ -18,21 +21,14 @@ from fastmcp.client.transports import StreamableHttpTransport
 from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.schemas.execution import ExecutionResult
 from lakeboard.common.http_security import bearer_headers
-from tests.e2e import scenarios
 from tests.host.gateway.conftest import cli_env, serve_command, serve_in_process
-from tests.host.gateway.test_gateway_helpers import keep_only
-from tests.support.servers import free_port, wait_for_port
+from tests.support.servers import free_port, toy_entry, wait_for_port
 
 pytestmark = pytest.mark.timeout(300)
 
-TOKEN = "gateway-test-token-0c41f7"
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
-
-
-def client(url: str, mode: str = "legacy") -> Client:
-    return Client(StreamableHttpTransport(url, headers=bearer_headers(TOKEN)), mode=mode, timeout=180)
 
 
 async def run(c: Client, code: str) -> ExecutionResult:
@@ -53,61 +49,6 @@ def kernels_of(gateway: subprocess.Popen) -> list[psutil.Process]:
     return kernels
 
 
-async def test_callers_are_checked_and_each_session_has_its_own_kernel(gateway_config: Path, tmp_path: Path) -> None:
-    # The partitions that hold the two requests' files, and the kernel: the gateway starts sooner than with all
-    # helpers (test_gateway_stdio.py ranks the files with every helper of the lake).
-    keep_only(gateway_config, "demo-transit-weather", "demo-air-quality-services", "demo-kernel")
-    port = free_port()
-    # As on a Linux machine that others reach by its name (the name is allowed; the bind stays local here).
-    gateway = subprocess.Popen(serve_command(gateway_config, "--transport", "http", "--port", str(port),
-                                             "--auth-token", TOKEN, "--allowed-hosts", "linux-box"),
-                               cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        wait_for_port(port, gateway, label="gateway over HTTP")
-        async with httpx.AsyncClient() as http:
-            assert (await http.post(url, json=INITIALIZE, headers=ACCEPT)).status_code == 401
-            wrong = {**ACCEPT, **bearer_headers("not-the-token")}
-            assert (await http.post(url, json=INITIALIZE, headers=wrong)).status_code == 401
-            right = {**ACCEPT, **bearer_headers(TOKEN)}
-            # A page on another site, or a name rebound to 127.0.0.1, is refused even with the token.
-            assert (await http.post(url, json=INITIALIZE, headers={**right, "Host": "evil.example"})).status_code == 421
-            assert (await http.post(url, json=INITIALIZE, headers={**right, "Origin": "http://evil.example"})).status_code == 403
-            assert (await http.post(url, json=INITIALIZE, headers=right)).status_code == 200
-            named = {**right, "Host": f"linux-box:{port}"}
-            assert (await http.post(url, json=INITIALIZE, headers=named)).status_code == 200
-
-        async with client(url) as first, client(url) as second:
-            board = HelpBoard.model_validate((await second.call_tool(
-                "request_help", {"request": scenarios.QUESTIONS["demo-easy-1"]["query"]})).structured_content)
-            assert board.files[0] == "transit/ridership_2024.parquet"
-
-            assert {p.name for p in await first.list_prompts()} == {"answer_question", "find_data"}
-            protocol = (await first.get_prompt("answer_question", {"question": "How many boardings?"})).messages[0]
-            assert "at most 10 actions" in protocol.content.text and "How many boardings?" in protocol.content.text
-
-            set_x = await run(first, "x = 41")
-            assert set_x.ok and set_x.sandboxed
-            unknown = await run(second, "x")
-            assert unknown.error is not None and unknown.error.name == "NameError"
-            assert (await run(first, "x + 1")).result == "42"
-            assert len(kernels_of(gateway)) == 2
-
-        # A session that ends stops its kernel.
-        deadline = time.monotonic() + 30
-        while kernels_of(gateway):
-            assert time.monotonic() < deadline, "the sessions' kernels were not stopped"
-            await asyncio.sleep(0.05)
-
-        # A stateless (2026-era) client gets the same blackboard.
-        async with client(url, mode="auto") as stateless:
-            result = await stateless.call_tool("request_help", {"request": "service requests per category in 2024"})
-            assert HelpBoard.model_validate(result.structured_content).files[0] == "services/service_requests_2024.jsonl"
-    finally:
-        gateway.terminate()
-        gateway.wait(30)
-
-
 def test_listening_beyond_loopback_needs_a_token(gateway_config: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     code, stderr = serve_in_process(gateway_config, "--transport", "http", "--host", "0.0.0.0", "--port", "9",
@@ -117,17 +58,33 @@ def test_listening_beyond_loopback_needs_a_token(gateway_config: Path, monkeypat
     assert "Traceback" not in stderr
 
 
-async def test_without_a_token_the_gateway_makes_one_owner_only(toy_config: Path, tmp_path: Path) -> None:
+async def until(condition, timeout_s: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def test_without_a_token_the_gateway_makes_one_owner_only_and_an_idle_kernel_is_stopped(
+        gateway_config: Path, tmp_path: Path) -> None:
+    # One gateway for both checks: each start costs its helpers and a kernel. Toy helpers and the kernel only
+    # (no file agent): only the token, the broadcast and code run here.
+    path = gateway_config / "servers.json"
+    kernel = json.loads(path.read_text())["mcpServers"]["demo-kernel"]
+    toys = {"toy-a": toy_entry("toy-a"), "toy-b": toy_entry("toy-b", "--volunteer", "no")}
+    path.write_text(json.dumps({"mcpServers": {"demo-kernel": kernel, **toys}}))
     # Without a token, every local account could post requests and run code (issue 24 item 7).
     port = free_port()
     stderr = tmp_path / "stderr.txt"
     with stderr.open("wb") as errors:
-        gateway = subprocess.Popen(serve_command(toy_config, "--transport", "http", "--port", str(port)),
-                                   cwd=tmp_path, env=cli_env(), stdout=subprocess.DEVNULL, stderr=errors)
+        gateway = subprocess.Popen(serve_command(gateway_config, "--transport", "http", "--port", str(port)), cwd=tmp_path,
+                                   env=cli_env(LAKEBOARD_KERNEL_IDLE_TIMEOUT="1"), stdout=subprocess.DEVNULL, stderr=errors)
     url = f"http://127.0.0.1:{port}/mcp"
-    token_path = toy_config / "http-tokens" / f"gateway-{port}.token"
+    token_path = gateway_config / "http-tokens" / f"gateway-{port}.token"
     try:
-        wait_for_port(port, gateway, label="gateway over HTTP")
+        wait_for_port(port, gateway, timeout_s=60, label="gateway over HTTP")
         token = token_path.read_text().strip()
         assert stat.S_IMODE(token_path.stat().st_mode) == 0o600 and len(token) >= 32
         assert str(token_path) in stderr.read_text()
@@ -138,6 +95,21 @@ async def test_without_a_token_the_gateway_makes_one_owner_only(toy_config: Path
         async with Client(StreamableHttpTransport(url, headers=bearer_headers(token)), timeout=60) as caller:
             result = await caller.call_tool("request_help", {"request": "rainfall per station"})
             assert [r.helper for r in HelpBoard.model_validate(result.structured_content).responses] == ["toy-a"]
+
+        # An idle session's kernel is stopped, its folder goes, and its next run_code says so.
+        async with Client(StreamableHttpTransport(url, headers=bearer_headers(token)), mode="legacy",
+                          timeout=180) as session:
+            first = await run(session, "import os\nx = 1\nos.getcwd()")
+            folder = Path(eval(first.result))
+            assert kernels_of(gateway)
+            assert await until(lambda: not kernels_of(gateway)), "the idle kernel was kept"
+            assert await until(lambda: not os.path.lexists(folder))
+            again = await run(session, "x")
+            assert again.error is not None and again.error.name == "NameError"
+            assert again.restarted is True and again.warning is not None
+            assert "This session's kernel was stopped after 1 s without use" in again.warning
+            assert (await run(session, "x = 2\nx")).warning is None
     finally:
         gateway.terminate()
         gateway.wait(30)
+

@@ -1,27 +1,27 @@
-"""The gateway's kernels over HTTP: a kernel and a folder per client session, none for a call
-without a session, at most LAKEBOARD_MAX_KERNELS at once (all forks of one fork server), and an
-idle session's kernel stopped after LAKEBOARD_KERNEL_IDLE_TIMEOUT (its next run_code says so)."""
+"""The gateway's kernels over HTTP: the callers checked (token, Host, Origin), a kernel and a folder per client
+session, none for a call without a session, at most LAKEBOARD_MAX_KERNELS at once (all forks of one fork server).
+An idle session's kernel stopped after LAKEBOARD_KERNEL_IDLE_TIMEOUT is checked in test_gateway_http.py."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from lakeboard.common.http_security import bearer_headers
+from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.schemas.execution import ExecutionResult
+from tests.e2e import scenarios
 from tests.host.gateway.conftest import cli_env, serve_command, serve_in_process
 from tests.host.gateway.test_gateway_helpers import keep_only
-from tests.host.gateway.test_gateway_http import kernels_of
+from tests.host.gateway.test_gateway_http import ACCEPT, INITIALIZE, kernels_of, until
 from tests.support.servers import free_port, wait_for_port
 from tests.support.shadow_modules import import_code, plant_code, shadows
 
@@ -31,9 +31,10 @@ TOKEN = "gateway-kernels-token-77c2"
 
 
 @contextlib.contextmanager
-def gateway_over_http(config: Path, cwd: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
+def gateway_over_http(config: Path, cwd: Path, *flags: str, **env: str) -> Iterator[tuple[str, subprocess.Popen]]:
     port = free_port()
-    gateway = subprocess.Popen(serve_command(config, "--transport", "http", "--port", str(port), "--auth-token", TOKEN),
+    gateway = subprocess.Popen(serve_command(config, "--transport", "http", "--port", str(port), "--auth-token", TOKEN,
+                                             *flags),
                                cwd=cwd, env=cli_env(**env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, gateway, timeout_s=60, label="gateway over HTTP")
@@ -62,23 +63,46 @@ def fork_servers_of(gateway: subprocess.Popen) -> list[psutil.Process]:
     return found
 
 
-async def until(condition, timeout_s: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
-
-
-async def test_sessions_get_their_own_kernel_and_folder_up_to_the_cap(gateway_config: Path, tmp_path: Path) -> None:
+async def test_callers_are_checked_and_sessions_get_their_own_kernel_and_folder_up_to_the_cap(
+        gateway_config: Path, tmp_path: Path) -> None:
+    # One gateway for the callers' checks and the kernels' sessions: each gateway start costs its helpers and kernels.
     names = shadows(seed=23)
-    # Only code runs here: one helper (so the helpers' pool still has its fork server) starts sooner than six.
-    keep_only(gateway_config, "demo-sensors", "demo-kernel")
-    with gateway_over_http(gateway_config, tmp_path, LAKEBOARD_MAX_KERNELS="2") as (url, gateway):
+    # The partitions that hold the two requests' files, and the kernel: the gateway starts sooner than with all
+    # helpers (test_gateway_stdio.py ranks the files with every helper of the lake).
+    keep_only(gateway_config, "demo-transit-weather", "demo-air-quality-services", "demo-kernel")
+    # As on a Linux machine that others reach by its name (the name is allowed; the bind stays local here).
+    with gateway_over_http(gateway_config, tmp_path, "--allowed-hosts", "linux-box",
+                           LAKEBOARD_MAX_KERNELS="2") as (url, gateway):
+        port = url.split(":")[-1].split("/")[0]
+        async with httpx.AsyncClient() as http:
+            assert (await http.post(url, json=INITIALIZE, headers=ACCEPT)).status_code == 401
+            wrong = {**ACCEPT, **bearer_headers("not-the-token")}
+            assert (await http.post(url, json=INITIALIZE, headers=wrong)).status_code == 401
+            right = {**ACCEPT, **bearer_headers(TOKEN)}
+            # A page on another site, or a name rebound to 127.0.0.1, is refused even with the token.
+            assert (await http.post(url, json=INITIALIZE, headers={**right, "Host": "evil.example"})).status_code == 421
+            assert (await http.post(url, json=INITIALIZE, headers={**right, "Origin": "http://evil.example"})).status_code == 403
+            assert (await http.post(url, json=INITIALIZE, headers=right)).status_code == 200
+            named = {**right, "Host": f"linux-box:{port}"}
+            assert (await http.post(url, json=INITIALIZE, headers=named)).status_code == 200
+
         async with contextlib.AsyncExitStack() as stack:
             first = await stack.enter_async_context(session(url))
             second = await stack.enter_async_context(session(url))
+            board = HelpBoard.model_validate((await second.call_tool(
+                "request_help", {"request": scenarios.QUESTIONS["demo-easy-1"]["query"]})).structured_content)
+            assert board.files[0] == "transit/ridership_2024.parquet"
+
+            assert {p.name for p in await first.list_prompts()} == {"answer_question", "find_data"}
+            protocol = (await first.get_prompt("answer_question", {"question": "How many boardings?"})).messages[0]
+            assert "at most 10 actions" in protocol.content.text and "How many boardings?" in protocol.content.text
+
+            set_x = await run(first, "x = 41")
+            assert set_x.ok and set_x.sandboxed
+            unknown = await run(second, "x")
+            assert unknown.error is not None and unknown.error.name == "NameError"
+            assert (await run(first, "x + 1")).result == "42"
+
             mine = await run(first, "import os\nx = 'first'\nopen('notes.txt', 'w').write('private')\nos.getcwd()")
             assert mine.error is None, mine.error
             folder = Path(eval(mine.result))
@@ -112,26 +136,13 @@ async def test_sessions_get_their_own_kernel_and_folder_up_to_the_cap(gateway_co
                 assert await until(lambda: not folder.exists() and not Path(other).exists())
                 assert (await run(third, "1 + 1")).result == "2"
 
-        # A stateless (2026-era) call has no session to keep a kernel for: refused with a sentence.
+        # A stateless (2026-era) client gets the same blackboard, but has no session to keep a kernel for:
+        # run_code is refused with a sentence.
         async with session(url, mode="auto") as stateless:
+            result = await stateless.call_tool("request_help", {"request": "service requests per category in 2024"})
+            assert HelpBoard.model_validate(result.structured_content).files[0] == "services/service_requests_2024.jsonl"
             refused = await stateless.call_tool("run_code", {"code": "1"}, raise_on_error=False)
             assert refused.is_error and "has no MCP session" in refused.content[0].text
-
-
-async def test_an_idle_kernel_is_stopped_and_the_next_run_says_so(gateway_config: Path, tmp_path: Path) -> None:
-    keep_only(gateway_config, "demo-kernel")  # no helper: only code runs here
-    with gateway_over_http(gateway_config, tmp_path, LAKEBOARD_KERNEL_IDLE_TIMEOUT="1") as (url, gateway):
-        async with session(url) as client:
-            first = await run(client, "import os\nx = 1\nos.getcwd()")
-            folder = Path(eval(first.result))
-            assert kernels_of(gateway)
-            assert await until(lambda: not kernels_of(gateway)), "the idle kernel was kept"
-            assert await until(lambda: not os.path.lexists(folder))
-            again = await run(client, "x")
-            assert again.error is not None and again.error.name == "NameError"
-            assert again.restarted is True and again.warning is not None
-            assert "This session's kernel was stopped after 1 s without use" in again.warning
-            assert (await run(client, "x = 2\nx")).warning is None
 
 
 def test_a_bad_kernel_limit_is_refused_with_a_sentence(gateway_config: Path, monkeypatch: pytest.MonkeyPatch,

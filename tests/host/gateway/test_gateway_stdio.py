@@ -1,22 +1,23 @@
-"""The gateway's tools, prompts and resources on the demo lake, with a real MCP client; `lakeboard serve` over
-stdio as a process, with malformed lines.
+"""The gateway's tools, prompts and resources on the demo lake, with a real MCP client.
 
 The demo lake's gateway is served in this process over fastmcp's in-memory transport (its file agents, search
 agent and kernel are processes of their own): what it answers is the server's, not the transport's. The stdio
-transport is checked on a real `lakeboard serve` process below, and the entry a client pastes is started as one
-over stdio on the demo lake in tests/e2e/test_gateway.py.
+transport (malformed, oversized and nested lines) is checked on a real `lakeboard serve` process in
+test_gateway_disk.py, and the entry a client pastes is started as one over stdio on the demo lake in
+tests/e2e/test_gateway.py. The same demo gateway shows that its helpers are forks of one fork server however
+python is spelled: `lakeboard serve` builds this Gateway and nothing else.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import random
 from pathlib import Path
 
+import psutil
 import pytest
 from fastmcp import Client
 
-from lakeboard.common.stdio_transport import MAX_BYTES_ENV
 from lakeboard.host.gateway.gateway import Gateway
 from lakeboard.host.gateway.models import HelpBoard, Partitions
 from lakeboard.host.gateway.server import build_server
@@ -25,8 +26,7 @@ from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.execution import ExecutionResult
 from tests.conftest import DEMO_LAKE
 from tests.e2e import scenarios
-from tests.host.gateway.conftest import cli_env, serve_command
-from tests.support.raw_stdio import RawPeer, nested_lines
+from tests.support.servers import python_spellings
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -44,9 +44,39 @@ def gateway_in_memory(config: Path, monkeypatch: pytest.MonkeyPatch) -> Client:
     return Client(build_server(Gateway(resolve_lake(config, quiet=True))), mode="legacy", timeout=180)
 
 
-async def test_tools_prompts_and_resources_of_the_demo_gateway(gateway_config: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def title(process: psutil.Process) -> list[str]:
+    # A forked server's title is its whole command line as one string.
+    return " ".join(process.cmdline()).split()
+
+
+def helpers_and_fork_servers(root: psutil.Process) -> tuple[dict[str, psutil.Process], list[psutil.Process]]:
+    """The helpers under `root` by the partition or name in their command line, and the fork servers."""
+    helpers, fork_servers = {}, []
+    for process in root.children(recursive=True):
+        try:
+            words = title(process)
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+        if "lakeboard.servers.fork_server" in words:
+            fork_servers.append(process)
+        elif "lakeboard.servers.file_agent" in words:
+            helpers[words[words.index("--cluster") + 1]] = process
+        elif "lakeboard.servers.search_agent" in words:
+            helpers[words[words.index("--name") + 1]] = process
+    return helpers, fork_servers
+
+
+async def test_tools_prompts_and_resources_of_the_demo_gateway_whose_helpers_are_forks_however_python_is_spelled(
+        gateway_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     clusters = ClusterConfig.model_validate_json((gateway_config / "clusters.json").read_text()).clusters
+    # The gateway mounts its helpers after making its pool, so they are forks, not cold starts (issue 25),
+    # whether an entry names this Python as python3, python or its full path.
+    path = gateway_config / "servers.json"
+    servers = json.loads(path.read_text())
+    servers["mcpServers"]["demo-sensors"]["command"] = "python3"
+    servers["mcpServers"]["demo-search"]["command"] = "python"
+    path.write_text(json.dumps(servers))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(python_spellings(tmp_path)), os.environ.get("PATH", "")]))
     async with gateway_in_memory(gateway_config, monkeypatch) as client:
         assert client.initialize_result.server_info.name == "lakeboard"
         assert str(DEMO_LAKE) in client.initialize_result.instructions
@@ -66,6 +96,11 @@ async def test_tools_prompts_and_resources_of_the_demo_gateway(gateway_config: P
         assert board.helpers == len(clusters) + 1  # every file agent and the search agent saw it
         assert any(o.helper == "demo-sensors" and o.response.files for o in board.responses)
         assert board.failed == [] and board.timed_out == []
+        helpers, fork_servers = helpers_and_fork_servers(psutil.Process())
+        assert sorted(helpers) == ["air-quality-services", "budget-districts", "demo-search", "docs-inbox",
+                                   "sensors", "transit-weather"]
+        (fork_server,) = fork_servers  # the kernels get their own at the first run_code
+        assert {p.ppid() for p in helpers.values()} == {fork_server.pid}
         text = result.content[0].text
         assert "- `air_quality/sensors/readings_2024-01.csv` and 11 more files of the same layout" in text
         assert "```python" in text and "term_weights" not in text
@@ -117,34 +152,3 @@ async def test_tools_prompts_and_resources_of_the_demo_gateway(gateway_config: P
         with pytest.raises(Exception, match="not a file of this lake"):
             await client.read_resource("lakeboard://files/districts/nothing_here.csv")
 
-
-def test_malformed_oversized_and_nested_lines_get_errors_and_the_gateway_serves_on(toy_config: Path,
-                                                                                  tmp_path: Path) -> None:
-    # The gateway used the SDK's stdio transport: no size cap, and no answer to a malformed line (issue 24 item 11).
-    cap = 50_000
-    peer = RawPeer(serve_command(toy_config), env=cli_env(**{MAX_BYTES_ENV: str(cap)}), cwd=tmp_path)
-    try:
-        oversized = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                     "params": {"name": "request_help", "arguments": {"request": "x" * (3 * cap)}}}
-        peer.send_json(oversized)
-        reply = peer.reply()
-        assert reply["id"] == 7 and reply["error"]["code"] == -32600 and "too large" in reply["error"]["message"]
-        peer.still_serves(8)
-
-        rng = random.Random(24)
-        for _ in range(10):
-            garbage = "".join(rng.choice('{}[]:,"\\\x00\r\u2028é') for _ in range(rng.randint(1, 60)))
-            peer.send(("{" + garbage).encode() + b"\n")
-            assert peer.reply()["error"]["code"] in (-32700, -32600)  # "{}" is JSON, not a request
-        for line, request_id in nested_lines(4, seed=25):
-            peer.send(line + b"\n")
-            reply = peer.reply()
-            assert reply["error"]["code"] in (-32700, -32600) and reply["id"] == request_id, reply
-        peer.still_serves(9)
-
-        peer.send_json({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
-                        "params": {"name": "request_help", "arguments": {"request": "rainfall per station"}}})
-        board = HelpBoard.model_validate(peer.reply()["result"]["structuredContent"])
-        assert board.helpers == 2 and [r.helper for r in board.responses] == ["toy-a"]
-    finally:
-        peer.close()
