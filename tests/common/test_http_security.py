@@ -5,7 +5,7 @@ Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and t
 share one HTTP client (a fresh client per request costs more than the server's answer); the kernel's
 refusal to listen beyond loopback is seen once from a real process and, for each address, from its
 `main` in this process (it refuses before it serves). Which of flags and environment wins is checked on
-the function every server's main calls, and once on a real server given both.
+the function every server's main calls, and on each real server: the shared servers are given both.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+# The shared servers get a token, a host and origins from the environment, and a token and a host by flag.
+SERVED_ENV = {TOKEN_ENV: "from-the-environment", "LAKEBOARD_ALLOWED_HOSTS": "env.internal",
+              "LAKEBOARD_ALLOWED_ORIGINS": "https://app.internal:*"}
 
 
 def _server_args(kind: str, config: Path, workdir: Path) -> list[str]:
@@ -84,10 +87,11 @@ def http() -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module", params=["file_agent", "search_agent", "kernel"])
 def served(request, demo_config: Path, tmp_path_factory) -> Iterator[str]:
-    """A real server over HTTP with `--auth-token`; yields its URL."""
+    """A real server over HTTP with `--auth-token` and `--allowed-hosts flag.internal`, and `SERVED_ENV`;
+    yields its URL."""
     port = free_port()
     args = _server_args(request.param, demo_config, tmp_path_factory.mktemp(request.param))
-    process = _start(args, port, "--auth-token", TOKEN)
+    process = _start(args, port, "--auth-token", TOKEN, "--allowed-hosts", "flag.internal", env=SERVED_ENV)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -161,32 +165,23 @@ def test_allowed_hosts_origins_and_the_token_come_from_the_environment() -> None
     assert http_settings(parser.parse_args([]), {}).auth_token is None
 
 
-def test_flags_win_over_the_environment_and_a_real_server_reads_both(demo_config: Path, tmp_path: Path,
-                                                                     http: httpx.Client) -> None:
-    port = free_port()
-    env = {TOKEN_ENV: "from-the-environment", "LAKEBOARD_ALLOWED_HOSTS": "env.internal",
-           "LAKEBOARD_ALLOWED_ORIGINS": "https://app.internal:*"}
-    process = _start(_server_args("file_agent", demo_config, tmp_path), port,
-                     "--auth-token", TOKEN, "--allowed-hosts", "flag.internal", env=env)
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
-        token = f"Bearer {TOKEN}"
-        assert _initialize(http, url) == 401
-        assert _initialize(http, url, Authorization="Bearer from-the-environment") == 401
-        assert _initialize(http, url, Host="flag.internal", Authorization=token) == 200
-        assert _initialize(http, url, Host=f"flag.internal:{port}", Authorization=token) == 200
-        assert _initialize(http, url, Host="env.internal", Authorization=token) == 421
-        assert _initialize(http, url, Host="evil.example", Authorization=token) == 421
-        # No --allowed-origins flag: the environment's origins are the server's.
-        assert _initialize(http, url, Origin="https://app.internal:8443", Authorization=token) == 200
-        assert _initialize(http, url, Origin="https://evil.example", Authorization=token) == 403
-    finally:
-        _stop(process)
+def test_flags_win_over_the_environment_and_a_real_server_reads_both(served: str, http: httpx.Client) -> None:
+    port = httpx.URL(served).port
+    token = f"Bearer {TOKEN}"
+    assert _initialize(http, served) == 401
+    assert _initialize(http, served, Authorization="Bearer from-the-environment") == 401
+    assert _initialize(http, served, Host="flag.internal", Authorization=token) == 200
+    assert _initialize(http, served, Host=f"flag.internal:{port}", Authorization=token) == 200
+    assert _initialize(http, served, Host="env.internal", Authorization=token) == 421
+    assert _initialize(http, served, Host="evil.example", Authorization=token) == 421
+    # No --allowed-origins flag: the environment's origins are the server's.
+    assert _initialize(http, served, Origin="https://app.internal:8443", Authorization=token) == 200
+    assert _initialize(http, served, Origin="https://evil.example", Authorization=token) == 403
     parser = argparse.ArgumentParser()
     add_http_arguments(parser, port=8000)
     flags = parser.parse_args(["--auth-token", TOKEN, "--allowed-hosts", "flag.internal",
                                "--allowed-origins", "https://flag.internal"])
-    settings = http_settings(flags, env)
+    settings = http_settings(flags, SERVED_ENV)
     assert settings.auth_token.get_secret_value() == TOKEN
     assert (settings.allowed_hosts, settings.allowed_origins) == (["flag.internal"], ["https://flag.internal"])
 

@@ -2,9 +2,10 @@
 
 Chain: fastmcp Client --stdio--> `python -m lakeboard.servers.file_agent` --sampling/createMessage (or
 an InputRequiredResult in the 2026 era)--> the host's SamplingHandler --> ChatProvider --HTTP-->
-ScriptedLLM on 127.0.0.1. The scripted "model" answers each step from its prompt. The tests of how the
-model's replies and the lake's text are handled build the same server in this process and speak to it
-over fastmcp's in-memory transport (the `in_process` fixture).
+ScriptedLLM on 127.0.0.1. The scripted "model" answers each step from its prompt. Each era's sampling and
+a server's own model cross a real process boundary once; the rest (how the model's replies and the lake's
+text are handled, stored analyses, the offline answers) build the same server in this process and speak
+to it over fastmcp's in-memory transport (the `in_process` fixture): a Python start costs more than they do.
 """
 
 from __future__ import annotations
@@ -64,14 +65,15 @@ def agent_client(config_dir, cluster: str, *, provider: ChatProvider | None = No
 @pytest.fixture
 def in_process(monkeypatch):
     """Build the file agent's server in this process, with the environment `server_env` gives a child, for
-    the fastmcp in-memory transport: for tests of how the model's replies are read (the other tests start
-    the real server over stdio). Its own model is read once per process: forgotten before and after."""
+    the fastmcp in-memory transport: for tests of what the server decides (the eras' sampling and a
+    server's own model are tried over stdio). Its own model is read once per process: forgotten before
+    and after."""
     from lakeboard.servers.file_agent import model_access
     from lakeboard.servers.file_agent.analysis_store import AnalysisStore
     from lakeboard.servers.file_agent.server import build_server
 
     def build(config_dir: Path, cluster: str, *, provider: ChatProvider | None = None,
-              env: dict[str, str] | None = None) -> Client:
+              env: dict[str, str] | None = None, mode: str = "legacy") -> Client:
         for name in (*MODEL_ENV, "LAKEBOARD_FILE_AGENT_MODEL_NAME"):
             monkeypatch.delenv(name, raising=False)
         for name, value in (env or {}).items():
@@ -80,7 +82,7 @@ def in_process(monkeypatch):
         config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
         server = build_server(FileAgent(config, cluster), AnalysisStore(config_dir))
         handler = SamplingHandler(provider, label=f"sampling:{cluster}") if provider is not None else None
-        return Client(server, sampling_handler=handler, mode="legacy", timeout=60)
+        return Client(server, sampling_handler=handler, mode=mode, timeout=60)
 
     yield build
     model_access._own_model.cache_clear()
@@ -141,7 +143,8 @@ async def analysed(client: Client, model_text: str, timeout_s: float = 30.0) -> 
 ANALYSIS_TEXT = "ridership_2024.parquet: daily boardings per route in 2024."
 
 
-async def test_the_analysis_runs_in_the_background_and_can_help_never_waits(demo_config, scripted, tmp_path):
+async def test_the_analysis_runs_in_the_background_and_can_help_never_waits(demo_config, scripted, tmp_path,
+                                                                             in_process):
     config = isolated(demo_config, tmp_path)
     cluster = cluster_of(config, "transit/ridership_2024.parquet")
     marker = f"You are file agent {cluster}"
@@ -173,17 +176,18 @@ async def test_the_analysis_runs_in_the_background_and_can_help_never_waits(demo
     assert "ridership_2024.parquet" in response.data_sample  # filled from the profile
     assert response.matches[0].path == "transit/ridership_2024.parquet" and response.term_weights
     assert 0.0 <= response.confidence <= 1.0
-    # It was stored: a new server told which model the host lends loads it as it starts.
+    # It was stored: a new server told which model the host lends loads it as it starts (built in this
+    # process: the stdio server above crossed the process boundary; this part is about the store).
     assert list((config / "analyses").rglob("*.json"))
-    env = server_env(LAKEBOARD_FILE_AGENT_MODEL_NAME="scripted-model")
+    env = {"LAKEBOARD_FILE_AGENT_MODEL_NAME": "scripted-model"}
     async with ChatProvider(scripted.settings()) as llm:
-        async with agent_client(config, cluster, provider=llm, env=env) as client:
+        async with in_process(config, cluster, provider=llm, env=env) as client:
             again = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
     assert again == decision
     assert [step_of(r.body) for r in scripted.requests_for(marker)][4:] == ["decide"]
 
 
-async def test_the_2026_era_uses_the_analysis_stored_at_index_time(demo_config, scripted, tmp_path):
+async def test_the_2026_era_uses_the_analysis_stored_at_index_time(demo_config, scripted, tmp_path, in_process):
     from lakeboard.common.llm_settings import LLMSettings
     from lakeboard.schemas.clusters import ClusterConfig
     from lakeboard.servers.indexing.analyses import analyse_partitions
@@ -193,7 +197,8 @@ async def test_the_2026_era_uses_the_analysis_stored_at_index_time(demo_config, 
     marker = f"You are file agent {cluster}"
     scripted.route(marker, *[transit_model] * 4)
     async with ChatProvider(scripted.settings()) as llm:
-        async with agent_client(config, cluster, provider=llm, mode="auto") as client:
+        # Before the analysis, in this process; after it, a real server over stdio.
+        async with in_process(config, cluster, provider=llm, mode="auto") as client:
             before = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
         assert "run lakeboard index with --model" in before.reason and scripted.chat_requests == []
         clusters = ClusterConfig.model_validate_json((config / "clusters.json").read_text())
@@ -282,7 +287,7 @@ async def test_own_model_analyses_as_the_server_starts_and_never_gets_the_global
 
 async def test_offline_without_any_model_or_when_switched_off(demo_config, scripted, in_process):
     cluster = cluster_of(demo_config, "transit/ridership_2024.parquet")
-    async with agent_client(demo_config, cluster) as client:  # no sampling, no model in the environment
+    async with in_process(demo_config, cluster) as client:  # no sampling, no model in the environment
         plain = HelpDecision.model_validate((await client.call_tool("can_help", REQUEST)).structured_content)
     async with ChatProvider(scripted.settings()) as llm:
         env = {"LAKEBOARD_FILE_AGENT_MODEL": "off"}  # though the client lends its model

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
 import time
 from collections.abc import AsyncIterator
@@ -63,13 +64,14 @@ async def settled(folder: Path, timeout_s: float = 30.0) -> tuple[int, int]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def eight_mb_server(kernel_dirs: dict[str, Path]) -> AsyncIterator[tuple[Client, Path]]:
-    """One server with --workdir-mb 8 and its workdir, for the tests below that pass that limit: each test
-    leaves the workdir under it and the next cell in a fresh kernel, so none depends on another's state."""
+    """One server with --workdir-mb 8 --workdir-files 50 and its workdir, for every test below: each test
+    leaves the workdir under its limits and the next cell in a fresh kernel, so none depends on another's
+    state (the tests of the size stay far under 50 entries)."""
     require_sandbox()
     d = kernel_dirs
     workdir = d["root"] / "eight-mb"
     workdir.mkdir()
-    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-mb", "8") as client:
+    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-mb", "8", "--workdir-files", "50") as client:
         yield client, workdir
 
 
@@ -117,31 +119,6 @@ async def test_a_thread_writing_after_its_cell_returned_is_stopped(
     assert workdir_use(workdir)[0] <= 8 * MB
 
 
-async def test_many_empty_files_are_stopped_at_the_file_count_limit(kernel_dirs: dict[str, Path], tmp_path: Path) -> None:
-    require_sandbox()
-    d = kernel_dirs
-    names = [file_name(n, "") for n in hostile_names(200, seed=11)]
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    (workdir / "mine.csv").write_text("a,b\n1,2\n")  # the user's own file, older than the flood
-    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-files", "50") as client:
-        code = (
-            "import os\n"
-            f"names = {names!r}\n"
-            "os.mkdir('deep')\n"
-            "for i in range(20000):\n"
-            "    open(os.path.join('deep' if i % 2 else '.', f'{i}-' + names[i % len(names)]), 'w').close()"
-        )
-        result = await run(client, code, timeout_s=60)
-        assert result.error is not None and result.error.name == "WorkdirLimitExceeded", result
-        assert "its limit of 50 files and folders" in result.error.value and result.restarted is True
-        _, entries = await settled(workdir)
-        assert entries <= 50
-        assert (workdir / "mine.csv").read_text() == "a,b\n1,2\n"
-        after = await run(client, "import os\nsorted(os.listdir('.'))[:0]")
-        assert after.error is None and after.result == "[]" and after.warning is None
-
-
 async def test_data_in_a_folder_the_kernel_made_unreadable_counts(eight_mb_server: tuple[Client, Path]) -> None:
     """The kernel takes a folder's permissions away, then writes under it through a descriptor
     it kept: a server that is not root must give the permissions back to see (and remove) it."""
@@ -161,3 +138,33 @@ async def test_data_in_a_folder_the_kernel_made_unreadable_counts(eight_mb_serve
     result = await run(client, code, timeout_s=60)
     assert result.error is not None and result.error.name == "WorkdirLimitExceeded", result
     assert workdir_use(workdir)[0] <= 8 * MB
+
+
+async def test_many_empty_files_are_stopped_at_the_file_count_limit(eight_mb_server: tuple[Client, Path]) -> None:
+    """Last in the module: on the shared server (its 8 MB are far from the flood's few KB of entries)."""
+    client, workdir = eight_mb_server
+    names = [file_name(n, "") for n in hostile_names(200, seed=11)]
+    # What the tests above left goes (their folders' permissions given back first), so only the user's
+    # own file, older than the flood, is there and the flood meets the file limit, not the size limit.
+    workdir_use(workdir)
+    for entry in list(workdir.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    (workdir / "mine.csv").write_text("a,b\n1,2\n")
+    code = (
+        "import os\n"
+        f"names = {names!r}\n"
+        "os.mkdir('deep')\n"
+        "for i in range(20000):\n"
+        "    open(os.path.join('deep' if i % 2 else '.', f'{i}-' + names[i % len(names)]), 'w').close()"
+    )
+    result = await run(client, code, timeout_s=60)
+    assert result.error is not None and result.error.name == "WorkdirLimitExceeded", result
+    assert "its limit of 50 files and folders" in result.error.value and result.restarted is True
+    _, entries = await settled(workdir)
+    assert entries <= 50
+    assert (workdir / "mine.csv").read_text() == "a,b\n1,2\n"
+    after = await run(client, "import os\nsorted(os.listdir('.'))[:0]")
+    assert after.error is None and after.result == "[]" and after.warning is None
