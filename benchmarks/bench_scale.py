@@ -190,7 +190,8 @@ def measure(n_files: int, work: Path, keep: bool, log) -> dict:
     log(f"[{n_files}] generated {len(paths)} files, {size / 1e6:.0f} MB in {time.perf_counter() - t0:.0f} s at {lake}")
     asked = questions(paths, WARM_QUESTIONS + 1)
     try:
-        shutil.rmtree(out, ignore_errors=True)  # a fresh index: no profile cache, no config
+        shutil.rmtree(out, ignore_errors=True)  # a fresh index: no profile cache, no config,
+        shutil.rmtree(work / "home" / "cache", ignore_errors=True)  # and no card vectors of an earlier run
         index_s = timed_index(lake, out, name)
         reindex_s = timed_index(lake, out, name)
         config = out / name
