@@ -13,6 +13,7 @@ files and the host weighs the whole lake to send its best similarity (common/req
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,15 @@ import numpy as np
 
 CODES_FILE = "vectors.npy"  # int8, one row per file in the search index's order
 SCALES_FILE = "vector_scales.npy"  # float32, one per row: a row's vector is its codes times its scale
+KEYS_FILE = "card_keys.npy"  # (files, 16) uint8: each row's card_key, for reuse at a re-index
 _BLOCK = 4096  # rows converted to float32 at a time: a pass never holds the lake's vectors in float32
+
+
+def card_keys(model: str, cards: list[str]) -> list[bytes]:
+    """A 128-bit digest of each card and the model that embeds it: what a re-index and the machine's
+    vector cache look vectors up by, instead of keeping every card's text."""
+    person = model.encode()[:16]
+    return [hashlib.blake2b(c.encode(), digest_size=16, person=person).digest() for c in cards]
 
 
 @dataclass(frozen=True)

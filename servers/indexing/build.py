@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -89,7 +90,7 @@ def index_lake(
     """
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
-    from lakeboard.common.minilm import MODEL_NAME, available_embedder
+    from lakeboard.common.minilm import available_embedder
     from lakeboard.servers.relevance.lake_index import RELEVANCE_FOLDER, LakeIndex
     from lakeboard.servers.relevance.vector_cache import VectorCache
 
@@ -145,7 +146,7 @@ def index_lake(
         families=describe_families(profiles),
     )
     here = available_embedder()  # no model here: the index is lexical, wherever it would be embedded
-    with VectorCache(MODEL_NAME, lake=lake) as cache:
+    with VectorCache(lake=lake) if here else nullcontext() as cache:
         relevance = LakeIndex.build(profiles, config.families, embed=embed if here and embed else here,
                                     previous=relevance_path, cache=cache)
     entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)

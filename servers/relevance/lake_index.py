@@ -2,14 +2,13 @@
 
 A folder `relevance/` holds the search index (BM25 per field), the facts of every file
 (gzipped JSON lines: a thirteenth of their size) and, when the embeddings extra is installed, a
-sentence embedding of each file's card (common/card_vectors.py) with a digest of each card, so
+sentence embedding of each file's card (common/card_vectors.py) with a key of each card, so
 that a re-index embeds only the cards that changed.
 """
 
 from __future__ import annotations
 
 import gzip
-import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from lakeboard.common.card_vectors import CardVectors
+from lakeboard.common.card_vectors import KEYS_FILE, CardVectors, card_keys
+from lakeboard.common.minilm import MODEL_NAME
 from lakeboard.schemas.families import Family
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.relevance.dictionaries import dictionary_text, link_dictionaries
@@ -30,7 +30,6 @@ from lakeboard.servers.relevance.vector_cache import VectorCache
 log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
 _FACTS = "facts.jsonl.gz"
-_CARD_DIGESTS = "card_digests.npy"  # 8 bytes a card, in the index's order
 
 
 @dataclass
@@ -64,7 +63,8 @@ class LakeIndex:
         (folder / _FACTS).write_bytes(gzip.compress(lines, compresslevel=6, mtime=0))
         if self.vectors is not None:
             self.vectors.save(folder)
-            np.save(folder / _CARD_DIGESTS, _digests(self.cards))
+            keys = card_keys(MODEL_NAME, self.cards)
+            np.save(folder / KEYS_FILE, np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, 16))
 
     @classmethod
     def load(cls, folder: Path, paths: list[str] | None = None) -> LakeIndex:
@@ -89,28 +89,21 @@ class LakeIndex:
 def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorCache | None) -> np.ndarray:
     """One vector per card; a card the last index or the cache holds is not embedded again (the
     embedding is the slow part of a re-index), and equal cards are embedded once."""
-    digests = _digests(cards)
-    known: dict[int, np.ndarray] = {}
+    keys = card_keys(MODEL_NAME, cards)
+    known: dict[bytes, np.ndarray] = {}
     if previous is not None and CardVectors.present(previous):
         try:
             old = CardVectors.load(previous).dense()
-            known = dict(zip(np.load(previous / _CARD_DIGESTS).tolist(), old))
+            known = dict(zip((row.tobytes() for row in np.load(previous / KEYS_FILE)), old))
         except (OSError, ValueError) as exc:
             log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
-    todo = {d: c for d, c in zip(digests.tolist(), cards) if d not in known}
+    todo = {k: c for k, c in zip(keys, cards) if k not in known}
     if todo and cache is not None:
-        cached = cache.get(list(todo.values()))
-        known.update((d, cached[c]) for d, c in todo.items() if c in cached)
-        todo = {d: c for d, c in todo.items() if c not in cached}
+        known.update(cache.get(list(todo)))
+        todo = {k: c for k, c in todo.items() if k not in known}
     if todo:
         made = embed(list(todo.values()))
         known.update(zip(todo, made))
         if cache is not None:
-            cache.put(list(todo.values()), made)
-    return np.stack([known[d] for d in digests.tolist()]).astype(np.float32)
-
-
-def _digests(cards: list[str]) -> np.ndarray:
-    """A 64-bit digest of each card: what a re-index compares, instead of keeping every card's text."""
-    return np.array([int.from_bytes(hashlib.blake2b(c.encode(), digest_size=8).digest(), "little") for c in cards],
-                    dtype=np.uint64)
+            cache.put(list(todo), made)
+    return np.stack([known[k] for k in keys]).astype(np.float32)

@@ -13,7 +13,6 @@ bytes a card; the file carries no text of any lake, only digests.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import sqlite3
@@ -38,17 +37,13 @@ def cache_file() -> Path:
     return platformdirs.user_cache_path("lakeboard") / CACHE_FILE
 
 
-def card_key(model: str, card: str) -> bytes:
-    """The cache's key of a card embedded by `model`: a vector is only ever reused for the same model."""
-    return hashlib.blake2b(card.encode(), digest_size=16, person=model.encode()[:16]).digest()
-
-
 class VectorCache:
-    """Opened by the indexer around one build; `get` and `put` never raise."""
+    """Opened by the indexer around one build; `get` and `put` never raise. Vectors are looked up
+    by `card_keys` (common/card_vectors.py), which hold the model: one model's vectors are never
+    given for another's."""
 
-    def __init__(self, model: str, path: Path | None = None, *, lake: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, lake: Path | None = None) -> None:
         """`lake`: the lake being indexed; a cache that would sit inside it is not used."""
-        self.model = model
         self.path = (path or cache_file()).absolute()
         self.lake = lake
         self._db: sqlite3.Connection | None = None
@@ -73,30 +68,30 @@ class VectorCache:
             self._db.close()
             self._db = None
 
-    def get(self, cards: list[str]) -> dict[str, np.ndarray]:
-        """The vectors the cache holds of `cards`, by card."""
-        if self._db is None or not cards:
+    def get(self, keys: list[bytes]) -> dict[bytes, np.ndarray]:
+        """The vectors the cache holds of these card keys, by key."""
+        if self._db is None or not keys:
             return {}
-        by_key = {card_key(self.model, c): c for c in cards}
-        keys = list(by_key)
-        found: dict[str, np.ndarray] = {}
+        rows = []
         try:
             for start in range(0, len(keys), _IN_CHUNK):
                 chunk = keys[start:start + _IN_CHUNK]
-                rows = self._db.execute(
-                    f"select key, scale, codes from vectors where key in ({','.join('?' * len(chunk))})", chunk)
-                for key, scale, codes in rows:
-                    found[by_key[key]] = np.frombuffer(codes, dtype=np.int8).astype(np.float32) * np.float32(scale)
+                marks = ",".join("?" * len(chunk))
+                rows += self._db.execute(f"select key, scale, codes from vectors where key in ({marks})", chunk)
         except sqlite3.Error as exc:
             self._give_up(exc)
             return {}
-        return found
+        if not rows:
+            return {}
+        stored = CardVectors(np.stack([np.frombuffer(codes, dtype=np.int8) for _, _, codes in rows]),
+                             np.array([scale for _, scale, _ in rows], dtype=np.float32))
+        return dict(zip((key for key, _, _ in rows), stored.dense()))
 
-    def put(self, cards: list[str], vectors: np.ndarray) -> None:
-        if self._db is None or not cards:
+    def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        if self._db is None or not keys:
             return
         stored = CardVectors.quantize(vectors)
-        rows = [(card_key(self.model, c), float(s), q.tobytes()) for c, s, q in zip(cards, stored.scales, stored.codes)]
+        rows = [(k, float(s), q.tobytes()) for k, s, q in zip(keys, stored.scales, stored.codes)]
         try:
             with self._db:
                 self._db.executemany("insert or replace into vectors values (?, ?, ?)", rows)

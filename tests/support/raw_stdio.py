@@ -6,6 +6,7 @@ What a protocol test needs that an MCP client hides: malformed, oversized and de
 from __future__ import annotations
 
 import json
+import os
 import queue
 import random
 import subprocess
@@ -23,9 +24,11 @@ REPLY_TIMEOUT_S = 120  # a reply that never comes fails the test instead of hang
 class RawPeer:
     """A server started with `command`, initialized, then spoken to in raw lines."""
 
-    def __init__(self, command: list[str], *, env: dict[str, str], cwd: Path) -> None:
-        self.process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL)
+    def __init__(self, command: list[str], *, env: dict[str, str], cwd: Path, stderr: Path | None = None) -> None:
+        """`stderr`: a file the server's stderr is written to (else it is dropped)."""
+        with open(stderr, "wb") if stderr is not None else open(os.devnull, "wb") as err:
+            self.process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=err)
         self._lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.send_json(INITIALIZE)

@@ -64,9 +64,7 @@ def test_request_help_answers_when_traces_and_logs_cannot_be_written_and_malform
     break_it(toy_config)
     stderr = tmp_path / "gateway-stderr.txt"
     cap = 50_000
-    # The shell only sends the gateway's stderr to a file, then runs it in its place.
-    command = ["/bin/sh", "-c", 'exec "$@" 2>"$0"', str(stderr), *serve_command(toy_config)]
-    peer = RawPeer(command, env=cli_env(**{MAX_BYTES_ENV: str(cap)}), cwd=tmp_path)
+    peer = RawPeer(serve_command(toy_config), env=cli_env(**{MAX_BYTES_ENV: str(cap)}), cwd=tmp_path, stderr=stderr)
     try:
         send_malformed_oversized_and_nested_lines(peer, cap)
         for request_id, request in enumerate(("rainfall per station", "bus boardings per month", "sensor readings"), 10):

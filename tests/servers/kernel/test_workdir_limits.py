@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import stat
 import time
 from collections.abc import AsyncIterator
@@ -20,6 +19,7 @@ import pytest
 import pytest_asyncio
 from fastmcp import Client
 
+from lakeboard.common.lake_files import empty_folder
 from tests.servers.kernel.conftest import require_sandbox, run, stdio_client
 from tests.support.hostile_names import file_name, hostile_names
 
@@ -147,11 +147,7 @@ async def test_many_empty_files_are_stopped_at_the_file_count_limit(eight_mb_ser
     # What the tests above left goes (their folders' permissions given back first), so only the user's
     # own file, older than the flood, is there and the flood meets the file limit, not the size limit.
     workdir_use(workdir)
-    for entry in list(workdir.iterdir()):
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
-        else:
-            entry.unlink()
+    empty_folder(workdir)
     (workdir / "mine.csv").write_text("a,b\n1,2\n")
     code = (
         "import os\n"

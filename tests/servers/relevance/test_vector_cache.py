@@ -9,10 +9,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from lakeboard.common.card_vectors import CardVectors
+from lakeboard.common.card_vectors import CardVectors, card_keys
 from lakeboard.common.minilm import MODEL_NAME, embed
 from lakeboard.servers.indexing import index_lake
-from lakeboard.servers.relevance.vector_cache import CACHE_FILE, VectorCache, card_key, cache_file
+from lakeboard.servers.relevance.vector_cache import CACHE_FILE, VectorCache, cache_file
 
 from ...conftest import DEMO_LAKE
 
@@ -66,28 +66,31 @@ def test_a_cache_that_cannot_be_made_costs_a_line_and_the_index_is_the_same(smal
 def test_a_damaged_cache_is_not_used_and_never_stops_a_build(tmp_path, caplog):
     path = tmp_path / CACHE_FILE
     path.write_bytes(b"not a database" * 100)
-    with caplog.at_level(logging.WARNING), VectorCache(MODEL_NAME, path) as cache:
-        assert cache.get(["a card"]) == {}
-        cache.put(["a card"], np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
+    key = card_keys(MODEL_NAME, ["a card"])
+    with caplog.at_level(logging.WARNING), VectorCache(path) as cache:
+        assert cache.get(key) == {}
+        cache.put(key, np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
     assert "not used" in caplog.text
 
 
 def test_vectors_come_back_for_the_same_model_only(tmp_path):
     rows = np.eye(384, dtype=np.float32)[:2]
-    with VectorCache(MODEL_NAME, tmp_path / CACHE_FILE) as cache:
-        cache.put(["card one", "card two"], rows)
-        got = cache.get(["card two", "card three"])
-    assert list(got) == ["card two"] and np.allclose(got["card two"], rows[1], atol=0.01)
-    with VectorCache("another-model", tmp_path / CACHE_FILE) as other:
-        assert other.get(["card one"]) == {}
-    assert card_key(MODEL_NAME, "x") != card_key("another-model", "x")
+    one, two, three = card_keys(MODEL_NAME, ["card one", "card two", "card three"])
+    with VectorCache(tmp_path / CACHE_FILE) as cache:
+        cache.put([one, two], rows)
+        got = cache.get([two, three])
+    assert list(got) == [two] and np.allclose(got[two], rows[1], atol=0.01)
+    with VectorCache(tmp_path / CACHE_FILE) as other:
+        assert other.get(card_keys("another-model", ["card one"])) == {}
+    assert card_keys(MODEL_NAME, ["x"]) != card_keys("another-model", ["x"])
     assert sqlite3.connect(tmp_path / CACHE_FILE).execute("select count(*) from vectors").fetchone() == (2,)
 
 
 def test_a_cache_inside_the_lake_is_never_written(tmp_path):
     lake = tmp_path / "lake"
     lake.mkdir()
-    with VectorCache(MODEL_NAME, lake / "cache" / CACHE_FILE, lake=lake) as cache:
-        cache.put(["a card"], np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
-        assert cache.get(["a card"]) == {}
+    key = card_keys(MODEL_NAME, ["a card"])
+    with VectorCache(lake / "cache" / CACHE_FILE, lake=lake) as cache:
+        cache.put(key, np.ones((1, 384), dtype=np.float32) / np.sqrt(384))
+        assert cache.get(key) == {}
     assert list(lake.iterdir()) == []
