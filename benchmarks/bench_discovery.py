@@ -77,8 +77,6 @@ def print_rows(title: str, rows: list[dict], extra: bool = False) -> None:
 
 
 def main() -> int:
-    from lakeboard.servers.relevance.features import FEATURES
-
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--cv", action="store_true", help="cross-validate across the real lakes, with the peers")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "lakeboard-fit")
@@ -88,7 +86,7 @@ def main() -> int:
     specs = real_lakes()
     if args.cv:
         lakes = fit.rows_of(args.work, "minilm")
-        columns = list(range(len(FEATURES)))
+        columns = fit.model_columns(dense=True)
         print_rows("Lakeboard, cross-validated (fitted on the other three lakes)", fit.cross_validate(lakes, columns),
                    extra=True)
         print_rows("peer: plain BM25, top k (k fitted on the other three lakes)", [bm25_peer(lakes, l) for l in lakes])

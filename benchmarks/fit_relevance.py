@@ -2,7 +2,10 @@
 
 Each lake weighs the same in the fit, whatever its number of questions or files. The
 other lakes' questions, asked of each lake, are its off-topic requests: every file is a
-negative for them, and the cut-off is chosen so that they get no files.
+negative for them, and the gate's threshold is chosen so that they get no files.
+The product returns the best data file only (common/file_choice.py): a fitted model of what
+a file beyond the best adds raised F1 on the lakes it was fitted on and lowered it on every
+held-out lake, so it was dropped.
 Usage: python benchmarks/fit_relevance.py [--cv] [--write] [--dense] [--work DIR]
 """
 
@@ -10,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
 import pickle
 import statistics
 import sys
@@ -48,8 +50,13 @@ class FlooredScaler:
 @dataclass
 class Cutoff:
     gate_at: float  # the lake serves a request when the gate's probability reaches this
-    further_at: float  # a file beyond the best is taken when the second model's probability reaches this
-    max_files: int
+
+
+def model_columns(dense: bool) -> list[int]:
+    """The features the file model weighs: the dense ones only where the lake has vectors."""
+    from lakeboard.servers.relevance.features import FEATURES, GATE_ONLY
+
+    return [i for i, f in enumerate(FEATURES) if f not in GATE_ONLY and (dense or not f.startswith("dense"))]
 
 
 def build(configs: Path, dense: str | None) -> list[LakeData]:
@@ -124,51 +131,18 @@ def fit_gate(lakes: list[LakeData], model, columns: list[int]):
     return gate
 
 
-def further_rows(q: Question, p: np.ndarray, facts: list) -> tuple[np.ndarray, np.ndarray]:
-    """For the files ranked 2..10: the host's evidence of what each adds to the best (rows),
-    and their positions, made by the product's own code from the matches a lake would send."""
-    from lakeboard.common.file_choice import CANDIDATES, candidates, further_rows as host_rows
-    from lakeboard.servers.relevance.engine import to_matches
-
-    matches = candidates(to_matches(p, list(range(len(facts))), facts, q.hits, q.words, 3 * CANDIDATES))
-    if len(matches) < 2:
-        return np.zeros((0, 8)), np.array([], dtype=int)
-    index = {f.path: i for i, f in enumerate(facts)}
-    weights = {w: float(v) for w, v in zip(q.words, q.idf)}
-    return host_rows(matches, weights), np.array([index[m.path] for m in matches[1:]])
-
-
-def fit_further(lakes: list[LakeData], model, columns: list[int]):
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-
-    xs, ys, ws = [], [], []
-    for lake in lakes:
-        on = [q for q in lake.questions if q.y.any()]
-        for q in on:
-            p = model.predict_proba(q.x[:, columns])[:, 1]
-            rows, pos = further_rows(q, p, lake.facts)
-            if not len(pos):
-                continue
-            xs.append(rows); ys.append(q.y[pos]); ws.append(np.full(len(pos), 1.0 / (len(on) * len(pos))))
-    further = make_pipeline(FlooredScaler(), LogisticRegression(C=1.0, max_iter=2000))
-    w = np.concatenate(ws)
-    further.fit(np.vstack(xs), np.concatenate(ys), logisticregression__sample_weight=w * len(w))
-    return further
-
-
 def select(pred: tuple, cut: Cutoff, facts: list | None = None) -> np.ndarray:
-    """The best file, then the further files the second model takes, at most `max_files`; each
-    followed by the dictionaries and READMEs that describe it (as a file agent serves them)."""
-    p, g, further = pred
+    """The best data file, followed by the dictionaries and READMEs that describe it (as a file
+    agent serves them); nothing when the gate says the lake does not serve the request."""
+    p, g = pred
     if g < cut.gate_at or not len(p):
         return np.array([], dtype=int)
     data = np.array([not f.describes for f in facts]) if facts is not None else np.ones(len(p), dtype=bool)
     top = int(np.argmax(np.where(data, p, -1.0))) if data.any() else int(np.argmax(p))
-    chosen = [top, *[j for j, f in further if f >= cut.further_at]][: cut.max_files]
+    chosen = [top]
     if facts is not None:
         index = {f.path: i for i, f in enumerate(facts)}
-        chosen = list(dict.fromkeys(k for i in chosen for k in [i, *(index[d] for d in facts[i].described_by)]))
+        chosen += [index[d] for d in facts[top].described_by if index[d] != top]
     return np.array(chosen, dtype=int)
 
 
@@ -196,45 +170,33 @@ def lake_scores(lake: LakeData, on: list, off: list, cut: Cutoff) -> dict:
 class Relevance:
     model: object
     gate: object
-    further: object
     cutoff: Cutoff
     columns: list[int]
 
     def predict(self, questions: list[Question], facts: list) -> list[tuple]:
+        """Per request, (each file's probability, the gate's probability)."""
         usable = np.array([f.usable for f in facts], dtype=bool)
         ps = [self.model.predict_proba(q.x[:, self.columns])[:, 1] * usable for q in questions]
         if not ps:
             return []
         gs = self.gate.predict_proba(gate_rows([q.x for q in questions], ps))[:, 1]
-        out = []
-        for q, p, g in zip(questions, ps, gs):
-            rows, pos = further_rows(q, p, facts)
-            fs = self.further.predict_proba(rows)[:, 1] if len(pos) else []
-            out.append((p, g, list(zip(pos, fs))))
-        return out
+        return list(zip(ps, gs))
 
 
 def train(lakes: list[LakeData], columns: list[int], c: float = 1.0) -> Relevance:
     model = fit(lakes, columns, c)
-    rel = Relevance(model, fit_gate(lakes, model, columns), fit_further(lakes, model, columns),
-                    Cutoff(0.0, 0.5, 20), columns)
+    rel = Relevance(model, fit_gate(lakes, model, columns), Cutoff(0.0), columns)
     preds = [(rel.predict(l.questions, l.facts), rel.predict(l.off_topic, l.facts)) for l in lakes]
-    # how many files: best F1 over the lakes' own requests; then the gate: best mix with off-topic
-    rel.cutoff = max(GRID, key=lambda cut: statistics.fmean(
-        lake_scores(l, on, off, cut)["f1"] for l, (on, off) in zip(lakes, preds)))
 
     def objective(g: float) -> float:
-        cut = Cutoff(g, rel.cutoff.further_at, rel.cutoff.max_files)
-        scores = [lake_scores(l, on, off, cut) for l, (on, off) in zip(lakes, preds)]
+        scores = [lake_scores(l, on, off, Cutoff(g)) for l, (on, off) in zip(lakes, preds)]
         return statistics.fmean((1 - OFF_TOPIC_WEIGHT) * s["f1"] + OFF_TOPIC_WEIGHT * s["off_topic_empty"]
                                 for s in scores)
 
-    rel.cutoff = Cutoff(max(GATE_GRID, key=objective), rel.cutoff.further_at, rel.cutoff.max_files)
+    rel.cutoff = Cutoff(max(GATE_GRID, key=objective))
     return rel
 
 
-GRID = [Cutoff(0.0, f, k) for f, k in itertools.product(
-    [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.01], [1, 2, 3, 4, 5, 8, 12])]
 GATE_GRID = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
 
 
@@ -267,7 +229,7 @@ def print_table(title: str, rows: list[dict]) -> None:
           f"{m['off_topic_empty']:16.3f}")
 
 
-WEIGHTS = Path(__file__).resolve().parents[1] / "common" / "relevance_weights.json"
+WEIGHTS = Path(__file__).resolve().parents[1] / "servers" / "relevance" / "relevance_weights.json"
 
 
 def rows_of(work: Path, dense: str | None) -> list[LakeData]:
@@ -284,29 +246,25 @@ def rows_of(work: Path, dense: str | None) -> list[LakeData]:
 
 
 def to_weights(rel: Relevance, lakes: list[LakeData]):
-    from lakeboard.common.relevance_model import LinearModel, RelevancePolicy, RelevanceWeights
-    from lakeboard.common.file_choice import FURTHER
+    from lakeboard.servers.relevance.relevance_model import LinearModel, RelevancePolicy, RelevanceWeights
     from lakeboard.servers.relevance.engine import GATE_FEATURES
     from lakeboard.servers.relevance.features import FEATURES
 
     return RelevanceWeights(
         file=LinearModel.from_sklearn([FEATURES[c] for c in rel.columns], rel.model),
         gate=LinearModel.from_sklearn([*GATE_FEATURES, "best_p", "lead"], rel.gate),
-        further=LinearModel.from_sklearn(list(FURTHER), rel.further),
-        policy=RelevancePolicy(gate_at=rel.cutoff.gate_at, further_at=rel.cutoff.further_at,
-                               max_files=rel.cutoff.max_files),
+        policy=RelevancePolicy(gate_at=rel.cutoff.gate_at),
         fitted_on=[l.spec.name for l in lakes],
     )
 
 
 def write_weights(work: Path, c: float) -> None:
-    from lakeboard.common.relevance_model import WeightsFile
-    from lakeboard.servers.relevance.features import FEATURES
+    from lakeboard.servers.relevance.relevance_model import WeightsFile
 
     variants = {}
     for name, dense in (("dense", "minilm"), ("lexical", None)):
         lakes = rows_of(work, dense)
-        columns = [i for i, f in enumerate(FEATURES) if dense or not f.startswith("dense")]
+        columns = model_columns(bool(dense))
         variants[name] = to_weights(train(lakes, columns, c), lakes)
     text = WeightsFile(**variants).model_dump_json(indent=1)
     tmp = WEIGHTS.with_suffix(".tmp")
@@ -332,7 +290,7 @@ def main() -> int:
         write_weights(args.work, args.c)
         return 0
     lakes = rows_of(args.work, args.dense)
-    columns = [i for i, f in enumerate(FEATURES) if args.dense or not f.startswith("dense")]
+    columns = model_columns(bool(args.dense))
     rows = cross_validate(lakes, columns, args.c)
     print_table("cross-validated (train on three lakes, score the fourth)", rows)
     if args.ablate:

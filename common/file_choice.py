@@ -2,27 +2,17 @@
 
 File agents score their own files on one lake-wide scale (a probability from the fitted
 file model). A file agent chooses among its own matches; the host merges the volunteers'
-matches and chooses again. Both keep the best file, then each further file
-that the fitted `further` model judges a second dataset the request needs rather than a
-weaker copy of the first: one that covers request words the best file does not (a complement)
-counts for it, one that repeats the best file's words counts against it (a rival).
+matches and chooses again. Both keep the best data file with its companions.
+
+Only the best file: under cross-validation on the real lakes, every way tried of adding a
+second file (a fitted model of what it adds to the best, a ratio of their probabilities)
+lowered F1 on the held-out lake, although each raised it on the lakes it was fitted on
+(benchmarks/fit_relevance.py). The files ranked next stay in the matches a client reads.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from lakeboard.common.relevance_model import RelevanceWeights
 from lakeboard.schemas.messages import FileMatch
-
-FURTHER = ("p", "ratio", "rank", "gain", "overlap", "same_family", "companion", "cover")
-CANDIDATES = 10  # the best file and the next nine are considered
-
-
-def candidates(matches: list[FileMatch]) -> list[FileMatch]:
-    """The files that may be chosen, best first: data files (dictionaries come as companions)."""
-    ranked = merge_matches(matches)
-    return ([m for m in ranked if m.role != "dictionary"] or ranked)[:CANDIDATES]
 
 
 def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
@@ -34,43 +24,18 @@ def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
     return sorted(best.values(), key=lambda m: (-m.score, m.path))
 
 
-def _weight(words: set[str], term_weights: dict[str, float]) -> float:
-    return sum(term_weights.get(w, 0.0) for w in words)
+def best_data_file(matches: list[FileMatch]) -> FileMatch | None:
+    """The most likely data file; a dictionary only where no data file matched (it comes as a
+    companion of the data it describes, never in its place)."""
+    ranked = merge_matches(matches)
+    data = [m for m in ranked if m.role != "dictionary"]
+    return (data or ranked or [None])[0]
 
 
-def further_rows(ranked: list[FileMatch], term_weights: dict[str, float]) -> np.ndarray:
-    """What each of ranked[1:] adds to ranked[0], as FURTHER columns."""
-    top = ranked[0]
-    total = sum(term_weights.values())
-    top_words = set(top.matched_terms)
-    own = _weight(top_words, term_weights)
-    rows = []
-    for rank, m in enumerate(ranked[1:], start=2):
-        words = set(m.matched_terms)
-        rows.append([
-            m.score, m.score / max(top.score, 1e-9), 1.0 / rank,
-            _weight(words - top_words, term_weights) / total if total else 0.0,
-            _weight(words & top_words, term_weights) / own if own else 0.0,
-            float(m.group is not None and m.group == top.group),
-            float(top.path in m.companions or m.path in top.companions),
-            _weight(words, term_weights) / total if total else 0.0,
-        ])
-    return np.array(rows, dtype=np.float64).reshape(-1, len(FURTHER))
-
-
-def select_files(matches: list[FileMatch], term_weights: dict[str, float], weights: RelevanceWeights) -> list[FileMatch]:
-    """The best data file, the further ones the `further` model takes, then their companions. A
-    dictionary or README is evidence for the data it describes, never a rival to it: it comes
-    with that data, not in its place."""
-    ranked = candidates(matches)
-    if not ranked:
-        return []
-    policy = weights.policy
-    chosen = [ranked[0]]
-    if len(ranked) > 1:
-        p = weights.further.probability(further_rows(ranked, term_weights))
-        chosen += [m for m, f in zip(ranked[1:], p) if f >= policy.further_at]
-    return with_companions(chosen[: policy.max_files], matches)
+def select_files(matches: list[FileMatch]) -> list[FileMatch]:
+    """The best data file, then its companions."""
+    best = best_data_file(matches)
+    return with_companions([best], matches) if best is not None else []
 
 
 def with_companions(chosen: list[FileMatch], matches: list[FileMatch]) -> list[FileMatch]:

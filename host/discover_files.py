@@ -7,11 +7,12 @@ helper decides on its own, and the host only reads the response board.
 from __future__ import annotations
 
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.common.file_choice import select_files
-from lakeboard.common.relevance_model import relevance_weights
+from lakeboard.common.file_choice import merge_matches, select_files
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
+
+RANKED_NEXT = 5  # files ranked after the chosen one that a person or a model is shown
 
 
 async def discover(board: Blackboard, request: str, *, reason: str = "") -> DiscoveryResult:
@@ -21,22 +22,21 @@ async def discover(board: Blackboard, request: str, *, reason: str = "") -> Disc
 def discovery_of(posting: Posting) -> DiscoveryResult:
     """The files a posting's volunteers offer, ranked across them (the host's own choice)."""
     matches: list[FileMatch] = []
-    weights: dict[str, float] = {}
-    dense = True
     responses = []
     for outcome in posting.responses:
         resp = outcome.response
         if isinstance(resp, FileAgentResponse) and resp.can_help:
             matches.extend(resp.matches)
-            weights.update(resp.term_weights)
-            dense = dense and resp.dense
         if outcome.response_raw:
             responses.append(outcome.response_raw)
-    chosen = select_files(matches, weights, relevance_weights(dense=dense))
+    chosen = select_files(matches)
+    taken = {m.path for m in chosen}
+    ranked_next = [m for m in merge_matches(matches) if m.path not in taken and m.role != "dictionary"][:RANKED_NEXT]
     return DiscoveryResult(
         request=posting.request.request,
         files=[m.path for m in chosen],
         matches=chosen,
+        ranked_next=ranked_next,
         responses=responses,
         volunteers=[o.helper for o in posting.volunteers],
         errors={o.helper: o.error.message for o in posting.errors if o.error},

@@ -1,4 +1,4 @@
-"""What `lakeboard discover` returns: the request, every response, and the chosen files."""
+"""What `lakeboard discover` returns: the request, every response, the chosen files and the next ones."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ class DiscoveryResult(BaseModel):
     request: str
     files: list[str] = Field(default_factory=list, description="lake-relative paths, most relevant first")
     matches: list[FileMatch] = Field(default_factory=list, description="the chosen files with their evidence")
+    ranked_next: list[FileMatch] = Field(
+        default_factory=list, description="data files ranked after the chosen ones, not chosen (at most five)"
+    )
     responses: list[dict[str, Any]] = Field(default_factory=list, description="volunteers' responses as received")
     volunteers: list[str] = Field(default_factory=list)
     errors: dict[str, str] = Field(default_factory=dict, description="helper -> what went wrong")

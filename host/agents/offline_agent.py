@@ -73,6 +73,9 @@ async def answer_offline(
 
     loaders, missing = build_loaders(discovery, Path(lake_root))
     notes = [f"{path}: no helper gave code that loads it" for path in missing]
+    if discovery.ranked_next:  # one file is chosen; a join's second table is often the next
+        notes.append("ranked next, not loaded: "
+                     + ", ".join(f"{m.path} ({m.score:.2f})" for m in discovery.ranked_next[:3]))
 
     def failed(error: str) -> RunResult:
         result.notes += [_NO_MODEL, *notes]

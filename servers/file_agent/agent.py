@@ -139,7 +139,7 @@ class FileAgent:
             return FileAgentResponse(agent_name=self.name, can_help=False, reason=decision.reason,
                                      confidence=decision.confidence, dense=self.engine.dense)
         matches = self._with_period_members(ranking.matches, query)
-        chosen = [m for m in select_files(matches, ranking.term_weights, self.engine.weights) if m.path in self.profiles]
+        chosen = [m for m in select_files(matches) if m.path in self.profiles]
         picked = {m.path for m in chosen}
         data = [m for m in chosen if m.role != "dictionary"]
         dictionaries = [m for m in chosen if m.role == "dictionary"]

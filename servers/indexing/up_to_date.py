@@ -30,7 +30,7 @@ def code_fingerprint() -> str:
     for part in ("servers", "schemas", "common"):
         for path in sorted((_PACKAGE / part).rglob("*.py")):
             h.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
-    h.update((_PACKAGE / "common" / "relevance_weights.json").read_bytes())
+    h.update((_PACKAGE / "servers" / "relevance" / "relevance_weights.json").read_bytes())
     return h.hexdigest()[:32]
 
 

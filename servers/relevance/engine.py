@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lakeboard.common.relevance_model import RelevanceWeights, relevance_weights
+from lakeboard.servers.relevance.relevance_model import RelevanceWeights, relevance_weights
 from lakeboard.schemas.families import TimeCoverage
 from lakeboard.schemas.messages import FileMatch
 from lakeboard.schemas.query import Query
@@ -24,7 +24,7 @@ from lakeboard.servers.relevance.lake_index import LakeIndex
 Embed = Callable[[list[str]], np.ndarray]
 # the absolute evidence the gate reads, maximised over the files it is asked about
 GATE_FEATURES = ("dense", "name_fit", "quoted", "log_all")
-_SHOWN = 20  # matches a file agent reports beyond the ones it chose
+_SHOWN = 21  # matches a file agent reports: the one it chose and the next 20
 
 
 @dataclass
@@ -92,8 +92,7 @@ class RelevanceEngine:
         gate = float(self.weights.gate.probability(gate_row(rows, p))[0]) if len(p) else 0.0
         words = list(query.terms.values())
         weight = {w: round(float(v), 4) for w, v in zip(words, ev.idf)}
-        shown = self.weights.policy.max_files + _SHOWN
-        return Ranking(to_matches(p, self.positions, self.facts, ev.hits, words, shown), gate, weight)
+        return Ranking(to_matches(p, self.positions, self.facts, ev.hits, words, _SHOWN), gate, weight)
 
 
 def to_matches(p: np.ndarray, positions: Sequence[int], facts: list[FileFacts], hits: np.ndarray, words: list[str],

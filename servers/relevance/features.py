@@ -23,11 +23,16 @@ _NAME_FIELDS = ("name", "folder")
 FEATURES: tuple[str, ...] = (
     *(f"bm25_{f}" for f in FIELDS),
     "bm25_all", "rank_all", "log_all", "bm25_plain", "log_plain", "cover", "cover_rel",
-    "name_fit", "period_fit", "period_conflict", "dictionary", "family", "quoted", "dense", "dense_rel",
+    "name_fit", "period_fit", "period_conflict", "dictionary", "quoted", "dense", "dense_rel",
 )
+# The gate reads these; the file model is better without them under cross-validation.
+GATE_ONLY = ("log_all",)
 # Cross-validation dropped (each cost macro F1 or carried no weight on the real lakes): an id of the
 # request in a file's name (ids stay content terms, so BM25 and coverage see them), a file format
-# named, a family member named, prose documents, being described, name-field coverage and two ranks.
+# named, a family member named, being a family member, prose documents, being described, name-field
+# coverage and two ranks.
+
+
 def _relative(x: np.ndarray) -> np.ndarray:
     top = float(x.max()) if x.size else 0.0
     return x / top if top > 0 else np.zeros_like(x)
@@ -91,7 +96,6 @@ class FactColumns:
     change while an agent runs): a request then costs array products, not a loop over files."""
 
     describes: np.ndarray  # 1 where the file documents others
-    family: np.ndarray  # 1 where the file is a family member
     name_parts: sparse.csr_matrix  # files x part: how often each part (numbers left out) is in its name
     part_index: dict[str, int]
     name_lengths: np.ndarray  # parts (numbers left out) in each file's name
@@ -110,7 +114,6 @@ class FactColumns:
         counts = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(facts), max(len(index), 1)))
         return cls(
             describes=np.array([bool(f.describes) for f in facts], dtype=np.float64),
-            family=np.array([f.family is not None for f in facts], dtype=np.float64),
             name_parts=counts, part_index=index,
             name_lengths=np.array([len(f.word_parts) for f in facts], dtype=np.float64),
             timed=np.array([r for r, f in enumerate(facts) if f.coverage is not None], dtype=np.intp),
@@ -173,7 +176,6 @@ def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[Fil
         known.name_fit(ev.parts) if ev.parts else none,
         fits[:, 0], fits[:, 1],
         known.describes,
-        known.family,
         np.array([bool(phrases & set(f.labels)) for f in facts], dtype=np.float64) if phrases else none,
         ev.dense[at], ev.dense_rel[at],
     ]

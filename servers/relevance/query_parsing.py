@@ -11,7 +11,7 @@ import re
 from lakeboard.schemas.query import Query, QueryPeriod
 from lakeboard.servers.relevance.constraints import parse_constraints
 from lakeboard.common.request_text import data_part
-from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, query_terms, quoted_phrases, stem, words
+from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, STOPWORDS, query_terms, quoted_phrases, stem, words
 
 _CODE = re.compile(r"(?<![\w.])([A-Za-z]*\d[\w-]*)(?![\w])")
 
@@ -40,6 +40,15 @@ def _ids(text: str, numbers: list[str], times: list[tuple[int, int]]) -> list[st
     return list(dict.fromkeys(out))
 
 
+def _named_phrases(data: str) -> list[str]:
+    """Quoted phrases that can name a column or value: 'Yes', 'No' or '5' in quotes name none."""
+    out = []
+    for words_ in quoted_phrases(data):
+        if any(w not in STOPWORDS and not w.isdigit() and len(w) > 1 for w in words_):
+            out.append(" ".join(words_))
+    return list(dict.fromkeys(out))
+
+
 def parse_query(request: str) -> Query:
     constraints = parse_constraints(request)
     data = data_part(request)
@@ -58,7 +67,7 @@ def parse_query(request: str) -> Query:
         terms=terms,
         name_parts=parts,
         ids=ids,
-        phrases=[" ".join(p) for p in quoted_phrases(request)],
+        phrases=_named_phrases(data),
         periods=[QueryPeriod(start=p.start, end=p.end, text=p.text) for p in constraints.periods],
         months=sorted(constraints.months),
     )

@@ -23,3 +23,9 @@ def test_months_are_matched_against_time_not_text():
 def test_codes_mixing_letters_and_digits_are_ids_but_years_and_dates_are_not():
     q = parse_query("readings of sensor B12 between 2001 and 2003 on 2002-05-01")
     assert q.ids == ["b12"]
+
+
+def test_quotes_around_the_answers_form_name_no_column():
+    q = parse_query('Is the "High Price" correlated with the "Low Price" column? Answer with only \'Yes\' or \'No\'. '
+                    'Use "5" bins.')
+    assert q.phrases == ["high price", "low price"]

@@ -3,8 +3,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from lakeboard.common.file_choice import FURTHER
-from lakeboard.common.relevance_model import LinearModel, relevance_weights
+from lakeboard.servers.relevance.relevance_model import LinearModel, relevance_weights
 from lakeboard.servers.relevance.engine import GATE_FEATURES
 from lakeboard.servers.relevance.features import FEATURES
 
@@ -25,5 +24,4 @@ def test_the_shipped_weights_name_only_evidence_the_code_computes():
         assert set(w.file.features) <= set(FEATURES)
         assert any(f.startswith("dense") for f in w.file.features) == dense
         assert w.gate.features == [*GATE_FEATURES, "best_p", "lead"]
-        assert w.further.features == list(FURTHER)
-        assert len(w.fitted_on) == 4 and 0 < w.policy.gate_at < 1 and w.policy.max_files >= 1
+        assert len(w.fitted_on) == 4 and 0 < w.policy.gate_at < 1

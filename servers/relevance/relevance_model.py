@@ -1,13 +1,10 @@
 """The fitted relevance model: linear weights over named evidence, read from a file in the package.
 
-Three small logistic models, fitted on real lakes by `benchmarks/fit_relevance.py`:
+Two small logistic models, fitted on real lakes by `benchmarks/fit_relevance.py`:
 - `file`: how likely a file holds what a request needs (file agents score their files);
 - `gate`: whether a lake (or a partition) holds anything a request needs at all, from its
-  strongest evidence (an off-topic request gets no files);
-- `further`: whether a file beyond the best one is a second dataset the request needs rather
-  than a weaker copy of the first (the host's choice of files).
-Both sides of the process boundary read it: file agents for `file` and `gate`, the host for
-`further`. The few numbers that remain are in `RelevancePolicy`, fitted with the rest.
+  strongest evidence (an off-topic request gets no files).
+The one number that remains, the gate's threshold, is in `RelevancePolicy`, fitted with the rest.
 """
 
 from __future__ import annotations
@@ -51,14 +48,11 @@ class LinearModel(BaseModel):
 
 class RelevancePolicy(BaseModel):
     gate_at: float = Field(description="a lake or partition serves a request when the gate reaches this")
-    further_at: float = Field(description="a file beyond the best is taken when `further` reaches this")
-    max_files: int = Field(description="most files chosen for one request, not counting a family's members")
 
 
 class RelevanceWeights(BaseModel):
     file: LinearModel
     gate: LinearModel
-    further: LinearModel
     policy: RelevancePolicy
     fitted_on: list[str] = Field(default_factory=list, description="the lakes the weights were fitted on")
 
@@ -73,7 +67,7 @@ class WeightsFile(BaseModel):
 
 @cache
 def _weights_file() -> WeightsFile:
-    text = files("lakeboard.common").joinpath(WEIGHTS_FILE).read_text()
+    text = files("lakeboard.servers.relevance").joinpath(WEIGHTS_FILE).read_text()
     return WeightsFile.model_validate_json(text)
 
 

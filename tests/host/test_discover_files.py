@@ -1,0 +1,33 @@
+"""The host's choice across volunteers: the best data file over all partitions, and the next ones shown."""
+
+from lakeboard.host.discover_files import discovery_of
+from lakeboard.schemas.board import HelperOutcome, Posting
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
+
+
+def _outcome(name: str, matches: list[FileMatch]) -> HelperOutcome:
+    decision = HelpDecision(agent_name=name, can_help=True, reason="", confidence=matches[0].score)
+    response = FileAgentResponse(agent_name=name, can_help=True, reason="", files=[matches[0].path], matches=matches)
+    return HelperOutcome(helper=name, decision=decision, response=response)
+
+
+def test_the_best_file_over_every_volunteer_then_the_next_data_files_not_chosen():
+    posting = Posting(request=BlackboardRequest(request="income of the most populous district"), outcomes=[
+        _outcome("a", [FileMatch(path="a/pop.csv", score=0.8), FileMatch(path="a/readme.md", score=0.9, role="dictionary"),
+                       FileMatch(path="a/old.csv", score=0.3)]),
+        _outcome("b", [FileMatch(path="b/income.html", score=0.75), FileMatch(path="a/pop.csv", score=0.2)]),
+    ])
+    result = discovery_of(posting)
+    assert result.files == ["a/pop.csv"]
+    assert [(m.path, m.score) for m in result.ranked_next] == [("b/income.html", 0.75), ("a/old.csv", 0.3)]
+
+
+def test_discover_prints_the_files_ranked_next_with_their_names_escaped(capsys):
+    from lakeboard.host.cli import _print_discovery
+    from lakeboard.schemas.discovery_result import DiscoveryResult
+
+    best = FileMatch(path="a/pop.csv", score=0.8)
+    _print_discovery(DiscoveryResult(request="income", files=[best.path], matches=[best],
+                                     ranked_next=[FileMatch(path="b/in\x1b[2Jcome.html", score=0.75)]))
+    out = capsys.readouterr().out
+    assert "Ranked next, not chosen: b/in\\x1b[2Jcome.html (0.75)" in out and "\x1b" not in out
