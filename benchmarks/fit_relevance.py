@@ -54,9 +54,9 @@ class Cutoff:
 
 def model_columns(dense: bool) -> list[int]:
     """The features the file model weighs: the dense ones only where the lake has vectors."""
-    from lakeboard.servers.relevance.features import FEATURES, GATE_ONLY
+    from lakeboard.servers.relevance.features import FEATURES, NOT_IN_FILE_MODEL
 
-    return [i for i, f in enumerate(FEATURES) if f not in GATE_ONLY and (dense or not f.startswith("dense"))]
+    return [i for i, f in enumerate(FEATURES) if f not in NOT_IN_FILE_MODEL and (dense or not f.startswith("dense"))]
 
 
 def build(configs: Path, dense: str | None) -> list[LakeData]:
