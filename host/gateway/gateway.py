@@ -113,9 +113,9 @@ class Gateway:
                            respond_timeout_s=self.helper_timeout_s, lake_index=self.lake.search_index,
                            mirror=self.lake.mirror())
         posting = await board.post(BlackboardRequest(request=request, reason=reason))
-        chosen = discovery_of(posting).matches
-        help_board = _help_board(posting, [m.path for m in chosen], notes)
-        return HelpAnswer(help_board, _summary(help_board, posting, chosen))
+        found = discovery_of(posting)
+        help_board = _help_board(posting, [m.path for m in found.matches], [m.path for m in found.ranked_next], notes)
+        return HelpAnswer(help_board, _summary(help_board, posting, found.matches))
 
     async def refresh_index(self) -> str | None:
         """Re-index the lake if it changed since it was indexed (at most every index_check_s); the line said, or None.
@@ -281,7 +281,7 @@ def describe(p: Partitions) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _help_board(posting: Posting, files: list[str], notes: list[str]) -> HelpBoard:
+def _help_board(posting: Posting, files: list[str], ranked_next: list[str], notes: list[str]) -> HelpBoard:
     def confidence(o) -> float:
         return o.response.confidence if o.response is not None else 0.0
 
@@ -293,6 +293,7 @@ def _help_board(posting: Posting, files: list[str], notes: list[str]) -> HelpBoa
         request=posting.request.request,
         request_id=posting.request.id,
         files=files,
+        ranked_next=ranked_next,
         responses=[o.model_copy(update={"response_raw": None})
                    for o in sorted(posting.responses, key=confidence, reverse=True)],
         declined=[Declined(helper=o.helper, reason=o.decision.reason, confidence=o.decision.confidence)
@@ -312,6 +313,8 @@ def _summary(board: HelpBoard, posting: Posting, chosen: list[FileMatch]) -> str
     if chosen:
         lines = file_lines([m.path for m in chosen], {m.path: m.group for m in chosen}, limit=15)
         parts.append("**Files the blackboard ranks best**:\n" + "\n".join(lines))
+    if board.ranked_next:
+        parts.append("**Ranked next, not chosen**:\n" + "\n".join(file_lines(board.ranked_next, {}, limit=5)))
     parts.append(render_posting(posting))
     parts += [f"Note: {_inline(n, 600)}" for n in board.notes]
     return "\n\n".join(parts)

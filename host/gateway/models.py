@@ -30,6 +30,8 @@ class HelpBoard(BaseModel):
     request_id: str
     files: list[str] = Field(default_factory=list,
                              description="the files the host ranks best across the volunteers' answers, best first")
+    ranked_next: list[str] = Field(default_factory=list,
+                                   description="data files ranked after those, not chosen: a join's second table is often here")
     responses: list[HelperOutcome] = Field(default_factory=list,
                                            description="each volunteer's decision and response, most confident first")
     declined: list[Declined] = Field(default_factory=list)

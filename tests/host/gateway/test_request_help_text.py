@@ -42,3 +42,5 @@ async def test_request_help_text_keeps_lake_names_as_data(tmp_path: Path, monkey
     assert blocks >= 1  # the code at least
     assert not any(line.lstrip().startswith(FAKE_HEADER) for line in outside)
     assert not CONTROL.search(text), repr(CONTROL.search(text))
+    # the files ranked after the chosen one are listed too, as data like the rest
+    assert board.ranked_next and "**Ranked next, not chosen**:" in text
