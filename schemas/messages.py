@@ -125,7 +125,8 @@ class FileAgentResponse(BaseModel):
     confidence: float = Field(0.0, ge=0.0, le=1.0)
     matches: list[FileMatch] = Field(default_factory=list)
     term_weights: dict[str, float] = Field(
-        default_factory=dict, description="the request's terms and their lake-wide weights (for ranking across agents)"
+        default_factory=dict,
+        description="the request's terms and their lake-wide weights (idf): evidence of what the scores weigh",
     )
     dense: bool = Field(True, description="whether the scores weigh a sentence-embedding similarity too")
 
