@@ -89,6 +89,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
     parser.add_argument("--tmp-mb", type=int, default=defaults["tmp_mb"].default)
     parser.add_argument("--timeout-s", type=float, default=defaults["timeout_s"].default,
                         help="default wall-clock timeout of one cell")
+    parser.add_argument("--interrupt-grace-s", type=float, default=defaults["interrupt_grace_s"].default,
+                        help="after a cell's timeout, how long an interrupt may take before the kernel is restarted")
     parser.add_argument("--max-output-chars", type=int, default=defaults["max_output_chars"].default)
     parser.add_argument("--max-kernels", type=int, default=defaults["max_kernels"].default,
                         help="over HTTP, where each client session gets its own kernel: how many may be alive at once")
@@ -123,7 +125,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[KernelConfig, ServerOptio
             lake=args.lake, workdir=workdir, memory_mb=args.memory_mb, cpu_seconds=args.cpu_seconds,
             max_procs=args.max_procs, workdir_mb=args.workdir_mb, workdir_files=args.workdir_files,
             file_size_mb=args.file_size_mb, max_kernels=args.max_kernels, idle_timeout_s=args.idle_timeout_s,
-            tmp_mb=args.tmp_mb, timeout_s=args.timeout_s, max_output_chars=args.max_output_chars,
+            tmp_mb=args.tmp_mb, timeout_s=args.timeout_s, interrupt_grace_s=args.interrupt_grace_s,
+            max_output_chars=args.max_output_chars,
             unsafe_no_sandbox=args.unsafe_no_sandbox, cgroups=not args.no_cgroup, cgroup_parent=args.cgroup_parent,
             unsafe_no_limits=args.unsafe_no_limits,
         )

@@ -81,10 +81,11 @@ def kernel_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"root": root, "lake": make_lake(root), "workdir": workdir, "home": plant_secrets(root)}
 
 
-# Limits small enough for quick abuse tests, big enough for pandas.
+# Limits small enough for quick abuse tests, big enough for pandas; an interrupt the kernel ignores
+# is waited out for 1.5 s, not the default 3.
 BATTERY_LIMITS = (
     "--memory-mb", "1024", "--max-procs", "64", "--timeout-s", "20", "--max-output-chars", "5000",
-    "--file-size-mb", "16", "--tmp-mb", "32",
+    "--file-size-mb", "16", "--tmp-mb", "32", "--interrupt-grace-s", "1.5",
 )
 
 

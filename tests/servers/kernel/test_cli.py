@@ -37,7 +37,8 @@ def test_config_errors_are_one_sentence_per_bad_setting(tmp_path: Path, capsys: 
     lake = make_lake(tmp_path)
     with pytest.raises(SystemExit) as refused:
         parse_args(["--lake", str(lake), "--workdir", str(tmp_path / "w"),
-                    "--memory-mb", "-5", "--max-procs", "3", "--timeout-s", "0", "--workdir-mb", "0"])
+                    "--memory-mb", "-5", "--max-procs", "3", "--timeout-s", "0", "--workdir-mb", "0",
+                    "--interrupt-grace-s", "0"])
     out, err = capsys.readouterr()
     assert refused.value.code == 2 and out == ""
     assert err.splitlines() == [
@@ -45,6 +46,7 @@ def test_config_errors_are_one_sentence_per_bad_setting(tmp_path: Path, capsys: 
         "lakeboard kernel server: --max-procs must be at least 16 (got 3).",
         "lakeboard kernel server: --workdir-mb must be at least 1 (got 0).",
         "lakeboard kernel server: --timeout-s must be more than 0.0 (got 0.0).",
+        "lakeboard kernel server: --interrupt-grace-s must be more than 0.0 (got 0.0).",
     ]
     assert not (tmp_path / "w").exists()  # nothing is created for a refused configuration
 
