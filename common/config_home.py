@@ -23,6 +23,13 @@ def lakeboard_home() -> Path:
     return platformdirs.user_data_path("lakeboard")
 
 
+def cache_folder() -> Path:
+    """Where Lakeboard keeps what it may lose: $LAKEBOARD_HOME/cache, else the user cache folder."""
+    if os.environ.get(HOME_VARIABLE, "").strip():
+        return lakeboard_home() / "cache"
+    return platformdirs.user_cache_path("lakeboard")
+
+
 def default_configs() -> Path:
     """The folder lake configs are written to when no --out/--configs is given (not created here)."""
     return lakeboard_home() / "configs"

@@ -24,12 +24,21 @@ def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
     return sorted(best.values(), key=lambda m: (-m.score, m.path))
 
 
+def _data(ranked: list[FileMatch]) -> list[FileMatch]:
+    return [m for m in ranked if m.role != "dictionary"]
+
+
 def best_data_file(matches: list[FileMatch]) -> FileMatch | None:
     """The most likely data file; a dictionary only where no data file matched (it comes as a
     companion of the data it describes, never in its place)."""
     ranked = merge_matches(matches)
-    data = [m for m in ranked if m.role != "dictionary"]
-    return (data or ranked or [None])[0]
+    return (_data(ranked) or ranked or [None])[0]
+
+
+def next_data_files(matches: list[FileMatch], chosen: list[FileMatch], limit: int) -> list[FileMatch]:
+    """The data files ranked after the chosen ones, best first, at most `limit`."""
+    taken = {m.path for m in chosen}
+    return [m for m in _data(merge_matches(matches)) if m.path not in taken][:limit]
 
 
 def select_files(matches: list[FileMatch]) -> list[FileMatch]:

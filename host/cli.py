@@ -91,8 +91,9 @@ def _print_discovery(result) -> None:
         terms = ", ".join(printable(t, 80) for t in m.matched_terms[:6])
         print(f"  {m.score:.2f}  {printable(m.path, 500)}{role}{more}   (matches: {terms})")
     if result.ranked_next:
-        print("Ranked next, not chosen: " + ", ".join(f"{printable(m.path, 200)} ({m.score:.2f})"
-                                                     for m in result.ranked_next))
+        from lakeboard.host.discover_files import scored_paths  # imported already: discover ran
+
+        print(printable("Ranked next, not chosen: " + scored_paths(result.ranked_next), 2000))
     chosen = set(result.files)
     for resp in result.responses:
         if set(resp.get("files", [])) & chosen and resp.get("code"):

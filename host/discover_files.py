@@ -7,12 +7,17 @@ helper decides on its own, and the host only reads the response board.
 from __future__ import annotations
 
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.common.file_choice import merge_matches, select_files
+from lakeboard.common.file_choice import next_data_files, select_files
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
 
 RANKED_NEXT = 5  # files ranked after the chosen one that a person or a model is shown
+
+
+def scored_paths(matches: list[FileMatch]) -> str:
+    """`path (score)` for each match, comma-separated: how the files ranked next are said in one line."""
+    return ", ".join(f"{m.path} ({m.score:.2f})" for m in matches)
 
 
 async def discover(board: Blackboard, request: str, *, reason: str = "") -> DiscoveryResult:
@@ -30,13 +35,11 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
         if outcome.response_raw:
             responses.append(outcome.response_raw)
     chosen = select_files(matches)
-    taken = {m.path for m in chosen}
-    ranked_next = [m for m in merge_matches(matches) if m.path not in taken and m.role != "dictionary"][:RANKED_NEXT]
     return DiscoveryResult(
         request=posting.request.request,
         files=[m.path for m in chosen],
         matches=chosen,
-        ranked_next=ranked_next,
+        ranked_next=next_data_files(matches, chosen, RANKED_NEXT),
         responses=responses,
         volunteers=[o.helper for o in posting.volunteers],
         errors={o.helper: o.error.message for o in posting.errors if o.error},

@@ -32,7 +32,7 @@ from lakeboard.host.agents.loader_checks import (TABLE_SHAPES, Unmeasured, any_f
                                                  measure, without_file_column)
 from lakeboard.host.agents.programs import NoJSONOutput, parse_program_output
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.discover_files import discover
+from lakeboard.host.discover_files import discover, scored_paths
 from lakeboard.host.kernel_session import KernelClient, KernelUnavailable
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.agent import AgentResponse, RunResult, RunStatus
@@ -74,8 +74,7 @@ async def answer_offline(
     loaders, missing = build_loaders(discovery, Path(lake_root))
     notes = [f"{path}: no helper gave code that loads it" for path in missing]
     if discovery.ranked_next:  # one file is chosen; a join's second table is often the next
-        notes.append("ranked next, not loaded: "
-                     + ", ".join(f"{m.path} ({m.score:.2f})" for m in discovery.ranked_next[:3]))
+        notes.append("ranked next, not loaded: " + scored_paths(discovery.ranked_next[:3]))
 
     def failed(error: str) -> RunResult:
         result.notes += [_NO_MODEL, *notes]

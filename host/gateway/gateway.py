@@ -34,6 +34,7 @@ from lakeboard.host.servers_config import HttpServerEntry, ServerEntry
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.clusters import ClusterConfig
+from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.execution import ExecutionResult
 from lakeboard.schemas.messages import BlackboardRequest, FileMatch
 
@@ -114,7 +115,7 @@ class Gateway:
                            mirror=self.lake.mirror())
         posting = await board.post(BlackboardRequest(request=request, reason=reason))
         found = discovery_of(posting)
-        help_board = _help_board(posting, [m.path for m in found.matches], [m.path for m in found.ranked_next], notes)
+        help_board = _help_board(posting, found, notes)
         return HelpAnswer(help_board, _summary(help_board, posting, found.matches))
 
     async def refresh_index(self) -> str | None:
@@ -281,7 +282,7 @@ def describe(p: Partitions) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _help_board(posting: Posting, files: list[str], ranked_next: list[str], notes: list[str]) -> HelpBoard:
+def _help_board(posting: Posting, found: DiscoveryResult, notes: list[str]) -> HelpBoard:
     def confidence(o) -> float:
         return o.response.confidence if o.response is not None else 0.0
 
@@ -292,8 +293,8 @@ def _help_board(posting: Posting, files: list[str], ranked_next: list[str], note
     return HelpBoard(
         request=posting.request.request,
         request_id=posting.request.id,
-        files=files,
-        ranked_next=ranked_next,
+        files=found.files,
+        ranked_next=[m.path for m in found.ranked_next],
         responses=[o.model_copy(update={"response_raw": None})
                    for o in sorted(posting.responses, key=confidence, reverse=True)],
         declined=[Declined(helper=o.helper, reason=o.decision.reason, confidence=o.decision.confidence)

@@ -25,9 +25,6 @@ FEATURES: tuple[str, ...] = (
     "bm25_all", "rank_all", "log_all", "bm25_plain", "log_plain", "cover", "cover_rel",
     "name_fit", "period_fit", "period_conflict", "dictionary", "quoted", "dense", "dense_rel",
 )
-# Evidence the file model weighs better without, under cross-validation: the gate reads log_all,
-# and values stay in the all-fields and plain BM25 scores.
-NOT_IN_FILE_MODEL = ("log_all", "bm25_values")
 # Cross-validation dropped (each cost macro F1 or carried no weight on the real lakes): an id of the
 # request in a file's name (ids stay content terms, so BM25 and coverage see them), a file format
 # named, a family member named, being a family member, prose documents, being described, name-field

@@ -14,15 +14,13 @@ bytes a card; the file carries no text of any lake, only digests.
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 
 from lakeboard.common.card_vectors import CardVectors
-from lakeboard.common.config_home import HOME_VARIABLE, lakeboard_home
+from lakeboard.common.config_home import cache_folder
 
 log = logging.getLogger(__name__)
 CACHE_FILE = "card_vectors.sqlite"
@@ -32,9 +30,7 @@ _IN_CHUNK = 500  # keys per `in (...)` query, well below SQLite's parameter limi
 
 
 def cache_file() -> Path:
-    if os.environ.get(HOME_VARIABLE, "").strip():
-        return lakeboard_home() / "cache" / CACHE_FILE
-    return platformdirs.user_cache_path("lakeboard") / CACHE_FILE
+    return cache_folder() / CACHE_FILE
 
 
 class VectorCache:
