@@ -108,38 +108,72 @@ class ForkServer:
         self._process: asyncio.subprocess.Process | None = None
         self._control: socket.socket | None = None
         self._lock = asyncio.Lock()
+        self._pending: set[asyncio.Future] = set()  # exchanges under way, and stops of unclaimed servers
 
     async def spawn(self, module: str, args: list[str], env: Mapping[str, str], cwd: str | None,
                     stdio: socket.socket, stderr_fd: int) -> tuple[int, int]:
         """Start `python -m module args` on these descriptors: its pid and a pidfd of it."""
         request = ForkRequest(module=module, args=args, env=dict(env), cwd=cwd).model_dump_json().encode()
-        async with self._lock:
-            control = await self._running()
-            # Shielded: a request whose reply went unread would hand its pid to the next one.
-            with anyio.move_on_after(_ANSWER_TIMEOUT_S, shield=True) as waiting:
+        # The exchange with the fork server runs in a task of its own, on copies of the descriptors:
+        # a caller cancelled while the fork server works (a client's connect timeout: fastmcp
+        # cancels its session task natively, which no anyio shield holds) would otherwise leave
+        # the server it asked for running with no one to stop it.
+        exchange = asyncio.ensure_future(self._exchange(request, [os.dup(stdio.fileno()), os.dup(stderr_fd)]))
+        self._pending.add(exchange)
+        exchange.add_done_callback(self._pending.discard)
+        try:
+            return await asyncio.shield(exchange)
+        except asyncio.CancelledError:
+            exchange.add_done_callback(self._stop_unclaimed)
+            raise
+
+    async def _exchange(self, request: bytes, fds: list[int]) -> tuple[int, int]:
+        try:
+            async with self._lock:  # one request at a time: replies come back in order
+                control = await self._running()
                 try:
-                    await _send(control, request, [stdio.fileno(), stderr_fd])
-                    data, fds = await _receive(control)
+                    with anyio.fail_after(_ANSWER_TIMEOUT_S):
+                        await _send(control, request, fds)
+                        data, got = await _receive(control)
                 except OSError as exc:
                     await self._forget()
                     raise ForkServerError(
                         f"the fork server stopped answering ({exc}); it restarts on the next start") from exc
-            if waiting.cancelled_caught:
-                await self._forget()
-                raise ForkServerError(f"the fork server did not answer within {_ANSWER_TIMEOUT_S:g} s; "
-                                      "it restarts on the next start")
+                except TimeoutError:
+                    await self._forget()
+                    raise ForkServerError(f"the fork server did not answer within {_ANSWER_TIMEOUT_S:g} s; "
+                                          "it restarts on the next start") from None
+        finally:
+            for fd in fds:
+                os.close(fd)
         if not data:
             await self._forget()
             raise ForkServerError("the fork server exited; see fork-server.log in the log folder")
         reply = ForkReply.model_validate_json(data)
-        if reply.pid is None or not fds:
-            for fd in fds:
+        if reply.pid is None or not got:
+            for fd in got:
                 os.close(fd)
             raise ForkServerError(reply.error or "the fork server started no server and gave no reason")
-        return reply.pid, fds[0]
+        return reply.pid, got[0]
+
+    def _stop_unclaimed(self, exchange: asyncio.Future[tuple[int, int]]) -> None:
+        """Stop a server whose caller gave up before the fork server answered. Its stdin, the
+        caller's socket, is closed already, so it leaves as any server whose client went away."""
+        if exchange.cancelled() or exchange.exception() is not None:
+            return
+        stopping = asyncio.ensure_future(_stop(*exchange.result()))
+        self._pending.add(stopping)
+        stopping.add_done_callback(self._pending.discard)
 
     async def close(self) -> None:
-        """Stop the fork server. The servers it started stop when their stdin closes."""
+        """Stop the fork server. The servers it started stop when their stdin closes; one whose
+        caller gave up before it started is stopped here at the latest."""
+        waiting = list(self._pending)
+        if waiting:
+            with anyio.move_on_after(_EXIT_GRACE_S + 2 * _TERM_GRACE_S, shield=True):
+                await asyncio.gather(*waiting, return_exceptions=True)
+            for task in waiting:
+                task.cancel()  # a fork server that answers nothing: _forget stops it below
         await self._forget()
 
     async def _running(self) -> socket.socket:

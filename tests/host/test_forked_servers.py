@@ -157,7 +157,7 @@ async def test_many_servers_start_through_one_fork_server_which_restarts_them_an
     from lakeboard.host.blackboard import Blackboard
     from lakeboard.schemas.messages import BlackboardRequest
 
-    names = [f"s{i}" for i in range(6)]  # enough to start side by side; the count is not what is tested
+    names = [f"s{i}" for i in range(3)]  # with the two below, enough to start side by side; the count is not tested
     servers = entries(**{n: toy_entry(n) for n in names}, asks=toy_entry("asks", "--bad-output-on", "can_help"),
                       answers=toy_entry("answers", "--bad-output-on", "respond"))
     async with ClientPool(servers, fork_servers=True) as pool:
@@ -214,3 +214,30 @@ async def test_a_start_cut_short_leaves_the_fork_server_in_step(tmp_path: Path) 
         assert context["argv"] == ["second"] and context["pid"] == pid
     finally:
         await fork_server.close()
+
+
+async def test_a_server_whose_caller_gave_up_before_the_fork_server_answered_is_stopped(tmp_path: Path) -> None:
+    """A connect timeout shorter than the fork server's own start (it imports fastmcp first): the
+    helper is forked after its client gave up, and must not outlive the pool (it ignores the end
+    of its stdin, so it is stopped with signals)."""
+    name = f"mute-{os.getpid()}-{time.monotonic_ns()}"
+
+    def forked() -> list[psutil.Process]:
+        out = []
+        for p in psutil.process_iter():
+            try:
+                if name in p.cmdline() and p.status() != psutil.STATUS_ZOMBIE:
+                    out.append(p)
+            except psutil.Error:
+                pass
+        return out
+
+    pool = ClientPool(entries(mute=toy_entry(name, "--mute")), fork_servers=True, connect_timeout_s=0.2,
+                      log_dir=tmp_path)
+    async with pool:
+        status = (await pool.start())["mute"]
+        assert status.state == "dead" and "no answer within 0.2s" in status.last_error
+        with anyio.fail_after(30):  # the fork server forks it once its imports are done
+            while not (late := forked()):
+                await anyio.sleep(0.02)
+    assert all(gone(p.pid) for p in late)
