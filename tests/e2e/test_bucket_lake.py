@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from lakeboard.common.request_embedding import request_embedding
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest
 from lakeboard.servers.file_agent.agent import FileAgent
@@ -59,9 +60,14 @@ def test_a_bucket_lake_gives_the_partitions_and_answers_of_the_same_files_in_a_f
     assert bucket.errors == folder.errors
     assert [f.model_dump() for f in bucket.families] == [f.model_dump() for f in folder.families]
 
+    # Each question embedded once, as the host does and sends it to every file agent (else each of the
+    # agents of both configs embeds it again: most of this test's CPU).
+    requests = [BlackboardRequest(request=q["query"], embedding=request_embedding(q["query"])) for q in QUESTIONS]
+    assert all(r.embedding is not None for r in requests)
+
     def answers(config: ClusterConfig) -> list[list[str]]:
         agents = [FileAgent(config, c.name) for c in config.clusters]
-        return [[f for a in agents for f in a.respond(BlackboardRequest(request=q["query"])).files] for q in QUESTIONS]
+        return [[f for a in agents for f in a.respond(request).files] for request in requests]
 
     assert answers(bucket) == answers(folder)
 
@@ -151,9 +157,11 @@ def test_index_on_a_local_dask_cluster_gives_the_same_index(bucket_lake, s3: S3S
                                                             monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture):
     env = {**bucket_lake["env"], **s3.environment}
+    # One worker: the demo lake's 38 objects make one batch (dask_batches.BATCH is 200) and one chunk
+    # of cards to embed, so a second worker (and its nanny) would only start and stop.
     done = subprocess.run(
         [sys.executable, "-P", "-m", "lakeboard.servers.indexing", bucket_lake["url"], "--out", str(tmp_path),
-         "--dask", "local", "--workers", "2", "--storage-option", f"endpoint_url={s3.endpoint}"],
+         "--dask", "local", "--workers", "1", "--storage-option", f"endpoint_url={s3.endpoint}"],
         env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]

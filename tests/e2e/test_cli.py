@@ -1,6 +1,7 @@
 """The `lakeboard` command as a user runs it: `ask` with no model, `eval` with a model.
 
-Each command runs at least once as `python -m lakeboard.host.cli` in its own process. Other runs, which check
+Each command but `discover` runs at least once as `python -m lakeboard.host.cli` in its own process; `discover`
+does in tests/host/test_cli_output.py, test_child_imports.py and test_cli_signals.py. Other runs, which check
 what a command says or where it writes rather than the process it runs in, call the command's `main()` in this
 process (the indexer and the servers it starts are still processes of their own): a new interpreter importing
 the host costs seconds a run.
@@ -335,8 +336,8 @@ def test_a_lake_that_changed_is_reindexed_before_discover_answers_and_a_name_not
     (lake / "rain" / "temperature_2024.csv").unlink()
 
     # By the lake folder: the change is seen (the name that is not UTF-8 is not one), and the new index answers.
-    found = lakeboard("discover", str(lake), "wind speed per station", "--configs", str(configs), "--json",
-                      cwd=tmp_path, env=env)
+    found = lakeboard_main(capfd, "discover", str(lake), "wind speed per station", "--configs", str(configs), "--json",
+                           cwd=tmp_path, env=env)
     assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
     assert json.loads(found.stdout)["files"] == ["rain/wind_speed_2024.csv"]
     said = [line for line in found.stderr.splitlines() if "re-indexed" in line]

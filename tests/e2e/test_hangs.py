@@ -18,7 +18,7 @@ from lakeboard.servers.indexing.server_entries import http_entry
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
 from tests.e2e.scenarios import REPO
 from tests.e2e.test_cli import cli_env, copy_config, lakeboard, lakeboard_main
-from tests.support.servers import free_port, toy_entry, wait_for_port
+from tests.support.servers import free_port, wait_for_port
 
 TOKEN = "hangs-test-token-3f9a61c0"
 
@@ -47,7 +47,11 @@ def test_a_helper_silent_before_the_handshake_is_given_the_discover_timeout(rain
                                                                             tmp_path: Path) -> None:
     config_dir = rainfall_config(rainfall_index, tmp_path)
     (config_dir / "servers.d").mkdir(exist_ok=True)
-    (config_dir / "servers.d" / "mute.json").write_text(json.dumps({"mcpServers": {"mute": toy_entry("mute", "--mute")}}))
+    # The mute helper reads the handshake and never answers. Not the toy helper's --mute (a fork of a fork
+    # server that imports fastmcp, about 2 s of CPU, for a helper that never speaks): a process that reads its
+    # stdin to the end, which the pool starts as it is.
+    mute = {"command": sys.executable, "args": ["-c", "import sys; sys.stdin.buffer.read()"]}
+    (config_dir / "servers.d" / "mute.json").write_text(json.dumps({"mcpServers": {"mute": mute}}))
     # The mute helper costs the whole --timeout, which also bounds the file agent's start. Started
     # beforehand over HTTP, the file agent is ready whatever the machine's load, so a short timeout
     # (not 15 s of waiting) tells the mute helper's silence from a slow start.

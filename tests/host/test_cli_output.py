@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.e2e.test_cli import lakeboard_main
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -34,12 +35,16 @@ def hostile_stems(count: int, seed: int) -> list[str]:
     return stems
 
 
-def lakeboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+def cli_env(cwd: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "OPENAI_"))}
     env.update(FASTMCP_LOG_LEVEL="WARNING", XDG_CONFIG_HOME=str(cwd / "xdg"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          timeout=240)
+    return env
+
+
+def lakeboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "lakeboard.host.cli", *args], cwd=cwd, env=cli_env(cwd),
+                          capture_output=True, timeout=240)
 
 
 def assert_safe(done: subprocess.CompletedProcess[bytes]) -> str:
@@ -49,7 +54,7 @@ def assert_safe(done: subprocess.CompletedProcess[bytes]) -> str:
     return out
 
 
-def test_index_and_discover_escape_what_the_lake_names(tmp_path: Path) -> None:
+def test_index_and_discover_escape_what_the_lake_names(tmp_path: Path, capfdbinary) -> None:
     lake = tmp_path / "lake"
     (lake / "rain").mkdir(parents=True)
     stems = hostile_stems(8, seed=10)
@@ -58,9 +63,12 @@ def test_index_and_discover_escape_what_the_lake_names(tmp_path: Path) -> None:
     for stem in stems[6:]:  # not usable as data: index lists each with its reason
         (lake / "rain" / f"{stem}.parquet").write_bytes(b"\x00\x1b[2J not parquet " + stem.encode())
 
+    # `index` prints nothing of the lake itself: the indexer it starts, a process of its own, prints every name. So
+    # the command runs by its main() in this process (the bytes both write to the terminal's descriptors are
+    # captured, undecoded); `discover`, which prints the names itself, runs below as the command's own process.
     # --workers 0: the indexer profiles in its own process, which prints the same lines without starting workers.
-    indexed = lakeboard("index", str(lake), "--out", str(tmp_path / "configs"), "--name", "rainlake", "--workers", "0",
-                        cwd=tmp_path)
+    indexed = lakeboard_main(capfdbinary, "index", str(lake), "--out", str(tmp_path / "configs"), "--name", "rainlake",
+                             "--workers", "0", cwd=tmp_path, env=cli_env(tmp_path))
     out = assert_safe(indexed)
     assert indexed.returncode == 0, out
     assert "not usable as data" in out and "\\x1b" in out  # the names are shown, escaped

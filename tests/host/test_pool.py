@@ -9,6 +9,7 @@ forked and not, where the same servers start anyway.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -86,8 +87,7 @@ async def shared(tmp_path_factory: pytest.TempPathFactory):
         "held": memory_toy("held", "--hold-while", str(hold)),
         "hangs": memory_toy("hangs", "--hang-on", "can_help"),
         **entries(
-            # The busy loop blocks the server's event loop: it cannot even answer tools/list.
-            stuck=toy_entry("stuck", "--block-cpu-ms", "60000"),
+            stuck=toy_entry("stuck"),  # stopped by its test (SIGSTOP): it cannot even answer tools/list
             idle_a=toy_entry("idle_a"),
             idle_b=toy_entry("idle_b"),
             mid=toy_entry("mid", "--delay-ms", "2000"),
@@ -245,13 +245,26 @@ async def test_a_slow_server_whose_late_answer_never_comes_is_restarted(
 async def test_a_server_that_stops_answering_entirely_is_restarted(shared) -> None:
     pool, trace, _ = shared
     pid = await pid_of(pool, "stuck")
-    with pytest.raises(ServerTimeout):
-        await pool.call("stuck", "can_help", REQUEST, timeout_s=0.5)
+
+    def died() -> list:
+        return [e for e in trace.events if e.kind == "server_died" and e.server == "stuck"]
+
+    # Stopped, it answers nothing, not even tools/list, like a wedged process; unlike a busy
+    # loop it spends no CPU while the pool waits out its timeouts.
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(ServerTimeout):
+            await pool.call("stuck", "can_help", REQUEST, timeout_s=0.5)
+        await wait_until(lambda: bool(died()))
+    finally:
+        # Once the pool has given up on it: resumed, it ends on the end of its stdin (the
+        # pool's first step in stopping it) instead of waiting for the pool's SIGKILL.
+        with contextlib.suppress(ProcessLookupError):  # already gone is what the test wants anyway
+            os.kill(pid, signal.SIGCONT)
     await wait_until(lambda: pool.status("stuck")["stuck"].restarts == 1)
     assert await pid_of(pool, "stuck") != pid
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    died = [e for e in trace.events if e.kind == "server_died" and e.server == "stuck"]
-    assert died and "unresponsive after a timeout" in died[0].data["error"]
+    assert "unresponsive after a timeout" in died()[0].data["error"]
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -359,7 +372,10 @@ async def test_servers_borrow_the_host_model_through_the_pools_sampling_handler(
 
 async def test_a_server_silent_before_the_handshake_is_not_tried_again_within_the_timeout() -> None:
     trace = Trace()
-    async with ClientPool(entries(mute=toy_entry("mute", "--mute")), trace=trace, connect_timeout_s=1.5) as pool:
+    # A process that starts and never says a word (as the toy's --mute does, without importing fastmcp
+    # or starting a fork server first).
+    mute = {"command": sys.executable, "args": ["-c", "import time; time.sleep(3600)"]}
+    async with ClientPool(entries(mute=mute), trace=trace, connect_timeout_s=1.5) as pool:
         assert pool.status("mute")["mute"].last_error == "could not connect: no answer within 1.5s"
         await asyncio.sleep(0.75)  # past the shortest backoff (0.5 s), which suits a server that failed fast
         with pytest.raises(ServerUnavailable, match="'mute' is down .*next restart attempt"):

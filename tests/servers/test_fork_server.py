@@ -139,9 +139,13 @@ def test_a_bad_request_gets_a_sentence_and_the_fork_server_serves_on(
     os.close(fds[0])
 
 
-def test_it_leaves_when_the_host_goes_after_its_servers_have_ended(tmp_path: Path) -> None:
-    with fork_server() as (control, process):
-        stdio, _stderr, reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)
+def test_after_importing_the_servers_it_forks_with_one_thread_and_leaves_when_the_host_goes_after_its_servers(
+        tmp_path: Path) -> None:
+    # One fork server for both checks: each needs a fork server of its own, none the shared one's state.
+    with fork_server("lakeboard.servers.file_agent", "lakeboard.servers.search_agent", "lakeboard.servers.kernel") as (control, process):
+        stdio, _stderr, reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)  # answered: imports done
+        # A fork keeps only the forking thread: another one's locks would stay held in every server.
+        assert os.listdir(f"/proc/{process.pid}/task") == [str(process.pid)]
         server = psutil.Process(reply["pid"])
         control.close()  # the host has gone; its server still runs until its stdin closes
         with pytest.raises(subprocess.TimeoutExpired):
@@ -150,13 +154,4 @@ def test_it_leaves_when_the_host_goes_after_its_servers_have_ended(tmp_path: Pat
         stdio.close()
         assert process.wait(timeout=10) == 0
         assert exited(fds[0], 0)
-        os.close(fds[0])
-
-
-def test_after_importing_the_servers_it_forks_with_one_thread(tmp_path: Path) -> None:
-    # A fork keeps only the forking thread: another one's locks would stay held in every server.
-    with fork_server("lakeboard.servers.file_agent", "lakeboard.servers.search_agent", "lakeboard.servers.kernel") as (control, process):
-        stdio, _stderr, _reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)  # answered: imports done
-        assert os.listdir(f"/proc/{process.pid}/task") == [str(process.pid)]
-        stdio.close()
         os.close(fds[0])

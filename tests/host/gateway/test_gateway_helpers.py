@@ -1,11 +1,18 @@
 """`lakeboard serve` while its helpers change: a servers.d entry added during the session is used, one
 removed is dropped, and a helper killed mid-request is reported while the gateway carries on. That the
 gateway's helpers are forks of one fork server however python is spelled is checked on the demo gateway in
-test_gateway_stdio.py."""
+test_gateway_stdio.py.
+
+The gateway is the one `lakeboard serve` builds (with its trace), served in this process over fastmcp's
+in-memory transport: what is tested is the gateway's, not the transport's, and its helpers and kernel are
+still processes of their own. `lakeboard serve` over stdio, as a process, is tested in test_gateway_disk.py
+and tests/e2e/test_gateway.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -15,15 +22,35 @@ from pathlib import Path
 
 import psutil
 import pytest
+from fastmcp import Client
 
+from lakeboard.host.gateway.gateway import Gateway
 from lakeboard.host.gateway.models import HelpBoard, Partitions
+from lakeboard.host.gateway.server import build_server
+from lakeboard.host.lakes import resolve_lake
+from lakeboard.host.trace import Trace
 from lakeboard.schemas.execution import ExecutionResult
-from tests.host.gateway.conftest import stdio_client, trace_events
+from tests.host.gateway.conftest import trace_events
 from tests.support.servers import toy_entry
 
 pytestmark = pytest.mark.timeout(300)
 
 REQUEST = "daily PM2.5 readings of the air quality sensors in 2024"
+
+
+@contextlib.asynccontextmanager
+async def gateway_in_memory(config: Path, monkeypatch: pytest.MonkeyPatch, **options: float):
+    """A client of the gateway `lakeboard serve CONFIG` builds (`options`: its flags, as Gateway's arguments),
+    with its trace where serve writes it, served in this process over fastmcp's in-memory transport: no
+    interpreter to start and import for the gateway. The environment is the one cli_env gives that command
+    (no model settings for the helpers it starts), and the handshake the one stdio_client makes."""
+    for name in list(os.environ):
+        if name != "LAKEBOARD_HOME" and name.startswith(("LAKEBOARD_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    lake = resolve_lake(config, quiet=True)
+    with Trace(lake.output(lake.config_dir / "traces" / "gateway.jsonl")) as trace:
+        async with Client(build_server(Gateway(lake, trace=trace, **options)), mode="legacy", timeout=180) as client:
+            yield client
 
 
 def keep_only(config: Path, *names: str) -> None:
@@ -58,9 +85,10 @@ def process_named(name: str) -> psutil.Process | None:
     return None
 
 
-async def test_servers_d_entries_come_and_go_and_a_killed_helper_is_reported(gateway_config: Path, tmp_path: Path) -> None:
+async def test_servers_d_entries_come_and_go_and_a_killed_helper_is_reported(
+        gateway_config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     keep_only(gateway_config, "demo-sensors", "demo-kernel")
-    async with stdio_client(gateway_config, cwd=tmp_path) as client:
+    async with gateway_in_memory(gateway_config, monkeypatch) as client:
         assert [o.helper for o in (await help_board(client)).responses] == ["demo-sensors"]
 
         # A helper dropped into servers.d/ during the session answers the next request.
@@ -92,7 +120,7 @@ async def test_servers_d_entries_come_and_go_and_a_killed_helper_is_reported(gat
 
 
 async def test_servers_d_files_unusable_at_start_are_noted_and_a_hanging_helper_costs_one_timeout(
-        toy_config: Path, tmp_path: Path) -> None:
+        toy_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # One gateway of toy helpers for both parts: a second would cost its start and its helpers' first answers.
     timeout_s = 4.0  # ample for a warm toy helper on a loaded machine: only `held` is to time out
     # One bad servers.d file stopped `serve` from starting, a FIFO hung it, a 300 MB file was read whole
@@ -106,7 +134,7 @@ async def test_servers_d_files_unusable_at_start_are_noted_and_a_hanging_helper_
     (extra / "broken.json").write_text('{"mcpServers": {"toy-d": {"command": ')
     hold = tmp_path / "hold"
     hold.touch()
-    async with stdio_client(toy_config, "--timeout", f"{timeout_s:g}", cwd=tmp_path) as client:
+    async with gateway_in_memory(toy_config, monkeypatch, helper_timeout_s=timeout_s) as client:  # --timeout
         partitions = Partitions.model_validate((await client.call_tool("list_partitions", {})).structured_content)
         assert partitions.other_helpers == ["toy-a", "toy-b", "toy-c"]
         notes = "\n".join(partitions.notes)

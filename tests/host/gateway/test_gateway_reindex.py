@@ -1,4 +1,10 @@
-"""A running gateway notices a changed lake before request_help: re-indexes, restarts the file agents, says so."""
+"""A running gateway notices a changed lake before request_help: re-indexes, restarts the file agents of the
+changed partitions only, says so.
+
+One gateway for the whole story, the one `lakeboard serve CONFIG --index-check 0` builds, served in this process
+over fastmcp's in-memory transport: what it answers is the gateway's, not the transport's (`lakeboard serve` over
+stdio is tested in test_gateway_disk.py and tests/e2e/test_gateway.py), and in this process its pool shows which
+file agents were started anew. Its file agents and the indexer it runs are processes of their own."""
 
 from __future__ import annotations
 
@@ -8,14 +14,17 @@ import time
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
 
 from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.host.lakes import file_agent_partition
-from tests.host.gateway.conftest import stdio_client
 
 pytestmark = pytest.mark.timeout(300)
 
 GLACIERS = "glacier melt in millimetres per glacier and year"
+# The indexer's options, recorded with the index, so the gateway re-indexes with them too: profiled in the
+# indexer's process (a profiling worker for the one changed file costs more than it saves).
+INDEX_ARGS = ["--strategy", "directory", "--workers", "0"]
 
 
 def _lake(root: Path) -> Path:
@@ -35,18 +44,29 @@ def _lake(root: Path) -> Path:
     return lake
 
 
-async def test_a_changed_lake_is_reindexed_before_request_help(tmp_path: Path) -> None:
+async def test_a_changed_lake_is_reindexed_before_request_help_and_only_changed_partitions_agents_restart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lakeboard.host.gateway import gateway as gateway_module
+    from lakeboard.host.gateway.gateway import Gateway
+    from lakeboard.host.gateway.server import build_server
+    from lakeboard.host.lakes import Lake
     from lakeboard.servers.indexing import index_lake
 
     lake = _lake(tmp_path)
-    config = index_lake(lake, out=tmp_path / "configs", workers=0, index_args=["--strategy", "directory"]).config_dir
+    config = index_lake(lake, out=tmp_path / "configs", workers=0, index_args=INDEX_ARGS).config_dir
     current = os.readlink(config / "current")
-    async with stdio_client(config, "--index-check", "0", cwd=tmp_path) as client:
+    gateway = Gateway(Lake(config, lake), index_check_s=0)  # --index-check 0
+    async with Client(build_server(gateway), mode="legacy", timeout=180) as client:
         result = await client.call_tool("request_help", {"request": "daily wind speed per station"})
         board = HelpBoard.model_validate(result.structured_content)
         assert "weather/wind_2023.csv" in board.files
         assert not any("re-indexed" in n for n in board.notes)
         assert os.readlink(config / "current") == current  # an unchanged lake: no re-index
+        names = {p: n for n, e in gateway.mounts.helpers.items()
+                 if (p := file_agent_partition(e, config / "clusters.json"))}
+        clients = {p: gateway.pool.client(n) for p, n in names.items()}
+        assert await gateway.refresh_index() is None  # unchanged: nothing restarted
+        assert all(gateway.pool.client(names[p]) is c for p, c in clients.items())
 
         (lake / "weather" / "glacier_melt_2024.csv").write_text(
             "glacier,year,melt_mm\nAletsch,2024,1450\nRhone,2024,1720\nGorner,2024,1310\n")
@@ -59,6 +79,8 @@ async def test_a_changed_lake_is_reindexed_before_request_help(tmp_path: Path) -
         assert "weather/glacier_melt_2024.csv" in board.files and "glacier_melt_2024.csv" in text
         assert os.readlink(config / "current") != current
         current = os.readlink(config / "current")
+        assert gateway.pool.client(names["transit"]) is clients["transit"]  # its partition is as it was
+        assert gateway.pool.client(names["weather"]) is not clients["weather"]  # started anew on the new index
 
         for request in ("daily wind speed per station", "weather readings per station"):
             result = await client.call_tool("request_help", {"request": request})
@@ -67,32 +89,13 @@ async def test_a_changed_lake_is_reindexed_before_request_help(tmp_path: Path) -
             assert not any("re-indexed" in n for n in HelpBoard.model_validate(result.structured_content).notes)
         assert os.readlink(config / "current") == current
 
-
-async def test_only_the_file_agents_of_changed_partitions_are_restarted(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from lakeboard.host.gateway import gateway as gateway_module
-    from lakeboard.host.gateway.gateway import Gateway
-    from lakeboard.host.lakes import Lake
-    from lakeboard.servers.indexing import index_lake
-
-    lake = _lake(tmp_path)
-    config = index_lake(lake, out=tmp_path / "configs", workers=0, index_args=["--strategy", "directory"]).config_dir
-    gateway = Gateway(Lake(config, lake), index_check_s=0)
-    try:
-        await gateway.start()
-        await gateway.request_help("daily wind speed per station")
-        names = {p: n for n, e in gateway.mounts.helpers.items()
-                 if (p := file_agent_partition(e, config / "clusters.json"))}
         clients = {p: gateway.pool.client(n) for p, n in names.items()}
-        assert await gateway.refresh_index() is None  # unchanged: nothing restarted
-        assert all(gateway.pool.client(names[p]) is c for p, c in clients.items())
-
         os.remove(lake / "weather" / "rain_2023.csv")
         answer = await gateway.request_help("rain per station")
         assert answer.board.notes[0].startswith("the lake changed since it was indexed (1 file removed)")
         assert "rain_2023" not in answer.text
-        assert gateway.pool.client(names["transit"]) is clients["transit"]  # its partition is as it was
-        assert gateway.pool.client(names["weather"]) is not clients["weather"]  # started anew on the new index
+        assert gateway.pool.client(names["transit"]) is clients["transit"]
+        assert gateway.pool.client(names["weather"]) is not clients["weather"]
 
         gateway.index_check_s = 3600
         (lake / "weather" / "rain_2025.csv").write_text("station,date,rain_mm\nNorth,2025-01-01,1.0\n")
@@ -116,5 +119,3 @@ async def test_only_the_file_agents_of_changed_partitions_are_restarted(tmp_path
         await asyncio.sleep(0.2)  # twenty times the interval, but not twenty times the look
         assert await gateway.refresh_index() is None
         assert looks == [lake]  # the second came within 20 x 0.2 s of the first
-    finally:
-        await gateway.close()

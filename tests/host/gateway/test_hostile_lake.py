@@ -1,5 +1,9 @@
 """A lake whose file names hold line breaks, quotes, '#', '?' and '%': the gateway lists them on one
-line each and reads each file's sample from its file agent by its exact name."""
+line each and reads each file's sample from its file agent by its exact name.
+
+The gateway is served in this process over fastmcp's in-memory transport (test_gateway_helpers.py's
+gateway_in_memory). The names still cross a stdio channel whole: the file agent, a process of its own, answers
+over the stdio transport `lakeboard serve` uses too (common/stdio_transport.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from lakeboard.host.gateway.models import HelpBoard
-from tests.host.gateway.conftest import stdio_client
+from tests.host.gateway.test_gateway_helpers import gateway_in_memory
 from tests.support.hostile_names import file_name, hostile_names
 
 pytestmark = pytest.mark.timeout(300)
@@ -22,7 +26,7 @@ def hostile_file_names() -> list[str]:
     return names + ["a b#c?d%25e.csv", "ünïcode 'quoted' \"double\".csv"]
 
 
-async def test_hostile_file_names_through_the_gateway(tmp_path: Path) -> None:
+async def test_hostile_file_names_through_the_gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from lakeboard.servers.indexing import index_lake
 
     lake = tmp_path / "lake"
@@ -30,9 +34,10 @@ async def test_hostile_file_names_through_the_gateway(tmp_path: Path) -> None:
     names = hostile_file_names()
     for i, name in enumerate(names):
         (lake / "rain" / name).write_text(f"station,rainfall_mm\nS{i},{i}.5\n")
-    config = index_lake(lake, name="hostile", out=tmp_path / "configs").config_dir
+    # Profiled in this process: two profiling workers for twelve one-line files cost more than they save.
+    config = index_lake(lake, name="hostile", out=tmp_path / "configs", workers=0).config_dir
 
-    async with stdio_client(config, cwd=tmp_path) as client:
+    async with gateway_in_memory(config, monkeypatch) as client:
         overview = (await client.read_resource("lakeboard://lake"))[0].text
         assert not any(b in overview for b in BREAKS)
         for name in names:

@@ -1,5 +1,8 @@
 """Partitions of one lake served by file agents in other processes over streamable HTTP, each with its
-own token (standing in for other machines), mounted into one gateway through servers.d/ (issue 28 item 5)."""
+own token (standing in for other machines), mounted into one gateway through servers.d/ (issue 28 item 5).
+
+The gateway is served in this process over fastmcp's in-memory transport (test_gateway_helpers.py's
+gateway_in_memory): the transport under test is the one between the gateway and the remote file agents."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from lakeboard.host.gateway.models import HelpBoard, Partitions
-from tests.host.gateway.conftest import cli_env, stdio_client
+from tests.host.gateway.conftest import cli_env
+from tests.host.gateway.test_gateway_helpers import gateway_in_memory
 from tests.support.servers import free_port, wait_for_port
 
 pytestmark = pytest.mark.timeout(300)
@@ -20,7 +24,8 @@ REQUEST = "How many passenger boardings did the city's transit network record in
 ANSWER = "transit/ridership_2024.parquet"
 
 
-async def test_partitions_served_over_http_elsewhere_answer_through_the_gateway(gateway_config: Path, tmp_path: Path):
+async def test_partitions_served_over_http_elsewhere_answer_through_the_gateway(gateway_config: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch):
     clusters = json.loads((gateway_config / "clusters.json").read_text())["clusters"]
     holding = next(c["name"] for c in clusters if ANSWER in c["files"])
     remote = [holding, next(c["name"] for c in clusters if c["name"] != holding)]
@@ -41,7 +46,7 @@ async def test_partitions_served_over_http_elsewhere_answer_through_the_gateway(
             wait_for_port(ports[part], agents[part], 60, label=f"file agent {part}")
         (gateway_config / "servers.d" / "remote.json").write_text(json.dumps({"mcpServers": entries}))
 
-        async with stdio_client(gateway_config, cwd=tmp_path) as client:
+        async with gateway_in_memory(gateway_config, monkeypatch) as client:
             board = HelpBoard.model_validate((await client.call_tool("request_help", {"request": REQUEST})).structured_content)
             assert ANSWER in board.files and f"demo-{holding}" in {o.helper for o in board.responses}, board
             assert not board.notes, "the remote partitions count as served: no warning"

@@ -65,12 +65,22 @@ def tmpfs_of(mounts: Sequence[tuple[int, Path]]) -> list[str]:
 # argv: LAKE LOGS MOUNT...; for each MOUNT, a fork of this process runs the indexer as `python -m
 # lakeboard.servers.indexing LAKE --out MOUNT/configs --workers 0 --quiet` would, its stdout and stderr
 # in LOGS/<i>.out and LOGS/<i>.err; prints each run's exit code as subprocess reports it, one a line.
+# First it indexes a one-file scratch lake in LOGS/warm (on the roomy disk) itself, so that every fork
+# starts with the indexer's lazy imports and the embedding model loaded, as test_config_set's driver does:
+# each fork then costs its own indexing only.
 INDEX_ON_EACH = """
-import os, sys, traceback
+import contextlib, os, sys, traceback
 from lakeboard.servers.indexing import index_lake  # what the indexer's main imports when it runs
 from lakeboard.servers.indexing.__main__ import main
 
 lake, logs, *mounts = sys.argv[1:]
+scratch = os.path.join(logs, "warm")
+os.makedirs(os.path.join(scratch, "lake", "warm"))
+with open(os.path.join(scratch, "lake", "warm", "w.csv"), "w") as f:
+    f.write("a,b\\n1,2\\n")
+with contextlib.redirect_stdout(sys.stderr):
+    if main([os.path.join(scratch, "lake"), "--out", os.path.join(scratch, "out"), "--workers", "0", "--quiet"]) != 0:
+        sys.exit("the warm-up index failed")
 for i, mount in enumerate(mounts):
     pid = os.fork()
     if pid == 0:

@@ -103,92 +103,119 @@ def test_workers_kept_between_runs_profile_the_next_batch_and_close_at_the_end(l
     pool.close()
     assert {c.pid for c in psutil.Process().children()} <= before
 
+
+# argv: LAKE CASE...; runs each case's pool in turn in this one process (an interpreter start each
+# would cost more than most cases) and prints one JSON report per case, one a line. The cases leave
+# nothing that changes the next: the ballast is freed before the next case, and "thread", whose
+# thread rules out forking while it runs, comes last.
 _FORKED_POOL = textwrap.dedent(
     """
     import json, os, signal, sys, threading
     from lakeboard.servers.profiling.worker_pool import WorkerPool, _can_fork
 
-    lake, case = sys.argv[1], sys.argv[2]
-    report = {"can_fork": _can_fork()}
-    if case == "thread":  # a thread of this process would not exist in a forked child
-        stop = threading.Event()
-        t = threading.Thread(target=stop.wait)
-        t.start()
-        report["can_fork_with_thread"] = _can_fork()
-    limit = {"memory": 20 << 20, "ballast": 450 << 20}.get(case, 1536 << 20)
-    ballast = b"x" * (600 << 20) if case == "ballast" else b""  # resident, and shared with forked workers
-    timeout = {"timeout": 0.75, "ballast": 1.0}.get(case, 120)
-    pool = WorkerPool(lake, 2, timeout_s=timeout, memory_limit=limit)
+    def run_case(lake, case):
+        report = {"can_fork": _can_fork()}
+        if case == "thread":  # a thread of this process would not exist in a forked child
+            stop = threading.Event()
+            t = threading.Thread(target=stop.wait)
+            t.start()
+            report["can_fork_with_thread"] = _can_fork()
+        limit = {"memory": 20 << 20, "ballast": 450 << 20}.get(case, 1536 << 20)
+        ballast = b"x" * (600 << 20) if case == "ballast" else b""  # resident, and shared with forked workers
+        timeout = {"timeout": 0.75, "ballast": 1.0}.get(case, 120)
+        pool = WorkerPool(lake, 2, timeout_s=timeout, memory_limit=limit)
 
-    def kill_when_busy(*_):  # a timer signal, not a thread: a thread would rule out forking
-        for w in pool._workers:
-            if w.ready and w.tasks and w.tasks[0] == "slow.html":
-                os.kill(w.proc.pid, signal.SIGKILL)
-                return
-        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        def kill_when_busy(*_):  # a timer signal, not a thread: a thread would rule out forking
+            for w in pool._workers:
+                if w.ready and w.tasks and w.tasks[0] == "slow.html":
+                    os.kill(w.proc.pid, signal.SIGKILL)
+                    return
+            signal.setitimer(signal.ITIMER_REAL, 0.1)
 
-    if case == "crash":
-        signal.signal(signal.SIGALRM, kill_when_busy)
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-    kinds, outcomes = set(), {}
-    # The thread case is about how workers start: it is spared reading the slow page through.
-    files = ["ok.csv", "ok2.csv"] if case == "thread" else ["slow.html", "ok.csv", "ok2.csv"]
-    for o in pool.run(files):
-        kinds |= {type(w.proc).__name__ for w in pool._workers}
-        outcomes[o.relpath] = [o.status, o.failure, o.profile_json is not None]
-    if case == "thread":
-        stop.set()
-        t.join()
-    try:
-        os.waitpid(-1, os.WNOHANG)
-        report["children_left"] = True
-    except ChildProcessError:
-        report["children_left"] = False
-    print(json.dumps({**report, "kinds": sorted(kinds), "outcomes": outcomes}))
+        if case == "crash":
+            signal.signal(signal.SIGALRM, kill_when_busy)
+            signal.setitimer(signal.ITIMER_REAL, 0.3)
+        kinds, outcomes = set(), {}
+        # The thread case is about how workers start: it is spared reading the slow page through.
+        files = ["ok.csv", "ok2.csv"] if case == "thread" else ["slow.html", "ok.csv", "ok2.csv"]
+        for o in pool.run(files):
+            kinds |= {type(w.proc).__name__ for w in pool._workers}
+            outcomes[o.relpath] = [o.status, o.failure, o.profile_json is not None]
+        if case == "crash":  # no timer left to fire in the next case
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        if case == "thread":
+            stop.set()
+            t.join()
+        del ballast
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            report["children_left"] = True
+        except ChildProcessError:
+            report["children_left"] = False
+        return {**report, "kinds": sorted(kinds), "outcomes": outcomes}
+
+    lake, *cases = sys.argv[1:]
+    for case in cases:
+        print(json.dumps({"case": case, **run_case(lake, case)}), flush=True)
     """
 )
+_FORKED_CASES = ("timeout", "crash", "memory", "ballast", "thread")
 
 
-def _forked_pool(lake: Path, case: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-c", _FORKED_POOL, str(lake), case], capture_output=True, text=True, timeout=120
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+class ForkedPools:
+    """The reports of one run of the driver above, each asked for by its case's test."""
+
+    def __init__(self, lake: Path) -> None:
+        self.done = subprocess.run([sys.executable, "-c", _FORKED_POOL, str(lake), *_FORKED_CASES],
+                                   capture_output=True, text=True, timeout=300)
+        lines = [json.loads(line) for line in self.done.stdout.splitlines() if line.startswith("{")]
+        self.reports = {r.pop("case"): r for r in lines}
+
+    def __getitem__(self, case: str) -> dict:
+        assert self.done.returncode == 0 and case in self.reports, (
+            f"the driver exited with {self.done.returncode}, after the cases {sorted(self.reports)}: "
+            f"{self.done.stderr[-3000:]}")
+        return self.reports[case]
 
 
-def test_a_single_threaded_process_forks_its_workers_and_reaps_them(lake: Path) -> None:
-    report = _forked_pool(lake, "timeout")
+@pytest.fixture(scope="module")
+def forked_pools(lake: Path) -> ForkedPools:
+    return ForkedPools(lake)
+
+
+def test_a_single_threaded_process_forks_its_workers_and_reaps_them(forked_pools: ForkedPools) -> None:
+    report = forked_pools["timeout"]
     assert report["can_fork"] and report["kinds"] == ["_Forked"] and not report["children_left"]
     status, failure, _ = report["outcomes"]["slow.html"]
     assert status == "unreadable" and "longer than 0.75 s" in failure
     assert report["outcomes"]["ok.csv"][2] and report["outcomes"]["ok2.csv"][2]
 
 
-def test_a_forked_worker_that_crashes_costs_one_file(lake: Path) -> None:
-    report = _forked_pool(lake, "crash")
+def test_a_forked_worker_that_crashes_costs_one_file(forked_pools: ForkedPools) -> None:
+    report = forked_pools["crash"]
     assert report["kinds"] == ["_Forked"]
     _, failure, _ = report["outcomes"]["slow.html"]
     assert "exit code -9" in failure
     assert report["outcomes"]["ok.csv"][2] and report["outcomes"]["ok2.csv"][2]
 
 
-def test_a_forked_worker_is_held_to_the_memory_it_adds_not_what_it_shares(lake: Path) -> None:
-    report = _forked_pool(lake, "memory")  # 20 MB over the forking process: pandas needs more
+def test_a_forked_worker_is_held_to_the_memory_it_adds_not_what_it_shares(forked_pools: ForkedPools) -> None:
+    report = forked_pools["memory"]  # 20 MB over the forking process: pandas needs more
     assert report["kinds"] == ["_Forked"]
     status, failure, _ = report["outcomes"]["slow.html"]
     assert status == "too_large" and "MB of memory" in failure
 
 
-def test_memory_a_forked_worker_shares_with_its_parent_is_not_held_against_a_file(lake: Path) -> None:
-    report = _forked_pool(lake, "ballast")  # the parent holds 600 MB; the bound is 450 MB, the file needs ~300
+def test_memory_a_forked_worker_shares_with_its_parent_is_not_held_against_a_file(forked_pools: ForkedPools) -> None:
+    report = forked_pools["ballast"]  # the parent holds 600 MB; the bound is 450 MB, the file needs ~300
     status, failure, _ = report["outcomes"]["slow.html"]
     assert status == "unreadable" and "longer than 1 s" in failure  # stopped by time, not memory
     assert report["outcomes"]["ok.csv"][2] and report["outcomes"]["ok2.csv"][2]
 
 
-def test_a_process_running_another_thread_spawns_fresh_interpreters(lake: Path) -> None:
-    report = _forked_pool(lake, "thread")
+def test_a_process_running_another_thread_spawns_fresh_interpreters(forked_pools: ForkedPools) -> None:
+    report = forked_pools["thread"]
     assert report["can_fork"] and not report["can_fork_with_thread"]
     assert report["kinds"] == ["Popen"]
     assert sorted(report["outcomes"]) == ["ok.csv", "ok2.csv"]
