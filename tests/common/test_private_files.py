@@ -18,12 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
+from tests.support.cli import MODEL_VARS
 
 pytestmark = pytest.mark.timeout(300)
-
-MODEL_VARS = ("LAKEBOARD_LLM_MODEL", "LAKEBOARD_LLM_BASE_URL", "LAKEBOARD_LLM_API_KEY", "LAKEBOARD_LLM_CONFIG",
-              "OPENAI_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY")
-
 
 def lakeboard(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in MODEL_VARS}

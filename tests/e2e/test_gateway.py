@@ -19,7 +19,7 @@ from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.schemas.execution import ExecutionResult
 from tests.e2e import scenarios
 from tests.e2e.conftest import _sandbox_problem
-from tests.e2e.test_cli import cli_env, copy_config, lakeboard_main
+from tests.support.cli import cli_env, copy_config, lakeboard_main
 
 pytestmark = pytest.mark.timeout(600)
 

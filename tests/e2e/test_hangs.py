@@ -17,7 +17,7 @@ from lakeboard.servers.indexing import index_lake
 from lakeboard.servers.indexing.server_entries import http_entry
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
 from tests.e2e.scenarios import REPO
-from tests.e2e.test_cli import cli_env, copy_config, lakeboard, lakeboard_main
+from tests.support.cli import cli_env, copy_config, lakeboard, lakeboard_main
 from tests.support.servers import free_port, wait_for_port
 
 TOKEN = "hangs-test-token-3f9a61c0"

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
-from tests.e2e.test_cli import cli_env, lakeboard_main
+from tests.support.cli import cli_env, lakeboard_main
 from tests.support.hostile_names import MARKER, file_name, hostile_names
 
 REPRODUCTION = "pm25\n__import__('os').system('id') #"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.e2e.test_cli import lakeboard_main
+from tests.support.cli import lakeboard_main
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from lakeboard.host.baselines.offline_modes import Partition, choose_partitions
 from lakeboard.host.baselines.retrieval import FileRetriever
 from lakeboard.schemas.profiles import FileEntry
-from tests.e2e.test_cli import lakeboard_main
+from tests.support.cli import lakeboard_main
 
 REPO = Path(__file__).resolve().parents[3]
 MODEL_ENV = ("LAKEBOARD_LLM_MODEL", "OPENAI_MODEL", "LAKEBOARD_LLM_CONFIG")
