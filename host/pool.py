@@ -269,6 +269,9 @@ class ClientPool:
             first such start, from the entries mounted by then (a pool may start empty and
             have its servers mounted later, as the gateway's does). Default: on where the
             system allows it (Linux), unless the environment sets LAKEBOARD_FORK_SERVERS=0.
+        forks_from: another pool of this host whose fork server this one forks from (that pool
+            owns it and stops it), instead of starting a fork server of its own: the gateway's
+            kernels fork from its helpers' fork server.
     """
 
     def __init__(
@@ -284,6 +287,7 @@ class ClientPool:
         mode: str = "legacy",
         sampling_handler: SamplingHandler | Mapping[str, SamplingHandler] | None = None,
         fork_servers: bool | None = None,
+        forks_from: ClientPool | None = None,
     ) -> None:
         entries: dict[str, ServerEntry | InMemoryServer] = (
             dict(servers.servers) if isinstance(servers, ServersConfig) else dict(servers)
@@ -303,9 +307,12 @@ class ClientPool:
             fork_servers = os.environ.get("LAKEBOARD_FORK_SERVERS", "1").strip() != "0"
         self._can_fork = fork_servers and forking_available()
         self._fork_server: ForkServer | None = None
+        self._forks_from = forks_from
 
     def _forks(self) -> ForkServer:
         """The pool's one fork server, made at the first forked start to preload every mounted entry's module."""
+        if self._forks_from is not None:
+            return self._forks_from._forks()
         if self._fork_server is None:
             entries = [m.entry for m in self._members.values()]
             forked = [(e, run) for e in entries if isinstance(e, StdioServerEntry) and (run := forked_run(e)) is not None]

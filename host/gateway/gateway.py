@@ -86,7 +86,8 @@ class Gateway:
         self.mounts = Mounts(lake.config_dir, self.pool, kernel=kernel)
         self.kernels = KernelSessions(lambda: self.mounts.kernel, lake=lake.root, log_dir=log_dir, trace=trace,
                                       cell_timeout_s=cell_timeout_s, connect_timeout_s=connect_timeout_s,
-                                      limits=kernel_limits, workdirs=lake.config_dir / KERNEL_WORKDIRS)
+                                      limits=kernel_limits, workdirs=lake.config_dir / KERNEL_WORKDIRS,
+                                      forks_from=self.pool)
         self._warming: asyncio.Task | None = None
         self.index_check_s = index_check_s
         self._index_checked_at: float | None = None  # time.monotonic() of the last check

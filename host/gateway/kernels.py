@@ -94,6 +94,8 @@ class KernelSessions:
     lake: where the helpers' loading code finds the lake; a kernel that mounts it elsewhere
         (one on another machine) still runs code, and every result says so.
     workdirs: where the kernels started here get their own folders.
+    forks_from: the pool whose fork server starts the kernels (the gateway's helpers' pool): one
+        fork server for the gateway, not a second one for its kernels.
     """
 
     def __init__(
@@ -107,8 +109,10 @@ class KernelSessions:
         connect_timeout_s: float = 60.0,
         limits: KernelLimits | None = None,
         workdirs: Path | None = None,
+        forks_from: ClientPool | None = None,
     ) -> None:
         self._entry = kernel
+        self._forks_from = forks_from
         self.lake = lake
         self.log_dir = log_dir
         self.trace = trace
@@ -185,7 +189,7 @@ class KernelSessions:
                     log.warning("cannot make the log folder %s (%s): the kernels' logs go to stderr", log_dir, exc)
                     log_dir = None
             self._pool = ClientPool({name: entry}, trace=self.trace, log_dir=log_dir,
-                                    connect_timeout_s=self.connect_timeout_s)
+                                    connect_timeout_s=self.connect_timeout_s, forks_from=self._forks_from)
         return self._pool
 
     def _folders(self) -> KernelWorkdirs:
