@@ -4,7 +4,6 @@ file agents, the embedding partitioner and the RAG baseline."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -128,19 +127,21 @@ def test_no_embedding_caller_imports_torch() -> None:
         "import json, sys\n"
         "from lakeboard.common.minilm import embed\n"
         "from lakeboard.host.baselines.retrieval import FileRetriever\n"
-        "from lakeboard.schemas.profiles import FileEntry\n"
+        "from lakeboard.schemas.profiles import ColumnProfile, FileEntry, FileProfile, TableProfile\n"
         "from lakeboard.servers.partitioning import strategy_named\n"
-        "from tests.servers.relevance.conftest import table_profile\n"
         "entries = [FileEntry(path=p, format='csv', kind='table', status='ok', size_bytes=1, summary='rain')"
         " for p in ('a.csv', 'b.csv')]\n"
         "retriever = FileRetriever(entries)\n"
         "retriever.top('rain', 1)\n"
-        "strategy_named('embedding', n_clusters=1).partition([table_profile('w/a.csv', {'rain': ['1']})])\n"
+        "column = ColumnProfile(name='rain', dtype='int64', examples=['1'], minimum='1', maximum='1')\n"
+        "profile = FileProfile(path='w/a.csv', format='csv', kind='table',"
+        " tables=[TableProfile(columns=[column], sample_rows=[{'rain': '1'}])])\n"
+        "strategy_named('embedding', n_clusters=1).partition([profile])\n"
         "print(json.dumps({'method': retriever.method, 'shape': list(embed(['rain']).shape),"
         " 'heavy': sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules)}))\n"
     )
-    repo = Path(__file__).resolve().parents[2]  # for `tests.` only: -P keeps the working folder off the path
-    env = {**os.environ, "PYTHONPATH": str(repo)}
-    done = subprocess.run([sys.executable, "-P", "-c", program], capture_output=True, text=True, timeout=120, env=env)
+    # -P keeps the working folder off the path; the profile is built here, not by the tests' helper, so the
+    # process imports neither `tests.` nor pytest.
+    done = subprocess.run([sys.executable, "-P", "-c", program], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == {"method": "MiniLM", "shape": [1, 384], "heavy": []}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -51,22 +52,64 @@ def run_python(args: list[str], folder: Path, stdin: str = "") -> subprocess.Com
                           timeout=120)
 
 
-def run_discovered_code(done: subprocess.CompletedProcess[str], agent: str, root: Path) -> list[str]:
-    """The code of file agent `agent`'s responses in a `discover --json` run, each run in a fresh folder;
-    the files their loaders load."""
+# Runs each piece of code it reads (a JSON list on stdin) as `python -c` would, in a fresh namespace and a fresh
+# folder of its own (0, 1, ...), after a line that marks its output, then prints the rows it loaded: one process
+# for every response instead of one each (each would import pandas again).
+RUN_EACH = """
+import json, os, sys, traceback
+COUNT = "sum(len(d) for d in datasets.values()) if 'datasets' in globals() else len(data)"
+for i, code in enumerate(json.loads(sys.stdin.read())):
+    os.mkdir(str(i))
+    os.chdir(str(i))
+    print(f"=== response {i} ===", flush=True)
+    try:
+        namespace = {"__name__": "__main__"}
+        exec(compile(code, "<string>", "exec"), namespace)
+        print("rows", eval(COUNT, namespace))
+    except BaseException:
+        print(f"=== response {i} failed ===", file=sys.stderr)
+        traceback.print_exc()
+    sys.stdout.flush()
+    os.chdir("..")
+"""
+MARK = re.compile(r"^=== response (\d+) ===\n", re.M)
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    response: dict  # one response of `discover --json`
+    stdout: str  # what its code printed when run
+    stderr: str  # what the process that ran every response's code wrote to stderr
+    stray: list[str]  # the files it left in its folder
+
+
+def run_discovered_code(done: subprocess.CompletedProcess[str], root: Path) -> list[CodeRun]:
+    """The code of every response in a `discover --json` run, each run in a fresh folder (one process runs
+    them all)."""
+    assert done.returncode == 0, done.stderr[-3000:]
+    responses = [r for r in json.loads(done.stdout)["responses"] if r.get("code")]
     scratch = root / "scratch"
     scratch.mkdir()
-    assert done.returncode == 0, done.stderr[-3000:]
-    responses = [r for r in json.loads(done.stdout)["responses"] if r.get("code") and r["agent_name"] == agent]
-    assert responses, f"no code from the file agent {agent!r}: {done.stdout[-3000:]}"
-    for response in responses:
-        count = "sum(len(d) for d in datasets.values()) if 'datasets' in globals() else len(data)"
-        ran = run_python(["-c", f"{response['code']}\nprint('rows', {count})"], scratch)
-        assert ran.returncode == 0, ran.stderr[-3000:]
-        assert "uid=" not in ran.stdout, ran.stdout  # `id` did not run
-        assert ran.stdout.split()[:2] == ["rows", str(20 * sum(len(x["paths"]) for x in response["loaders"]))]
-    assert list(scratch.iterdir()) == []  # no payload ran
-    return [path for r in responses for x in r["loaders"] for path in x["paths"]]
+    ran = run_python(["-c", RUN_EACH], scratch, stdin=json.dumps([r["code"] for r in responses]))
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    before, *printed = MARK.split(ran.stdout)  # [before, "0", output of 0, "1", output of 1, ...]
+    assert before == "" and printed[::2] == [str(i) for i in range(len(responses))], ran.stdout[-3000:]
+    assert sorted(scratch.iterdir()) == sorted(scratch / str(i) for i in range(len(responses)))
+    return [CodeRun(response, output, ran.stderr, sorted(f.name for f in (scratch / str(i)).iterdir()))
+            for i, (response, output) in enumerate(zip(responses, printed[1::2]))]
+
+
+def files_loaded_by(runs: list[CodeRun], agent: str) -> list[str]:
+    """The files the loaders of file agent `agent`'s responses load, once each ran without running a payload
+    and loaded 20 rows from each of its files."""
+    mine = [run for run in runs if run.response["agent_name"] == agent]
+    assert mine, f"no code from the file agent {agent!r}: {[run.response['agent_name'] for run in runs]}"
+    for run in mine:
+        assert "uid=" not in run.stdout, run.stdout  # `id` did not run
+        rows = 20 * sum(len(x["paths"]) for x in run.response["loaders"])
+        assert run.stdout.split()[:2] == ["rows", str(rows)], run.stdout[-3000:] + run.stderr[-3000:]
+        assert run.stray == [], run.stray  # no payload ran
+    return [path for run in mine for x in run.response["loaders"] for path in x["paths"]]
 
 
 @dataclass(frozen=True)
@@ -98,12 +141,18 @@ def hostile_lake(tmp_path_factory) -> HostileLake:
     return HostileLake(root, tables, done, config_dir)
 
 
-def test_the_issues_header_cell_does_not_run(hostile_lake, tmp_path):
-    assert run_discovered_code(hostile_lake.discovered, ISSUE, tmp_path) == [f"{ISSUE}/air.csv"]
+@pytest.fixture(scope="module")
+def discovered_code(hostile_lake, tmp_path_factory) -> list[CodeRun]:
+    """The code of every response of the module's `discover` run, each run as a user would run it."""
+    return run_discovered_code(hostile_lake.discovered, tmp_path_factory.mktemp("discovered"))
 
 
-def test_generated_hostile_names_do_not_run(hostile_lake, tmp_path):
-    loaded = run_discovered_code(hostile_lake.discovered, GENERATED, tmp_path)
+def test_the_issues_header_cell_does_not_run(discovered_code):
+    assert files_loaded_by(discovered_code, ISSUE) == [f"{ISSUE}/air.csv"]
+
+
+def test_generated_hostile_names_do_not_run(hostile_lake, discovered_code):
+    loaded = files_loaded_by(discovered_code, GENERATED)
     assert set(loaded) <= {path for path in hostile_lake.tables if path.startswith(f"{GENERATED}/")}
 
 

@@ -82,7 +82,8 @@ async def test_posting_waits_for_the_slowest_helper_not_the_sum(tmp_path: Path) 
     assert isinstance(again.outcome("s1").response, FileAgentResponse)
 
 
-async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_back(tmp_path: Path) -> None:
+@pytest.mark.asyncio(loop_scope="module")
+async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_back(tmp_path: Path, zoo) -> None:
     hold = tmp_path / "hold"
     hold.touch()
     servers = {
@@ -92,7 +93,9 @@ async def test_killing_a_helper_mid_broadcast_returns_the_others_and_it_comes_ba
     }
     trace_path = tmp_path / "trace.jsonl"
     with Trace(trace_path) as trace:
-        async with ClientPool(servers, trace=trace) as pool:
+        # Forked by the zoo's fork server (below), as the gateway's kernels are by its helpers': a fork
+        # server of its own would cost its start and imports again.
+        async with ClientPool(servers, trace=trace, forks_from=zoo[0]) as pool:
             # no embedding of the request first: the kill below must land while the call is held
             board = Blackboard(pool, trace, can_help_timeout_s=20, respond_timeout_s=20, embed_requests=False)
             victim_pid = (await pool.call("victim", "whoami", timeout_s=10)).json()["pid"]

@@ -6,6 +6,7 @@ kernel's workdir stay where the session's index wrote them).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -18,6 +19,10 @@ from fastmcp.client.transports import StdioTransport
 
 from lakeboard.common import http_security, stdio_transport
 from lakeboard.host import cli
+from lakeboard.host.gateway.gateway import Gateway
+from lakeboard.host.gateway.server import build_server
+from lakeboard.host.lakes import Lake, resolve_lake
+from lakeboard.host.trace import Trace
 from tests.conftest import REPO
 from tests.support.servers import toy_entry
 
@@ -79,6 +84,23 @@ def serve_in_process(config: Path, *flags: str, monkeypatch: pytest.MonkeyPatch,
     return code, capsys.readouterr().err
 
 
+@contextlib.asynccontextmanager
+async def gateway_in_memory(config: Path, monkeypatch: pytest.MonkeyPatch, *, lake: Lake | None = None,
+                            **options: object):
+    """A client of the gateway `lakeboard serve CONFIG` builds (`options`: its flags, as Gateway's arguments;
+    `lake`: another lake for CONFIG), with its trace where serve writes it, served in this process over fastmcp's
+    in-memory transport: no interpreter to start and import for the gateway, whose helpers and kernels are still
+    processes of their own. The environment is the one cli_env gives that command (no model settings for the
+    helpers it starts), and the handshake the one stdio_client makes."""
+    for name in list(os.environ):
+        if name != "LAKEBOARD_HOME" and name.startswith(("LAKEBOARD_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    lake = lake or resolve_lake(config, quiet=True)
+    with Trace(lake.output(lake.config_dir / "traces" / "gateway.jsonl")) as trace:
+        async with Client(build_server(Gateway(lake, trace=trace, **options)), mode="legacy", timeout=180) as client:
+            yield client
+
+
 def stdio_client(config: Path, *flags: str, cwd: Path, env: dict[str, str] | None = None) -> Client:
     command, *args = serve_command(config, *flags)
     transport = StdioTransport(command, args, env=env or cli_env(), cwd=str(cwd))
@@ -90,3 +112,10 @@ def trace_events(config: Path) -> list[dict]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def keep_only(config: Path, *names: str) -> None:
+    """Leaves only these entries in the config's servers.json."""
+    path = config / "servers.json"
+    servers = json.loads(path.read_text())["mcpServers"]
+    path.write_text(json.dumps({"mcpServers": {n: servers[n] for n in names}}))

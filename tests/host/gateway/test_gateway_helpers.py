@@ -12,7 +12,6 @@ and tests/e2e/test_gateway.py.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -22,41 +21,15 @@ from pathlib import Path
 
 import psutil
 import pytest
-from fastmcp import Client
 
-from lakeboard.host.gateway.gateway import Gateway
 from lakeboard.host.gateway.models import HelpBoard, Partitions
-from lakeboard.host.gateway.server import build_server
-from lakeboard.host.lakes import resolve_lake
-from lakeboard.host.trace import Trace
 from lakeboard.schemas.execution import ExecutionResult
-from tests.host.gateway.conftest import trace_events
+from tests.host.gateway.conftest import gateway_in_memory, keep_only, trace_events
 from tests.support.servers import toy_entry
 
 pytestmark = pytest.mark.timeout(300)
 
 REQUEST = "daily PM2.5 readings of the air quality sensors in 2024"
-
-
-@contextlib.asynccontextmanager
-async def gateway_in_memory(config: Path, monkeypatch: pytest.MonkeyPatch, **options: float):
-    """A client of the gateway `lakeboard serve CONFIG` builds (`options`: its flags, as Gateway's arguments),
-    with its trace where serve writes it, served in this process over fastmcp's in-memory transport: no
-    interpreter to start and import for the gateway. The environment is the one cli_env gives that command
-    (no model settings for the helpers it starts), and the handshake the one stdio_client makes."""
-    for name in list(os.environ):
-        if name != "LAKEBOARD_HOME" and name.startswith(("LAKEBOARD_", "OPENAI_")):
-            monkeypatch.delenv(name)
-    lake = resolve_lake(config, quiet=True)
-    with Trace(lake.output(lake.config_dir / "traces" / "gateway.jsonl")) as trace:
-        async with Client(build_server(Gateway(lake, trace=trace, **options)), mode="legacy", timeout=180) as client:
-            yield client
-
-
-def keep_only(config: Path, *names: str) -> None:
-    path = config / "servers.json"
-    servers = json.loads(path.read_text())["mcpServers"]
-    path.write_text(json.dumps({"mcpServers": {n: servers[n] for n in names}}))
 
 
 def drop_in(config: Path, name: str, entry: dict) -> Path:

@@ -20,7 +20,7 @@ from lakeboard.host.gateway.models import HelpBoard
 from lakeboard.schemas.execution import ExecutionResult
 from tests.e2e import scenarios
 from tests.host.gateway.conftest import cli_env, serve_command, serve_in_process
-from tests.host.gateway.test_gateway_helpers import keep_only
+from tests.host.gateway.conftest import keep_only
 from tests.host.gateway.test_gateway_http import ACCEPT, INITIALIZE, kernels_of, until
 from tests.support.servers import free_port, wait_for_port
 from tests.support.shadow_modules import import_code, plant_code, shadows

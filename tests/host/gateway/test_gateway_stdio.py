@@ -16,32 +16,19 @@ from pathlib import Path
 
 import psutil
 import pytest
-from fastmcp import Client
 
-from lakeboard.host.gateway.gateway import Gateway
 from lakeboard.host.gateway.models import HelpBoard, Partitions
-from lakeboard.host.gateway.server import build_server
-from lakeboard.host.lakes import resolve_lake
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.execution import ExecutionResult
 from tests.conftest import DEMO_LAKE
 from tests.e2e import scenarios
+from tests.host.gateway.conftest import gateway_in_memory
 from tests.support.servers import python_spellings
 
 pytestmark = pytest.mark.timeout(300)
 
 PM25 = "daily PM2.5 readings of the sensors in 2024"  # the sensors' monthly files
 SERVICES = scenarios.QUESTIONS["demo-easy-2"]["query"]
-
-
-def gateway_in_memory(config: Path, monkeypatch: pytest.MonkeyPatch) -> Client:
-    """The gateway `lakeboard serve CONFIG` builds, served in this process over fastmcp's in-memory transport,
-    with the environment cli_env gives that command (no model settings for the helpers it starts), and the
-    initialize handshake stdio_client makes."""
-    for name in list(os.environ):
-        if name != "LAKEBOARD_HOME" and name.startswith(("LAKEBOARD_", "OPENAI_")):
-            monkeypatch.delenv(name)
-    return Client(build_server(Gateway(resolve_lake(config, quiet=True))), mode="legacy", timeout=180)
 
 
 def title(process: psutil.Process) -> list[str]:

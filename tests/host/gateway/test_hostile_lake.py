@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from lakeboard.host.gateway.models import HelpBoard
-from tests.host.gateway.test_gateway_helpers import gateway_in_memory
+from tests.host.gateway.conftest import gateway_in_memory
 from tests.support.hostile_names import file_name, hostile_names
 
 pytestmark = pytest.mark.timeout(300)

@@ -27,13 +27,14 @@ async def helpers_answering(pool: ClientPool) -> list[str]:
     return sorted(o.helper for o in posting.responses)
 
 
-async def test_a_file_dropped_into_servers_d_is_mounted_and_a_removed_one_dropped(tmp_path: Path) -> None:
+async def test_mounted_helpers_follow_servers_files_added_removed_changed_or_half_written(tmp_path: Path) -> None:
+    # One pool for every change: each pool starts a fork server of its own for its helpers.
     config = tmp_path / "lake"
-    write(config / "servers.json", {
-        "a": toy_entry("a"),
+    kernel_and_gateway = {
         "kernel": {"command": "python", "args": ["-m", "lakeboard.servers.kernel", "--lake", str(tmp_path)]},
         "lakeboard-lake": {"command": "python", "args": ["-m", "lakeboard.host.gateway", str(config)]},
-    })
+    }
+    write(config / "servers.json", {"a": toy_entry("a"), **kernel_and_gateway})
     async with ClientPool({}) as pool:
         mounts = Mounts(config, pool)
         assert await mounts.refresh() == []
@@ -51,20 +52,14 @@ async def test_a_file_dropped_into_servers_d_is_mounted_and_a_removed_one_droppe
         assert pool.names == ["a"] and await helpers_answering(pool) == ["a"]
         assert not psutil.pid_exists(b_pid) or psutil.Process(b_pid).status() == psutil.STATUS_ZOMBIE
 
-
-async def test_a_changed_entry_restarts_its_server_and_a_broken_file_keeps_the_helpers(tmp_path: Path) -> None:
-    config = tmp_path / "lake"
-    write(config / "servers.json", {"a": toy_entry("a")})
-    async with ClientPool({}) as pool:
-        mounts = Mounts(config, pool)
-        await mounts.refresh()
+        # A changed entry restarts its server.
         before = (await pool.call("a", "whoami", timeout_s=10)).json()
-        write(config / "servers.json", {"a": toy_entry("a", env={"LAKEBOARD_TOY_VERSION": "2"})})
+        write(config / "servers.json", {"a": toy_entry("a", env={"LAKEBOARD_TOY_VERSION": "2"}), **kernel_and_gateway})
         await mounts.refresh()
         after = (await pool.call("a", "whoami", timeout_s=10)).json()
         assert after["pid"] != before["pid"] and after["env"] == {"LAKEBOARD_TOY_VERSION": "2"}
 
-        (config / "servers.d").mkdir()
+        # A broken file is skipped with a sentence, and the helpers are kept.
         (config / "servers.d" / "half-written.json").write_text('{"mcpServers": {"c": ')
         (problem,) = await mounts.refresh()
         assert "half-written.json is not valid JSON" in problem and "skipped" in problem

@@ -11,18 +11,18 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 
+from lakeboard.common import stdio_transport
 from lakeboard.common.http_security import TOKEN_ENV, bearer_headers
-from lakeboard.host.gateway.gateway import Gateway
-from lakeboard.host.gateway.server import build_server
-from lakeboard.host.lakes import Lake, resolve_lake
+from lakeboard.host.lakes import Lake
 from lakeboard.host.servers_config import HttpServerEntry
 from lakeboard.schemas.execution import ExecutionResult
 from tests.conftest import DEMO_LAKE
-from tests.host.gateway.conftest import cli_env, stdio_client
-from tests.host.gateway.test_gateway_helpers import keep_only
+from tests.host.gateway.conftest import cli_env, gateway_in_memory, keep_only
+from tests.support.cli import lakeboard_main
 from tests.support.servers import kernel_over_http
 
 pytestmark = pytest.mark.timeout(300)
@@ -43,45 +43,55 @@ def demo_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         yield url, workdir
 
 
-def gateway_in_process(config: Path, kernel: HttpServerEntry, lake: Lake | None = None) -> Client:
-    """The gateway of `config` (or of `lake`) with `kernel`, served in this process over fastmcp's in-memory
-    transport."""
-    return Client(build_server(Gateway(lake or resolve_lake(config, quiet=True), kernel=kernel)), timeout=180)
-
-
-async def test_the_gateway_runs_code_on_a_kernel_given_by_url(gateway_config: Path, tmp_path: Path,
-                                                               demo_kernel: tuple[str, Path]) -> None:
+def test_the_gateway_runs_code_on_a_kernel_given_by_url(gateway_config: Path, tmp_path: Path,
+                                                         demo_kernel: tuple[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                         capfd: pytest.CaptureFixture[str]) -> None:
     keep_only(gateway_config)  # no kernel of its own: only the remote one can run code (and no helpers to start)
     url, workdir = demo_kernel
-    async with stdio_client(gateway_config, "--kernel-url", url, cwd=tmp_path,
-                            env=cli_env(LAKEBOARD_KERNEL_TOKEN=TOKEN)) as client:
-        ran = await client.call_tool("run_code", {"code": "import os\nprint(os.getcwd())\nsorted(os.listdir("
-                                                          f"{str(DEMO_LAKE)!r}))[:1]"})
-        result = ExecutionResult.model_validate(ran.structured_content)
-        assert result.ok and result.sandboxed and result.warning is None
-        # The remote server gives the gateway's session a folder of its own inside its workdir.
-        session_folder = Path(result.stdout.strip())
-        assert session_folder.parent == workdir and "air_quality" in result.result
-        overview = (await client.read_resource("lakeboard://lake"))[0].text
-        assert f"Kernel for run_code: at {url}." in overview
+    served = []
 
-    # Without the token the kernel refuses the gateway, and run_code says why (a gateway in this process:
-    # the one above showed the command line's way to the kernel).
-    async with gateway_in_process(gateway_config, HttpServerEntry(url=url)) as client:
-        refused = await client.call_tool("run_code", {"code": "1"}, raise_on_error=False)
-        assert refused.is_error and "kernel did not start: could not connect" in refused.content[0].text
-        assert f"a kernel server listens at {url}, and give the gateway the token" in refused.content[0].text
+    async def ask(server: FastMCP) -> None:
+        async with Client(server, mode="legacy", timeout=180) as client:
+            ran = await client.call_tool("run_code", {"code": "import os\nprint(os.getcwd())\nsorted(os.listdir("
+                                                              f"{str(DEMO_LAKE)!r}))[:1]"})
+            result = ExecutionResult.model_validate(ran.structured_content)
+            assert result.ok and result.sandboxed and result.warning is None
+            # The remote server gives the gateway's session a folder of its own inside its workdir.
+            session_folder = Path(result.stdout.strip())
+            assert session_folder.parent == workdir and "air_quality" in result.result
+            overview = (await client.read_resource("lakeboard://lake"))[0].text
+            assert f"Kernel for run_code: at {url}." in overview
+        served.append(server)
+
+    # `lakeboard serve CONFIG --kernel-url URL` with the token in its environment, run by its main() in this
+    # process and asked over the in-memory transport instead of stdio: what is tested is the way from the
+    # command line to the remote kernel. `lakeboard serve` over stdio, as a process, is tested in
+    # test_gateway_disk.py and tests/e2e/test_gateway.py; the kernel server here is a process over HTTP.
+    monkeypatch.setattr(stdio_transport, "serve_stdio", lambda server, max_bytes=None: anyio.run(ask, server))
+    done = lakeboard_main(capfd, "serve", str(gateway_config), "--kernel-url", url, cwd=tmp_path,
+                          env=cli_env(LAKEBOARD_KERNEL_TOKEN=TOKEN))
+    assert done.returncode == 0 and len(served) == 1, done.stderr[-2000:]
+
+    # Without the token the kernel refuses the gateway, and run_code says why.
+    async def refused_without_the_token() -> None:
+        async with gateway_in_memory(gateway_config, monkeypatch, kernel=HttpServerEntry(url=url)) as client:
+            refused = await client.call_tool("run_code", {"code": "1"}, raise_on_error=False)
+            assert refused.is_error and "kernel did not start: could not connect" in refused.content[0].text
+            assert f"a kernel server listens at {url}, and give the gateway the token" in refused.content[0].text
+
+    anyio.run(refused_without_the_token)
 
 
-async def test_a_kernel_that_mounts_the_lake_elsewhere_runs_code_and_says_so(gateway_config: Path, tmp_path: Path,
-                                                                            demo_kernel: tuple[str, Path]) -> None:
+async def test_a_kernel_that_mounts_the_lake_elsewhere_runs_code_and_says_so(
+        gateway_config: Path, tmp_path: Path, demo_kernel: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     keep_only(gateway_config)
     # The module's kernel mounts the demo lake; this gateway's helpers would read a copy of it elsewhere.
     elsewhere = tmp_path / "copy-of-the-lake"
     elsewhere.mkdir()
     url, _ = demo_kernel
     kernel = HttpServerEntry(url=url, headers=bearer_headers(TOKEN))
-    async with gateway_in_process(gateway_config, kernel, Lake(config_dir=gateway_config, root=elsewhere)) as client:
+    lake = Lake(config_dir=gateway_config, root=elsewhere)
+    async with gateway_in_memory(gateway_config, monkeypatch, lake=lake, kernel=kernel) as client:
         ran = await client.call_tool("run_code", {"code": "1 + 1"})
     result = ExecutionResult.model_validate(ran.structured_content)
     assert result.result == "2"

@@ -16,7 +16,7 @@ import pytest
 
 from lakeboard.host.gateway.models import HelpBoard, Partitions
 from tests.host.gateway.conftest import cli_env
-from tests.host.gateway.test_gateway_helpers import gateway_in_memory
+from tests.host.gateway.conftest import gateway_in_memory
 from tests.support.servers import free_port, wait_for_port
 
 pytestmark = pytest.mark.timeout(300)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lakeboard.host.gateway.models import HelpBoard
-from tests.host.gateway.test_gateway_stdio import gateway_in_memory
+from tests.host.gateway.conftest import gateway_in_memory
 from tests.support.forged_text import CONTROL, FAKE_HEADER, fence_structure, forged_texts, headers
 from tests.support.hostile_names import file_name
 

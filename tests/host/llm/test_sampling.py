@@ -2,8 +2,10 @@
 
 Chain under test: fastmcp Client --stdio--> tests/support/sampling_server.py, whose tool
 sends sampling/createMessage back --> SamplingHandler --> ChatProvider --HTTP--> ScriptedLLM.
-The first test runs that server as a process, in both protocol eras; the others reach the same
-server object through fastmcp's in-memory transport (the handler's behaviour, no process).
+The first test runs that server as a process in the 2026 era, and reaches the same server object through
+fastmcp's in-memory transport in the handshake era (the handler answers a file agent's process in that era
+in tests/servers/file_agent/test_model_engine.py); the others use the in-memory transport too (the
+handler's behaviour, no process).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ async def test_server_borrows_the_hosts_model(scripted_llm, mode):
         lambda req: f"I read: {req['messages'][-1]['content']}",
     )
     async with ChatProvider(scripted_llm.settings()) as llm:
-        async with probe_client(llm, mode=mode, process=True) as client:
+        async with probe_client(llm, mode=mode, process=mode == "auto") as client:
             result = await client.call_tool(
                 "ask",
                 {

@@ -89,6 +89,21 @@ def _run(code: str, epilogue: str) -> str:
     return run.stdout.strip().splitlines()[-1]
 
 
+_END = "-- end of program --"
+
+
+def _run_each(codes: list[str], epilogue: str) -> list[str]:
+    """What `_run` gives for each of `codes`, from one Python process (a start costs more than a program):
+    each program runs in a namespace of its own, as `python -c` runs it, so none can lean on another's names."""
+    program = "".join(f"exec({code + chr(10) + epilogue!r}, {{'__name__': '__main__'}})\nprint({_END!r})\n"
+                      for code in codes)
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    outputs = run.stdout.split(_END + "\n")
+    assert len(outputs) == len(codes) + 1 and not outputs[-1], run.stdout[-3000:]
+    return [out.strip().splitlines()[-1] for out in outputs[:-1]]
+
+
 def test_workbooks_with_different_sheets_each_get_a_loader_of_their_own(tmp_path):
     import json
 
@@ -101,6 +116,7 @@ def test_workbooks_with_different_sheets_each_get_a_loader_of_their_own(tmp_path
             for sheet in sheets:
                 pd.DataFrame({"day": range(1, 11), "rainfall_mm": [float(i * d) for d in range(10)]}).to_excel(
                     writer, sheet_name=sheet, index=False)
+    codes = []
     for by_name_alone in (False, True):
         agent = _agent(lake, tmp_path / f"configs-{by_name_alone}", by_name_alone=by_name_alone)
         assert bool(agent.families) == by_name_alone  # different sheets: no family, unless found by name alone
@@ -115,8 +131,9 @@ def test_workbooks_with_different_sheets_each_get_a_loader_of_their_own(tmp_path
         # Every loader runs on its own workbook and returns that workbook's sheets.
         from lakeboard.common.loader_programs import loading_code
 
-        code = loading_code(list(loaders.values()), lake)
-        out = _run(code, "import json\nprint(json.dumps({k.split()[0]: list(v) for k, v in datasets.items()}))")
+        codes.append(loading_code(list(loaders.values()), lake))
+    outs = _run_each(codes, "import json\nprint(json.dumps({k.split()[0]: list(v) for k, v in datasets.items()}))")
+    for out in outs:
         assert json.loads(out) == {f"s{i}.xlsx": sheets for i, sheets in _SHEETS.items()}
 
 
@@ -143,6 +160,7 @@ def test_a_dated_series_of_one_layout_shares_one_loader(tmp_path):
 def test_a_series_member_with_a_title_line_gets_a_loader_of_its_own(tmp_path):
     paths = _readings(tmp_path / "lake", title_month=4)
     odd = paths[3]
+    codes = []
     for by_name_alone in (False, True):
         agent = _agent(tmp_path / "lake", tmp_path / f"configs-{by_name_alone}", by_name_alone=by_name_alone)
         [family] = agent.families.values()  # same columns: one family, whose members are not all read alike
@@ -152,5 +170,7 @@ def test_a_series_member_with_a_title_line_gets_a_loader_of_its_own(tmp_path):
         shared, own = sorted(resp.loaders, key=lambda loader: -len(loader.paths))
         assert sorted(shared.paths) == [p for p in paths if p != odd] and own.paths == [odd]
         assert "skiprows=1" in own.source and "skiprows" not in shared.source
-        out = _run(resp.code, "import json\nprint(json.dumps({k: [len(v), list(v.columns)] for k, v in datasets.items()}))")
+        codes.append(resp.code)
+    outs = _run_each(codes, "import json\nprint(json.dumps({k: [len(v), list(v.columns)] for k, v in datasets.items()}))")
+    for out in outs:
         assert sorted(json.loads(out).values()) == [[20, ["date", "pm25"]], [100, ["file", "date", "pm25"]]]

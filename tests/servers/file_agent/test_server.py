@@ -1,5 +1,7 @@
-"""The file-agent server over real MCP transports (stdio and streamable HTTP), and its protocol behaviour
-in memory (fastmcp's in-memory transport: the same server object, no process to start)."""
+"""The file-agent server: its protocol behaviour in memory (fastmcp's in-memory transport: the server
+object `python -m lakeboard.servers.file_agent` builds, no process to start), its command over streamable
+HTTP and with a bad config as real processes. Its process over stdio is tried by test_model_engine.py
+(the handshake-era sampling test and the test of a server's own model), and test_analysis_store.py."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import sys
 
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
 from fastmcp.exceptions import ToolError
 
 from lakeboard.schemas.clusters import ClusterConfig
@@ -37,14 +38,9 @@ def _in_memory(config_dir, cluster: str, monkeypatch) -> Client:
     return Client(build_server(FileAgent(config, cluster), AnalysisStore(config_dir)), mode="legacy")
 
 
-def _stdio(config_dir, cluster):
-    return Client(StdioTransport(sys.executable, ["-m", "lakeboard.servers.file_agent", "--config",
-                                                  str(config_dir / "clusters.json"), "--cluster", cluster]))
-
-
-async def test_tools_decide_and_respond_over_stdio(demo_config):
+async def test_tools_decide_respond_list_files_and_refuse_paths_outside_the_partition(demo_config, monkeypatch):
     cluster = _cluster_holding(demo_config, "air_quality/sensors/readings_2024-01.csv")
-    async with _stdio(demo_config, cluster) as client:
+    async with _in_memory(demo_config, cluster, monkeypatch) as client:
         names = {t.name for t in await client.list_tools()}
         assert {"can_help", "respond", "list_files", "describe_file"} <= names
         decision = HelpDecision.model_validate((await client.call_tool("can_help", REQ)).structured_content)

@@ -10,6 +10,8 @@ from lakeboard.servers.indexing.__main__ import main as index_main
 
 
 ARGS = ["--strategy", "directory"]  # the options the command records when none is given
+# One profiling process for the two files (the default forks two): which process profiles is not what is tested.
+WORKERS = 1
 
 
 def _lake(root):
@@ -21,7 +23,7 @@ def _lake(root):
 
 def test_an_unchanged_lake_is_not_indexed_again_and_any_change_is(tmp_path, capsys):
     lake, out = _lake(tmp_path / "lake"), tmp_path / "configs"
-    first = index_lake(lake, name="t", out=out, index_args=ARGS)
+    first = index_lake(lake, name="t", out=out, index_args=ARGS, workers=WORKERS)
     assert not first.up_to_date
     stamps = first.config_dir / "lake_stamps.json"
     written = stamps.stat().st_mtime_ns
@@ -44,13 +46,16 @@ def test_an_unchanged_lake_is_not_indexed_again_and_any_change_is(tmp_path, caps
 
 
 def test_an_index_from_other_code_or_one_the_time_budget_cut_is_not_current(tmp_path):
+    # With the options given, as the command gives them: without them an index is never current.
     lake, out = _lake(tmp_path / "lake"), tmp_path / "configs"
-    config_dir = index_lake(lake, name="t", out=out).config_dir
+    config_dir = index_lake(lake, name="t", out=out, index_args=ARGS, workers=WORKERS).config_dir
+    assert index_lake(lake, name="t", out=out, index_args=ARGS).up_to_date  # current until the stamps change
     stamps = config_dir / "lake_stamps.json"
     data = json.loads(stamps.read_text())
     stamps.write_text(json.dumps({**data, "written_by": "another version"}))
-    assert not index_lake(lake, name="t", out=out).up_to_date
+    assert not index_lake(lake, name="t", out=out, index_args=ARGS).up_to_date
     other = _lake(tmp_path / "other")
-    cut = index_lake(other, name="cut", out=out, workers=0, time_budget_s=1e-9)  # no file profiled in time
+    # no file profiled in time
+    cut = index_lake(other, name="cut", out=out, workers=0, time_budget_s=1e-9, index_args=ARGS)
     assert cut.errors and all("time budget" in why for why in cut.errors.values())
-    assert not index_lake(other, name="cut", out=out, workers=0, time_budget_s=1e-9).up_to_date
+    assert not index_lake(other, name="cut", out=out, workers=0, time_budget_s=1e-9, index_args=ARGS).up_to_date

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -95,4 +96,19 @@ async def kernel(kernel_dirs: dict[str, Path]) -> AsyncIterator[Client]:
     require_sandbox()
     d = kernel_dirs
     async with stdio_client(d["lake"], d["workdir"], d["home"], *BATTERY_LIMITS) as client:
+        yield client
+
+
+@contextlib.asynccontextmanager
+async def in_memory_client(lake: Path, workdir: Path, *flags: str) -> AsyncIterator[Client]:
+    """A client of the server `python -m lakeboard.servers.kernel --lake LAKE --workdir WORKDIR FLAGS` builds,
+    served in this process over fastmcp's in-memory transport: no interpreter to start and import for the
+    server. Its kernel is started as the server's own would be, with the same limits."""
+    from lakeboard.servers.kernel.config import parse_args
+    from lakeboard.servers.kernel.limits import limits_problem
+    from lakeboard.servers.kernel.server import create_server
+
+    config, options = parse_args(["--lake", str(lake), "--workdir", str(workdir), *flags])
+    assert limits_problem(config) is None  # where the command would refuse to start
+    async with Client(create_server(config, options.transport), timeout=120) as client:
         yield client

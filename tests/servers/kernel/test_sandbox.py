@@ -290,7 +290,7 @@ async def test_endless_output_is_stopped(kernel: Client) -> None:
     assert result.error is not None and result.error.name == "OutputLimitExceeded"
     assert result.truncated is True and result.duration_s < 30 and result.restarted is False
     # Output a subprocess writes straight to the file descriptor is capped as well.
-    code = "import subprocess\nsubprocess.run(['yes'], timeout=1)"  # a second of `yes` is megabytes
+    code = "import subprocess\nsubprocess.run(['yes'], timeout=0.3)"  # a third of a second of `yes` is megabytes
     result = await run(kernel, code, timeout_s=30)
     assert result.error is not None and result.error.name == "TimeoutExpired"
     assert len(result.stdout) < 6000 and result.restarted is False

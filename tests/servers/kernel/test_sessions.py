@@ -1,7 +1,7 @@
-"""Sessions stay apart: the workdir is never an import path (unsandboxed here, where every answer
-says so; the sandboxed case runs on test_sandbox.py's shared server), and over HTTP each client
-session has its own kernel and its own folder; a call without a session is refused; the number of
-kernels is capped, and an idle session's kernel is stopped (its next call says so)."""
+"""Sessions stay apart: the workdir is never an import path (unsandboxed here, on a server served in
+this process, where every answer says so; the sandboxed case runs on test_sandbox.py's shared server),
+and over HTTP each client session has its own kernel and its own folder; a call without a session is
+refused; the number of kernels is capped, and an idle session's kernel is stopped (its next call says so)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
 from lakeboard.schemas.execution import KernelActionResult, VariablesResult
-from tests.servers.kernel.conftest import require_sandbox, run, server_env, stdio_client
+from tests.servers.kernel.conftest import SECRET, in_memory_client, require_sandbox, run, server_env
 from tests.support.servers import kernel_over_http
 from tests.support.shadow_modules import import_code, plant_code, shadows
 
@@ -44,12 +44,13 @@ async def assert_never_an_import_path(client: Client, names: list[str]) -> Kerne
 
 @pytest.mark.asyncio
 async def test_unsafe_mode_says_so_in_every_result_and_keeps_the_workdir_off_the_import_path(
-    kernel_dirs: dict[str, Path], tmp_path: Path
+    kernel_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One unsandboxed server: every kind of answer says UNSAFE, and even unconfined the kernel
-    neither imports from its workdir nor inherits the server's environment."""
-    d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--unsafe-no-sandbox") as client:
+    neither imports from its workdir nor inherits the server's environment (this process's, with a key
+    planted in it)."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    async with in_memory_client(kernel_dirs["lake"], tmp_path, "--unsafe-no-sandbox") as client:
         result = await run(client, "import os\nos.getcwd()")
         assert result.sandboxed is False and result.warning and "UNSAFE" in result.warning
         assert result.result == repr(str(tmp_path))

@@ -2,7 +2,10 @@
 
 Each test starts its own server with small limits (one server checks several of them, one after the
 other): with the cgroup the machine allows, and with --no-cgroup, where the server's watchdog enforces
-the totals.
+the totals. The servers are served in this process over fastmcp's in-memory transport (the kernel, its
+sandbox, its cgroup and the server's watchdog are the real ones); the kernel server in its own process
+is tested in test_sandbox.py and test_server.py (stdio) and test_sessions.py (HTTP), and in the last test
+here, which needs its command.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from fastmcp import Client
 
 from lakeboard.schemas.execution import SandboxPolicy
-from tests.servers.kernel.conftest import REPO, make_lake, require_sandbox, run, server_env, stdio_client
+from tests.servers.kernel.conftest import REPO, in_memory_client, make_lake, require_sandbox, run, server_env
 
 
 async def policy_of(client) -> SandboxPolicy:  # type: ignore[no-untyped-def]
@@ -52,7 +56,7 @@ async def test_with_a_cgroup_where_possible_children_past_memory_mb_a_busy_child
     child left running when its cell ends, then a cell writing past --workdir-mb."""
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--memory-mb", "256", "--workdir-mb", "20") as client:
+    async with in_memory_client(d["lake"], tmp_path, "--memory-mb", "256", "--workdir-mb", "20") as client:
         await children_past_the_memory_limit_are_stopped(client)
 
         code = "import os\nkept = 'still here'\nbusy = os.fork()\nif busy == 0:\n    while True:\n        pass\nbusy"
@@ -97,8 +101,8 @@ async def test_without_a_cgroup_the_watchdog_holds_the_memory_and_process_limits
     """One server with --no-cgroup: children past --memory-mb together, then more processes than --max-procs."""
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--no-cgroup", "--memory-mb", "256",
-                            "--max-procs", "32") as client:
+    flags = ("--no-cgroup", "--memory-mb", "256", "--max-procs", "32")
+    async with in_memory_client(d["lake"], tmp_path, *flags) as client:
         policy = await policy_of(client)
         assert policy.memory_limit == "watchdog"
         assert policy.process_limit == ("watchdog" if os.geteuid() == 0 else "rlimit")
@@ -124,7 +128,7 @@ async def test_cpu_budget_restarts_the_kernel_and_counts_the_whole_process_tree(
 ) -> None:
     require_sandbox()
     d = kernel_dirs
-    async with stdio_client(d["lake"], tmp_path, d["home"], "--cpu-seconds", "2") as client:
+    async with in_memory_client(d["lake"], tmp_path, "--cpu-seconds", "2") as client:
         # The kernel itself spinning past the budget.
         result = await run(client, "while True:\n    pass", timeout_s=120)
         assert result.restarted is True and result.error is not None and result.error.name == "KernelDied", result

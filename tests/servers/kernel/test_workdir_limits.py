@@ -20,7 +20,7 @@ import pytest_asyncio
 from fastmcp import Client
 
 from lakeboard.common.lake_files import empty_folder
-from tests.servers.kernel.conftest import require_sandbox, run, stdio_client
+from tests.servers.kernel.conftest import in_memory_client, require_sandbox, run
 from tests.support.hostile_names import file_name, hostile_names
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -66,12 +66,13 @@ async def settled(folder: Path, timeout_s: float = 30.0) -> tuple[int, int]:
 async def eight_mb_server(kernel_dirs: dict[str, Path]) -> AsyncIterator[tuple[Client, Path]]:
     """One server with --workdir-mb 8 --workdir-files 50 and its workdir, for every test below: each test
     leaves the workdir under its limits and the next cell in a fresh kernel, so none depends on another's
-    state (the tests of the size stay far under 50 entries)."""
+    state (the tests of the size stay far under 50 entries). Served in this process (in_memory_client): the
+    watchdog that enforces these limits is the server's own."""
     require_sandbox()
     d = kernel_dirs
     workdir = d["root"] / "eight-mb"
     workdir.mkdir()
-    async with stdio_client(d["lake"], workdir, d["home"], "--workdir-mb", "8", "--workdir-files", "50") as client:
+    async with in_memory_client(d["lake"], workdir, "--workdir-mb", "8", "--workdir-files", "50") as client:
         yield client, workdir
 
 

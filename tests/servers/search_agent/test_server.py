@@ -3,8 +3,10 @@
 Covers the tool contracts (structured HelpDecision / SearchAgentResponse), the documents
 resource, the web backends end to end, and the model path: a real fastmcp Client whose
 sampling handler returns scripted text, in both MCP protocol eras (handshake-era
-server-initiated sampling, and the 2026 input-required round trips). Fallback cases that
-need no process of their own use fastmcp's in-memory transport to the same server object.
+server-initiated sampling, and the 2026 input-required round trips). A process is started
+once per transport (stdio: the 2026-era sampling test; HTTP: the SearxNG test) and once for a
+bad command line; the tool contracts and the fallback cases need no process of their own and
+use fastmcp's in-memory transport to the server the same command line builds.
 """
 
 from __future__ import annotations
@@ -59,9 +61,12 @@ def scripted_aqi_model() -> ScriptedModel:
     })
 
 
-async def test_stdio_local_backend_tools_resource_and_contracts(lake: Path, tmp_path: Path) -> None:
-    transport = stdio("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"), "--name", "demo-search")
-    async with Client(transport) as client:
+async def test_local_backend_tools_resource_and_contracts(lake: Path, tmp_path: Path) -> None:
+    """The server this command line builds, in memory: what its tools and resource return. The process
+    itself is tried over stdio by test_sampling_path_uses_the_clients_model[auto], over HTTP by
+    test_http_transport_with_searxng_on_loopback."""
+    server = from_command_line("--docs", str(lake / "docs"), "--cache-dir", str(tmp_path / "cache"), "--name", "demo-search")
+    async with Client(server) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
         assert set(tools) == {"can_help", "respond"}
         assert set(tools["can_help"].output_schema["properties"]) == {"agent_name", "can_help", "reason", "confidence"}
