@@ -53,6 +53,17 @@ def helpers_and_fork_servers(root: psutil.Process) -> tuple[dict[str, psutil.Pro
     return helpers, fork_servers
 
 
+def kernel_server_parents(root: psutil.Process) -> list[int]:
+    parents = []
+    for process in root.children(recursive=True):
+        try:
+            if "lakeboard.servers.kernel" in title(process):
+                parents.append(process.ppid())
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    return parents
+
+
 async def test_tools_prompts_and_resources_of_the_demo_gateway_whose_helpers_are_forks_however_python_is_spelled(
         gateway_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     clusters = ClusterConfig.model_validate_json((gateway_config / "clusters.json").read_text()).clusters
@@ -86,7 +97,7 @@ async def test_tools_prompts_and_resources_of_the_demo_gateway_whose_helpers_are
         helpers, fork_servers = helpers_and_fork_servers(psutil.Process())
         assert sorted(helpers) == ["air-quality-services", "budget-districts", "demo-search", "docs-inbox",
                                    "sensors", "transit-weather"]
-        (fork_server,) = fork_servers  # the kernels get their own at the first run_code
+        (fork_server,) = fork_servers  # the gateway's one: its kernels fork from it too (below)
         assert {p.ppid() for p in helpers.values()} == {fork_server.pid}
         text = result.content[0].text
         assert "- `air_quality/sensors/readings_2024-01.csv` and 11 more files of the same layout" in text
@@ -101,6 +112,7 @@ async def test_tools_prompts_and_resources_of_the_demo_gateway_whose_helpers_are
         first = await client.call_tool("run_code", {"code": f"lake = {str(DEMO_LAKE)!r}\nimport os\nsorted(os.listdir(lake))[:3]"})
         ran = ExecutionResult.model_validate(first.structured_content)
         assert ran.ok and ran.sandboxed and "air_quality" in ran.result
+        assert kernel_server_parents(psutil.Process()) == [fork_server.pid]
         write = ("try:\n    open(os.path.join(lake, 'written.txt'), 'w')\nexcept OSError as exc:\n"
                  "    print('refused', type(exc).__name__)")
         refused = await client.call_tool("run_code", {"code": write})
