@@ -18,9 +18,9 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping
 from pathlib import Path
-from typing import Unpack
+from typing import Any, Unpack
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -118,9 +118,7 @@ class ForkServer:
         # a caller cancelled while the fork server works (a client's connect timeout: fastmcp
         # cancels its session task natively, which no anyio shield holds) would otherwise leave
         # the server it asked for running with no one to stop it.
-        exchange = asyncio.ensure_future(self._exchange(request, [os.dup(stdio.fileno()), os.dup(stderr_fd)]))
-        self._pending.add(exchange)
-        exchange.add_done_callback(self._pending.discard)
+        exchange = self._keep(self._exchange(request, [os.dup(stdio.fileno()), os.dup(stderr_fd)]))
         try:
             return await asyncio.shield(exchange)
         except asyncio.CancelledError:
@@ -161,19 +159,23 @@ class ForkServer:
         caller's socket, is closed already, so it leaves as any server whose client went away."""
         if exchange.cancelled() or exchange.exception() is not None:
             return
-        stopping = asyncio.ensure_future(_stop(*exchange.result()))
-        self._pending.add(stopping)
-        stopping.add_done_callback(self._pending.discard)
+        self._keep(_stop(*exchange.result()))
+
+    def _keep(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task:
+        """`work` as a task held until it is done, so that close() waits for it."""
+        task = asyncio.ensure_future(work)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+        return task
 
     async def close(self) -> None:
         """Stop the fork server. The servers it started stop when their stdin closes; one whose
         caller gave up before it started is stopped here at the latest."""
-        waiting = list(self._pending)
-        if waiting:
-            with anyio.move_on_after(_EXIT_GRACE_S + 2 * _TERM_GRACE_S, shield=True):
-                await asyncio.gather(*waiting, return_exceptions=True)
-            for task in waiting:
-                task.cancel()  # a fork server that answers nothing: _forget stops it below
+        with anyio.move_on_after(_EXIT_GRACE_S + 2 * _TERM_GRACE_S, shield=True):
+            while self._pending:  # an exchange that ends while awaited may add the stop of its server
+                await asyncio.gather(*self._pending, return_exceptions=True)
+        for task in list(self._pending):
+            task.cancel()  # a fork server that answers nothing: _forget stops it below
         await self._forget()
 
     async def _running(self) -> socket.socket:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import pytest
 from tests.e2e.conftest import _allow_unsandboxed_kernel, _sandbox_problem
 from tests.support.cli import cli_env, lakeboard_main
 from tests.support.hostile_names import MARKER, file_name, hostile_names
+from tests.support.programs import ProgramRun, run_each
 
 REPRODUCTION = "pm25\n__import__('os').system('id') #"
 ISSUE, GENERATED = "issue", "generated"  # the lake's two folders, so the names of its two partitions
@@ -52,51 +52,25 @@ def run_python(args: list[str], folder: Path, stdin: str = "") -> subprocess.Com
                           timeout=120)
 
 
-# Runs each piece of code it reads (a JSON list on stdin) as `python -c` would, in a fresh namespace and a fresh
-# folder of its own (0, 1, ...), after a line that marks its output, then prints the rows it loaded: one process
-# for every response instead of one each (each would import pandas again).
-RUN_EACH = """
-import json, os, sys, traceback
-COUNT = "sum(len(d) for d in datasets.values()) if 'datasets' in globals() else len(data)"
-for i, code in enumerate(json.loads(sys.stdin.read())):
-    os.mkdir(str(i))
-    os.chdir(str(i))
-    print(f"=== response {i} ===", flush=True)
-    try:
-        namespace = {"__name__": "__main__"}
-        exec(compile(code, "<string>", "exec"), namespace)
-        print("rows", eval(COUNT, namespace))
-    except BaseException:
-        print(f"=== response {i} failed ===", file=sys.stderr)
-        traceback.print_exc()
-    sys.stdout.flush()
-    os.chdir("..")
-"""
-MARK = re.compile(r"^=== response (\d+) ===\n", re.M)
+_COUNT = "sum(len(d) for d in datasets.values()) if 'datasets' in globals() else len(data)"
 
 
 @dataclass(frozen=True)
 class CodeRun:
     response: dict  # one response of `discover --json`
-    stdout: str  # what its code printed when run
-    stderr: str  # what the process that ran every response's code wrote to stderr
-    stray: list[str]  # the files it left in its folder
+    ran: ProgramRun  # its code, run as a user would run it
 
 
 def run_discovered_code(done: subprocess.CompletedProcess[str], root: Path) -> list[CodeRun]:
-    """The code of every response in a `discover --json` run, each run in a fresh folder (one process runs
-    them all)."""
+    """The code of every response in a `discover --json` run, each run in a fresh folder, then the rows it loaded
+    printed (one process runs them all)."""
     assert done.returncode == 0, done.stderr[-3000:]
     responses = [r for r in json.loads(done.stdout)["responses"] if r.get("code")]
     scratch = root / "scratch"
     scratch.mkdir()
-    ran = run_python(["-c", RUN_EACH], scratch, stdin=json.dumps([r["code"] for r in responses]))
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    before, *printed = MARK.split(ran.stdout)  # [before, "0", output of 0, "1", output of 1, ...]
-    assert before == "" and printed[::2] == [str(i) for i in range(len(responses))], ran.stdout[-3000:]
+    runs = run_each([f"{r['code']}\nprint('rows', {_COUNT})" for r in responses], scratch)
     assert sorted(scratch.iterdir()) == sorted(scratch / str(i) for i in range(len(responses)))
-    return [CodeRun(response, output, ran.stderr, sorted(f.name for f in (scratch / str(i)).iterdir()))
-            for i, (response, output) in enumerate(zip(responses, printed[1::2]))]
+    return [CodeRun(response, ran) for response, ran in zip(responses, runs)]
 
 
 def files_loaded_by(runs: list[CodeRun], agent: str) -> list[str]:
@@ -105,10 +79,10 @@ def files_loaded_by(runs: list[CodeRun], agent: str) -> list[str]:
     mine = [run for run in runs if run.response["agent_name"] == agent]
     assert mine, f"no code from the file agent {agent!r}: {[run.response['agent_name'] for run in runs]}"
     for run in mine:
-        assert "uid=" not in run.stdout, run.stdout  # `id` did not run
+        assert "uid=" not in run.ran.stdout, run.ran.stdout  # `id` did not run
         rows = 20 * sum(len(x["paths"]) for x in run.response["loaders"])
-        assert run.stdout.split()[:2] == ["rows", str(rows)], run.stdout[-3000:] + run.stderr[-3000:]
-        assert run.stray == [], run.stray  # no payload ran
+        assert run.ran.stdout.split()[:2] == ["rows", str(rows)], run.ran.stdout[-3000:]
+        assert run.ran.left == [], run.ran.left  # no payload ran
     return [path for run in mine for x in run.response["loaders"] for path in x["paths"]]
 
 

@@ -2,12 +2,14 @@ import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest
 from lakeboard.servers.file_agent.agent import FileAgent
 from lakeboard.servers.file_agent.response_writing import necessary_steps
 from lakeboard.servers.profiling import profile_file
+from tests.support.programs import run_each
 
 
 def test_respond_gives_one_loader_for_a_family_and_its_code_runs(demo_config):
@@ -83,25 +85,15 @@ def _agent(lake, out, *, by_name_alone: bool = False) -> FileAgent:
     return FileAgent(config, cluster.name)
 
 
+def _last_lines(codes: list[str], epilogue: str, folder: Path) -> list[str]:
+    """What `_run` gives for each of `codes`, from one Python process (a start costs more than a program)."""
+    return [ran.stdout.strip().splitlines()[-1] for ran in run_each([f"{c}\n{epilogue}" for c in codes], folder)]
+
+
 def _run(code: str, epilogue: str) -> str:
     run = subprocess.run([sys.executable, "-c", code + "\n" + epilogue], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     return run.stdout.strip().splitlines()[-1]
-
-
-_END = "-- end of program --"
-
-
-def _run_each(codes: list[str], epilogue: str) -> list[str]:
-    """What `_run` gives for each of `codes`, from one Python process (a start costs more than a program):
-    each program runs in a namespace of its own, as `python -c` runs it, so none can lean on another's names."""
-    program = "".join(f"exec({code + chr(10) + epilogue!r}, {{'__name__': '__main__'}})\nprint({_END!r})\n"
-                      for code in codes)
-    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-3000:]
-    outputs = run.stdout.split(_END + "\n")
-    assert len(outputs) == len(codes) + 1 and not outputs[-1], run.stdout[-3000:]
-    return [out.strip().splitlines()[-1] for out in outputs[:-1]]
 
 
 def test_workbooks_with_different_sheets_each_get_a_loader_of_their_own(tmp_path):
@@ -132,8 +124,8 @@ def test_workbooks_with_different_sheets_each_get_a_loader_of_their_own(tmp_path
         from lakeboard.common.loader_programs import loading_code
 
         codes.append(loading_code(list(loaders.values()), lake))
-    outs = _run_each(codes, "import json\nprint(json.dumps({k.split()[0]: list(v) for k, v in datasets.items()}))")
-    for out in outs:
+    epilogue = "import json\nprint(json.dumps({k.split()[0]: list(v) for k, v in datasets.items()}))"
+    for out in _last_lines(codes, epilogue, tmp_path):
         assert json.loads(out) == {f"s{i}.xlsx": sheets for i, sheets in _SHEETS.items()}
 
 
@@ -171,6 +163,6 @@ def test_a_series_member_with_a_title_line_gets_a_loader_of_its_own(tmp_path):
         assert sorted(shared.paths) == [p for p in paths if p != odd] and own.paths == [odd]
         assert "skiprows=1" in own.source and "skiprows" not in shared.source
         codes.append(resp.code)
-    outs = _run_each(codes, "import json\nprint(json.dumps({k: [len(v), list(v.columns)] for k, v in datasets.items()}))")
-    for out in outs:
+    epilogue = "import json\nprint(json.dumps({k: [len(v), list(v.columns)] for k, v in datasets.items()}))"
+    for out in _last_lines(codes, epilogue, tmp_path):
         assert sorted(json.loads(out).values()) == [[20, ["date", "pm25"]], [100, ["file", "date", "pm25"]]]
