@@ -70,6 +70,7 @@ def index_versions(configs: Path) -> str:
 
 
 def load_lake_index(folder: Path):
+    from lakeboard.common.byte_copies import byte_copies
     from lakeboard.schemas.clusters import ClusterConfig
     from lakeboard.servers.profiling import ProfileCache
     from lakeboard.servers.relevance.lake_index import LakeIndex
@@ -78,7 +79,8 @@ def load_lake_index(folder: Path):
     paths = sorted(f for c in config.clusters for f in c.files)
     with ProfileCache(Path(config.profile_dir)) as cache:
         profiles = list(cache.load_many(paths).values())
-    return LakeIndex.build(profiles, config.families)
+    copies = byte_copies(Path(config.lake), ((p.path, p.size_bytes) for p in profiles))
+    return LakeIndex.build(profiles, config.families, copies=copies)
 
 
 def embedder(cache_file: Path | None = None, kind: str = "minilm"):
@@ -118,12 +120,22 @@ def lake_data(spec: LakeSpec, configs: Path, embed=None) -> tuple[LakeData, obje
     for t in tasks:
         units = t["data_sources"] if isinstance(t["data_sources"], list) else [t["data_sources"]]
         match = [resolve_unit(u, paths) for u in units]
-        unit_files = [np.array([m(p) for p in low], dtype=bool) for m in match]
+        # a file with the same bytes as one a unit names is that file (as the product's scorer counts it)
+        unit_files = [with_copies(np.array([m(p) for p in low], dtype=bool), li.facts) for m in match]
         y = np.any(unit_files, axis=0).astype(np.int8) if unit_files else np.zeros(len(paths), dtype=np.int8)
         x, ev = features(li, t["query"], cards, embed)
         data.questions.append(Question(t["query"], units, x, y, unit_files, ev.hits, ev.idf,
                                        list(ev.query.terms.values())))
     return data, li, cards
+
+
+def with_copies(mask: np.ndarray, facts: list) -> np.ndarray:
+    """`mask` (one flag per file, in the facts' order) with the files that have the same bytes as a flagged one."""
+    at = {f.path: i for i, f in enumerate(facts)}
+    out = mask.copy()
+    for i in np.flatnonzero(mask):
+        out[[at[c] for c in facts[i].copies if c in at]] = True
+    return out
 
 
 def features(li, text: str, cards, embed) -> np.ndarray:

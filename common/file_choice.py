@@ -16,12 +16,18 @@ from lakeboard.schemas.messages import FileMatch
 
 
 def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
-    """One match per path (the best), best first."""
+    """One match per path (the best), best first; a file with the same bytes as one ranked before
+    it is left out (that one's match names it among its copies)."""
     best: dict[str, FileMatch] = {}
     for m in matches:
         if m.path not in best or m.score > best[m.path].score:
             best[m.path] = m
-    return sorted(best.values(), key=lambda m: (-m.score, m.path))
+    out, copied = [], set()
+    for m in sorted(best.values(), key=lambda m: (-m.score, m.path)):
+        if m.path not in copied:
+            out.append(m)
+            copied.update(m.copies)
+    return out
 
 
 def _data(ranked: list[FileMatch]) -> list[FileMatch]:

@@ -13,8 +13,10 @@ def markdown_inline(text: str, limit: int = 400) -> str:
     return comment_text(text, limit).replace("`", "'")
 
 
-def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int = 12) -> list[str]:
-    """`- `path`` per file, most relevant first; a family appears once, at its first member, with a count."""
+def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int = 12,
+               copies_of: Mapping[str, list[str]] | None = None) -> list[str]:
+    """`- `path`` per file, most relevant first; a family appears once, at its first member, with a count;
+    a file's copies (`copies_of`: other files with the same bytes) are named after it."""
     size: dict[str, int] = {}
     for path in paths:
         family = family_of.get(path)
@@ -28,5 +30,10 @@ def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int
                 continue
             shown.add(family)
         more = size[family] - 1 if family is not None else 0
-        lines.append(f"- `{markdown_inline(path)}`" + (f" and {more} more files of the same layout" if more else ""))
+        line = f"- `{markdown_inline(path)}`" + (f" and {more} more files of the same layout" if more else "")
+        same = (copies_of or {}).get(path)
+        if same:
+            line += " (the same bytes as " + ", ".join(f"`{markdown_inline(c)}`" for c in same[:5]) + (
+                f" and {len(same) - 5} more" if len(same) > 5 else "") + ")"
+        lines.append(line)
     return lines if len(lines) <= limit else lines[:limit] + [f"- ... and {len(lines) - limit} more"]

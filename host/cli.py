@@ -88,6 +88,8 @@ def _print_discovery(result) -> None:
             shown.add(m.group)
             if family_sizes[m.group] > 1:
                 more = f" + {family_sizes[m.group] - 1} more files of the same layout"
+        if m.copies:
+            more += " (the same bytes as " + ", ".join(printable(c, 200) for c in m.copies[:5]) + ")"
         terms = ", ".join(printable(t, 80) for t in m.matched_terms[:6])
         print(f"  {m.score:.2f}  {printable(m.path, 500)}{role}{more}   (matches: {terms})")
     if result.ranked_next:

@@ -56,6 +56,7 @@ class FileMatch(BaseModel):
     group: str | None = Field(
         None, description="family of interchangeable files (same folder and columns, or a dated series)"
     )
+    copies: list[str] = Field(default_factory=list, description="other files of the lake with the same bytes")
 
 
 class Loader(BaseModel):

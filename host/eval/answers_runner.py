@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from lakeboard.host.eval.answer_scores import score_answer
-from lakeboard.host.eval.discovery_scores import score_discovery
+from lakeboard.host.eval.discovery_scores import lake_copies, score_discovery
 from lakeboard.host.eval.means import rounded_mean
 from lakeboard.host.lakes import Lake, LakeError
 from lakeboard.schemas.workload import WorkloadTask
@@ -46,9 +46,10 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake, modes: li
             lake, settings, trace=trace, max_steps=args.max_steps, helper_timeout_s=args.timeout,
             cell_timeout_s=args.cell_timeout, lend_model=not args.offline_helpers,
         ) as session:
+            copies = lake_copies(lake, session.lake_paths)
             for mode in modes:
                 for task in tasks:
-                    row = await _run_task(session, task, mode)
+                    row = await _run_task(session, task, mode, copies)
                     rows.append(row)
                     _print_row(row, label=len(modes) > 1)
                     if out_fh:
@@ -68,7 +69,8 @@ async def run_answer_eval(args, tasks: list[WorkloadTask], lake: Lake, modes: li
     return 0
 
 
-async def _run_task(session: AskSession, task: WorkloadTask, mode: str) -> dict[str, Any]:
+async def _run_task(session: AskSession, task: WorkloadTask, mode: str,
+                    copies: dict[str, list[str]]) -> dict[str, Any]:
     started = time.monotonic()
     row: dict[str, Any] = {"id": task.id, "mode": mode, "answer_type": task.answer_type, "expected": task.answer}
     try:
@@ -90,7 +92,7 @@ async def _run_task(session: AskSession, task: WorkloadTask, mode: str) -> dict[
                              accepted=task.accepted_answers)
         row |= {"metric": score.metric, "score": score.score, "correct": score.correct}
     if task.data_sources is not None:
-        d = score_discovery(result.data_sources, task.data_sources, session.lake_paths)
+        d = score_discovery(result.data_sources, task.data_sources, session.lake_paths, copies)
         row |= {"recall": round(d.recall, 4), "precision": round(d.precision, 4), "f1": round(d.f1, 4)}
     return row
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lakeboard.host.eval.answers_runner import run_answer_eval
 from lakeboard.host.baselines.modes import MODES
-from lakeboard.host.eval.discovery_scores import score_discovery
+from lakeboard.host.eval.discovery_scores import lake_copies, score_discovery
 from lakeboard.host.eval.means import rounded_mean
 from lakeboard.host.lakes import Lake, LakeError, lake_files, refresh_index, resolve_lake
 from lakeboard.schemas.workload import Workload, WorkloadTask
@@ -49,6 +49,7 @@ async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path
     from lakeboard.schemas.clusters import ClusterConfig
 
     paths = lake_files(lake.root)
+    copies = lake_copies(lake, paths)
     out_fh = open(out, "w", encoding="utf-8") if out else None
     scores: dict[str, list] = {mode: [] for mode in modes}
     trace = Trace(lake.config_dir / "traces" / f"eval-{int(time.time())}.jsonl")
@@ -67,7 +68,7 @@ async def run_discovery_eval(tasks: list[WorkloadTask], lake: Lake, *, out: Path
                     line = {"id": task.id, "mode": mode, "files": files, **details}
                     shown = f"{task.id:28s} {mode:12s}" if len(modes) > 1 else f"{task.id:28s}"
                     if task.data_sources is not None:
-                        s = score_discovery(files, task.data_sources, paths)
+                        s = score_discovery(files, task.data_sources, paths, copies)
                         scores[mode].append(s)
                         line |= {"recall": round(s.recall, 4), "precision": round(s.precision, 4), "f1": round(s.f1, 4)}
                         shown += f" R={s.recall:.2f} P={s.precision:.2f} F1={s.f1:.2f}"

@@ -295,6 +295,7 @@ def _help_board(posting: Posting, found: DiscoveryResult, notes: list[str]) -> H
         request=posting.request.request,
         request_id=posting.request.id,
         files=found.files,
+        copies={m.path: m.copies for m in found.matches if m.copies},
         ranked_next=[m.path for m in found.ranked_next],
         responses=[o.model_copy(update={"response_raw": None})
                    for o in sorted(posting.responses, key=confidence, reverse=True)],
@@ -313,7 +314,8 @@ def _summary(board: HelpBoard, posting: Posting, chosen: list[FileMatch]) -> str
     """What a model reads: the files the blackboard ranks best, then the responses (as the main agent sees them)."""
     parts = []
     if chosen:
-        lines = file_lines([m.path for m in chosen], {m.path: m.group for m in chosen}, limit=15)
+        lines = file_lines([m.path for m in chosen], {m.path: m.group for m in chosen}, limit=15,
+                           copies_of={m.path: m.copies for m in chosen})
         parts.append("**Files the blackboard ranks best**:\n" + "\n".join(lines))
     if board.ranked_next:
         parts.append("**Ranked next, not chosen**:\n" + "\n".join(file_lines(board.ranked_next, {}, limit=5)))

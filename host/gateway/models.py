@@ -30,6 +30,8 @@ class HelpBoard(BaseModel):
     request_id: str
     files: list[str] = Field(default_factory=list,
                              description="the files the host ranks best across the volunteers' answers, best first")
+    copies: dict[str, list[str]] = Field(default_factory=dict,
+                                         description="for a file of `files`, the other files of the lake with the same bytes")
     ranked_next: list[str] = Field(default_factory=list,
                                    description="data files ranked after those, not chosen: a join's second table is often here")
     responses: list[HelperOutcome] = Field(default_factory=list,

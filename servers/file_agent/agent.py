@@ -153,7 +153,7 @@ class FileAgent:
             [
                 response_writing.explanation(
                     self.profiles[m.path], m.role, self.engine.facts_of(m.path).describes,
-                    self.engine.coverage_of(m.path),
+                    self.engine.coverage_of(m.path), self.engine.facts_of(m.path).copies,
                 )
                 for m in shown
             ]

@@ -32,7 +32,9 @@ def response(answer: FileAgentResponse, partition: str) -> str:
     parts = [head]
     if answer.files:
         family_of = {m.path: m.group for m in answer.matches}
-        parts.append("**Files**, most relevant first:\n" + "\n".join(file_lines(answer.files, family_of, _FILES)))
+        copies_of = {m.path: m.copies for m in answer.matches}
+        parts.append("**Files**, most relevant first:\n" + "\n".join(file_lines(answer.files, family_of, _FILES,
+                                                                                copies_of)))
     if answer.code:
         code = answer.code.strip()
         if len(code) > _CODE_CHARS:

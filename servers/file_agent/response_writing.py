@@ -58,9 +58,12 @@ def libraries(loaders: list[Loader]) -> list[str]:
 
 
 def explanation(
-    p: FileProfile, role: str = "data", describes: list[str] | None = None, coverage: TimeCoverage | None = None
+    p: FileProfile, role: str = "data", describes: list[str] | None = None, coverage: TimeCoverage | None = None,
+    copies: list[str] | None = None,
 ) -> str:
     lines = [f"{p.path} ({p.format}, {p.size_bytes:,} bytes): {p.summary}"]
+    if copies:
+        lines.append(f"  The same bytes are also at: {', '.join(copies)} (one file, not two datasets).")
     if coverage is not None:
         where = "its name" if coverage.source == "name" else "its date columns, as far as sampled"
         lines.append(f"  It covers {coverage.start} to {coverage.end} (from {where}).")

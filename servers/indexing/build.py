@@ -91,6 +91,7 @@ def index_lake(
     from lakeboard.servers.profiling import profile_lake
     from lakeboard.servers.profiling.families import describe_families
     from lakeboard.common.minilm import available_embedder
+    from lakeboard.common.byte_copies import byte_copies
     from lakeboard.servers.relevance.lake_index import RELEVANCE_FOLDER, LakeIndex
     from lakeboard.servers.relevance.vector_cache import VectorCache
 
@@ -145,10 +146,12 @@ def index_lake(
         errors=errors,
         families=describe_families(profiles),
     )
+    # a bucket lake's replica holds samples of its objects, not their bytes: its copies are not known
+    copies = [] if source else byte_copies(lake, ((p.path, p.size_bytes) for p in profiles))
     here = available_embedder()  # no model here: the index is lexical, wherever it would be embedded
     with VectorCache(lake=lake) if here else nullcontext() as cache:
         relevance = LakeIndex.build(profiles, config.families, embed=embed if here and embed else here,
-                                    previous=relevance_path, cache=cache)
+                                    previous=relevance_path, cache=cache, copies=copies)
     entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)
     publish(config_dir, {
         "clusters.json": config.model_dump_json(indent=2),

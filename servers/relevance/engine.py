@@ -106,5 +106,5 @@ def to_matches(p: np.ndarray, positions: Sequence[int], facts: list[FileFacts], 
         matched = [w for w, hit in zip(words, hits[:, positions[r]]) if hit]
         out.append(FileMatch(path=f.path, score=round(float(p[r]), 4), matched_terms=matched,
                              role="dictionary" if f.describes else "data", group=f.family,
-                             companions=f.described_by))
+                             companions=f.described_by, copies=f.copies))
     return out

@@ -1,7 +1,7 @@
 """What relevance needs to know of each file beyond its search fields, found once at index time.
 
 Its name's parts, the time it covers, its family, its column names and values (for quoted
-phrases), and which files it describes or is described by. Written with the
+phrases), which files it describes or is described by, and which hold the same bytes. Written with the
 search index; a file agent reads the facts of its own files.
 """
 
@@ -28,6 +28,7 @@ class FileFacts(BaseModel):
     family: str | None = None
     describes: list[str] = Field(default_factory=list, description="data files this file documents")
     described_by: list[str] = Field(default_factory=list, description="dictionaries and READMEs of this file")
+    copies: list[str] = Field(default_factory=list, description="other files of the lake with the same bytes")
 
     @cached_property
     def word_parts(self) -> tuple[str, ...]:
@@ -45,7 +46,10 @@ def _labels(profile: FileProfile) -> list[str]:
     return sorted(out)
 
 
-def file_facts(profiles: list[FileProfile], families: list[Family], links: DictionaryLinks) -> list[FileFacts]:
+def file_facts(profiles: list[FileProfile], families: list[Family], links: DictionaryLinks,
+               copies: list[list[str]] = ()) -> list[FileFacts]:
+    """`copies`: groups of paths whose files hold the same bytes."""
+    same = {p: [q for q in g if q != p] for g in copies for p in g}
     family_of = {m.path: (f, m) for f in families for m in f.members}
     describes: dict[str, set[str]] = {}
     for data_path, docs in links.closest.items():
@@ -66,6 +70,7 @@ def file_facts(profiles: list[FileProfile], families: list[Family], links: Dicti
                 family=fam.key if fam else None,
                 describes=sorted(describes.get(p.path, ())),
                 described_by=links.closest.get(p.path, []),
+                copies=same.get(p.path, []),
             )
         )
     return out

@@ -41,9 +41,11 @@ class LakeIndex:
 
     @classmethod
     def build(cls, profiles: list[FileProfile], families: list[Family], embed=None,
-              previous: Path | None = None, cache: VectorCache | None = None) -> LakeIndex:
+              previous: Path | None = None, cache: VectorCache | None = None,
+              copies: list[list[str]] = ()) -> LakeIndex:
         """`previous`: the folder of the lake's last index, whose vectors are reused for unchanged
-        cards; `cache`: vectors that `embed` made for other indexes (servers/relevance/vector_cache.py)."""
+        cards; `cache`: vectors that `embed` made for other indexes (servers/relevance/vector_cache.py);
+        `copies`: groups of files that hold the same bytes (common/byte_copies.py)."""
         profiles = sorted(profiles, key=lambda p: p.path)
         by_path = {p.path: p for p in profiles}
         links = link_dictionaries(profiles)
@@ -55,7 +57,7 @@ class LakeIndex:
         cards = [card_text(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         index = SearchIndex.build([p.path for p in profiles], documents)
         vectors = CardVectors.quantize(_card_vectors(cards, embed, previous, cache)) if embed is not None and cards else None
-        return cls(index, file_facts(profiles, families, links), cards, vectors)
+        return cls(index, file_facts(profiles, families, links, copies), cards, vectors)
 
     def save(self, folder: Path) -> None:
         self.index.save(folder)

@@ -29,3 +29,12 @@ def test_a_family_member_comes_with_the_members_the_request_takes_in_order():
     assert [x.path for x in got] == ["b/2020.csv", "b/2021.csv", "b/2022.csv"]
     # a member no match names comes as a companion, at the chosen file's score
     assert got[0].role == "companion" and got[0].score == 0.8
+
+
+def test_a_file_with_the_same_bytes_as_one_ranked_before_it_is_named_once():
+    matches = [m("copy/data.csv", 0.7, copies=["data.csv"]), m("data.csv", 0.9, copies=["copy/data.csv"]),
+               m("other.csv", 0.8)]
+    merged = merge_matches(matches)
+    assert [x.path for x in merged] == ["data.csv", "other.csv"]
+    assert merged[0].copies == ["copy/data.csv"]
+    assert [x.path for x in select_files(matches)] == ["data.csv"]

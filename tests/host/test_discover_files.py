@@ -31,3 +31,18 @@ def test_discover_prints_the_files_ranked_next_with_their_names_escaped(capsys):
                                      ranked_next=[FileMatch(path="b/in\x1b[2Jcome.html", score=0.75)]))
     out = capsys.readouterr().out
     assert "Ranked next, not chosen: b/in\\x1b[2Jcome.html (0.75)" in out and "\x1b" not in out
+
+
+def test_a_copy_is_named_once_beside_the_file_and_printed_as_the_same_bytes(capsys):
+    from lakeboard.host.cli import _print_discovery
+
+    posting = Posting(request=BlackboardRequest(request="fires"), outcomes=[
+        _outcome("a", [FileMatch(path="fires.csv", score=0.9, copies=["old/fires_copy.csv"])]),
+        _outcome("b", [FileMatch(path="old/fires_copy.csv", score=0.85, copies=["fires.csv"]),
+                       FileMatch(path="rain.csv", score=0.4)]),
+    ])
+    result = discovery_of(posting)
+    assert result.files == ["fires.csv"]
+    assert [m.path for m in result.ranked_next] == ["rain.csv"]  # the copy is not offered as a rival
+    _print_discovery(result)
+    assert "fires.csv (the same bytes as old/fires_copy.csv)" in capsys.readouterr().out

@@ -25,3 +25,11 @@ def test_units(returned, units, recall, precision):
 def test_f1_is_harmonic_mean():
     s = score_discovery(["a.csv", "data/other/z.csv"], ["a.csv"], LAKE)
     assert s.f1 == pytest.approx(2 * 1.0 * 0.5 / 1.5)
+
+
+def test_a_file_with_the_same_bytes_as_a_unit_is_that_unit_whoever_returned_it():
+    copies = {"a.csv": ["data/other/z.csv"], "data/other/z.csv": ["a.csv"]}
+    s = score_discovery(["data/other/z.csv", "top/b.xlsx"], ["a.csv"], LAKE, copies)
+    assert (s.recall, s.precision) == (1.0, 0.5)
+    # without the lake's copies the same answer misses
+    assert score_discovery(["data/other/z.csv"], ["a.csv"], LAKE).recall == 0.0

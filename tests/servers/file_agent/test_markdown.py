@@ -51,3 +51,13 @@ def test_hostile_names_stay_on_their_line_and_the_code_in_its_block():
         assert not any(sep in before + after for sep in SEPARATORS)
         (file_line,) = [line for line in before.splitlines() if line.startswith("- `")]
         assert file_line.count("`") == 2  # the name is one code span
+
+
+def test_a_files_copies_are_named_on_its_line_whatever_their_names():
+    for name in hostile_names(20, seed=23, nul=True) + ["a```b"]:
+        answer = _response(["fires.csv"])
+        answer.matches[0].copies = [name, "old/fires.csv"]
+        text = markdown.response(answer, "fires")
+        (file_line,) = [line for line in text.splitlines() if line.startswith("- `")]
+        assert file_line.startswith("- `fires.csv` (the same bytes as `") and file_line.endswith("`old/fires.csv`)")
+        assert not any(sep in text for sep in SEPARATORS)

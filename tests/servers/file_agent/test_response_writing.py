@@ -61,6 +61,8 @@ def test_an_explanation_says_what_time_a_file_covers():
     prof = FileProfile(path="a/visits.csv", format="csv", summary="visits per day")
     text = explanation(prof, coverage=TimeCoverage(start=date(2019, 3, 2), end=date(2021, 7, 30), source="data"))
     assert "covers 2019-03-02 to 2021-07-30 (from its date columns" in text
+    assert "The same bytes are also at: b/visits_copy.csv (one file, not two datasets)." in explanation(
+        prof, copies=["b/visits_copy.csv"])
 
 
 # -- families share a loader only when they share a layout --------------------------------------

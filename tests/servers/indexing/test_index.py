@@ -6,6 +6,7 @@ import sys
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.servers.indexing import index_lake
 from lakeboard.servers.profiling import ProfileCache
+from lakeboard.servers.relevance import LakeIndex
 from tests.conftest import DEMO_LAKE
 
 
@@ -32,20 +33,25 @@ def test_index_writes_clusters_servers_and_records_bad_files(demo_config):
     assert (demo_config / "servers.d").is_dir()
 
 
-def test_reindex_touches_only_changed_files(tmp_path):
+def test_reindex_touches_only_changed_files_and_records_copies(tmp_path):
     lake = tmp_path / "lake"
     shutil.copytree(DEMO_LAKE / "districts", lake / "districts")
     shutil.copytree(DEMO_LAKE / "weather", lake / "weather")
     first = index_lake(lake, out=tmp_path / "configs")
     cache = first.config_dir / "profiles"
     (lake / "weather" / "new_notes.txt").write_text("station moved in May\n")
+    (lake / "notes_copy.txt").write_text("station moved in May\n")  # the same bytes under another name
     # Same size and modification time, other text: only profiling it again would see the change.
     csv = lake / "districts" / "population_2024.csv"
     st = csv.stat()
     csv.write_bytes(b"Q" + csv.read_bytes()[1:])
     os.utime(csv, ns=(st.st_atime_ns, st.st_mtime_ns))
     second = index_lake(lake, out=tmp_path / "configs")
-    assert second.n_files == first.n_files + 1
+    assert second.n_files == first.n_files + 2
+    facts = {f.path: f for f in LakeIndex.load(second.config_dir / "relevance").facts}
+    assert facts["notes_copy.txt"].copies == ["weather/new_notes.txt"]
+    assert facts["weather/new_notes.txt"].copies == ["notes_copy.txt"]
+    assert sum(bool(f.copies) for f in facts.values()) == 2
     with ProfileCache(cache) as profiles:
         cached = profiles.load_many(["districts/population_2024.csv", "weather/new_notes.txt"])
     assert cached["districts/population_2024.csv"].tables[0].title.startswith("City of")  # not profiled again

@@ -88,3 +88,15 @@ def test_the_gate_reads_the_strongest_evidence_and_the_lead_of_the_best_file():
     row = gate_row(rows, np.array([0.2, 0.9, 0.4]))
     assert row.shape == (1, 6) and row[0, 1] == 0.5
     assert row[0, -2] == pytest.approx(0.9) and row[0, -1] == pytest.approx(0.5)
+
+
+def test_a_match_names_the_files_with_its_bytes_and_a_partition_reads_them_back(small_lake, tmp_path):
+    copy = table_profile("archive/budget_copy.csv", {"department": ["Parks", "Transit", "Police"],
+                                                     "amount": ["100", "200", "300"]})
+    profiles = [*small_lake, copy]
+    lake = LakeIndex.build(profiles, describe_families(profiles),
+                           copies=[["archive/budget_copy.csv", "budget/city_budget_2023.csv"]])
+    lake.save(tmp_path)
+    eng = RelevanceEngine(LakeIndex.load(tmp_path, paths=["budget/city_budget_2023.csv"]), ["budget/city_budget_2023.csv"])
+    [best] = eng.rank(parse_query("total amount spent by the Parks department")).matches
+    assert best.path == "budget/city_budget_2023.csv" and best.copies == ["archive/budget_copy.csv"]
