@@ -76,7 +76,7 @@ def build(configs: Path, dense: str | None) -> list[LakeData]:
             for q in other.questions:
                 x, ev = features(li, q.text, cards, embed)
                 data.off_topic.append(Question(q.text, [], x, np.zeros(len(x), dtype=np.int8), [], ev.hits, ev.idf,
-                                               list(ev.query.terms.values())))
+                                               list(ev.query.terms.values()), ev.standing))
     return lakes
 
 
@@ -108,10 +108,10 @@ def fit(lakes: list[LakeData], columns: list[int], c: float = 1.0):
     return model
 
 
-def gate_rows(xs: list[np.ndarray], ps: list[np.ndarray]) -> np.ndarray:
+def gate_rows(questions: list[Question], ps: list[np.ndarray]) -> np.ndarray:
     from lakeboard.servers.relevance.engine import gate_row
 
-    return np.vstack([gate_row(x, p) for x, p in zip(xs, ps)])
+    return np.vstack([gate_row(q.x, p, q.standing) for q, p in zip(questions, ps)])
 
 
 def fit_gate(lakes: list[LakeData], model, columns: list[int]):
@@ -126,7 +126,7 @@ def fit_gate(lakes: list[LakeData], model, columns: list[int]):
             if not group:
                 continue
             ps = [model.predict_proba(q.x[:, columns])[:, 1] for q in group]
-            xs.append(gate_rows([q.x for q in group], ps)); ys += [label] * len(group)
+            xs.append(gate_rows(group, ps)); ys += [label] * len(group)
             ws += [0.5 / len(group)] * len(group)
     gate = make_pipeline(FlooredScaler(), LogisticRegression(C=1.0, max_iter=2000))
     w = np.array(ws)
@@ -182,7 +182,7 @@ class Relevance:
         ps = [self.model.predict_proba(q.x[:, self.columns])[:, 1] * usable for q in questions]
         if not ps:
             return []
-        gs = self.gate.predict_proba(gate_rows([q.x for q in questions], ps))[:, 1]
+        gs = self.gate.predict_proba(gate_rows(questions, ps))[:, 1]
         return list(zip(ps, gs))
 
 
@@ -250,12 +250,12 @@ def rows_of(work: Path, dense: str | None) -> list[LakeData]:
 
 def to_weights(rel: Relevance, lakes: list[LakeData]):
     from lakeboard.servers.relevance.relevance_model import LinearModel, RelevancePolicy, RelevanceWeights
-    from lakeboard.servers.relevance.engine import GATE_FEATURES
+    from lakeboard.servers.relevance.engine import GATE_INPUTS
     from lakeboard.servers.relevance.features import FEATURES
 
     return RelevanceWeights(
         file=LinearModel.from_sklearn([FEATURES[c] for c in rel.columns], rel.model),
-        gate=LinearModel.from_sklearn([*GATE_FEATURES, "best_p", "lead"], rel.gate),
+        gate=LinearModel.from_sklearn(list(GATE_INPUTS), rel.gate),
         policy=RelevancePolicy(gate_at=rel.cutoff.gate_at),
         fitted_on=[l.spec.name for l in lakes],
     )

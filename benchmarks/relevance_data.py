@@ -39,6 +39,7 @@ class Question:
     hits: np.ndarray | None = None  # content terms x files: which terms each file matches
     idf: np.ndarray | None = None
     words: list[str] = field(default_factory=list)  # the content terms as the request wrote them
+    standing: float = 0.0  # how far its best dense similarity stands above the lake's others
 
 
 @dataclass
@@ -125,7 +126,7 @@ def lake_data(spec: LakeSpec, configs: Path, embed=None) -> tuple[LakeData, obje
         y = np.any(unit_files, axis=0).astype(np.int8) if unit_files else np.zeros(len(paths), dtype=np.int8)
         x, ev = features(li, t["query"], cards, embed)
         data.questions.append(Question(t["query"], units, x, y, unit_files, ev.hits, ev.idf,
-                                       list(ev.query.terms.values())))
+                                       list(ev.query.terms.values()), ev.standing))
     return data, li, cards
 
 

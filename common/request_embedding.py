@@ -7,10 +7,11 @@ vector in the call's `_meta`, where MCP carries what a tool's arguments do not; 
 that does not know the key ignores it, and a file agent that gets none embeds the request
 itself. Both sides use this module, so the text embedded and the model agree.
 
-Beside it goes the request's best similarity to any file of the lake (`best_similarity`): a
-file agent's dense evidence is on the lake's scale (its files against the lake's best), and
-each agent finding that best itself multiplied one pass over all the lake's vectors by the
-number of agents. With it, an agent weighs only its own files' vectors.
+Beside it goes the request's similarity to the lake (`lake_similarity`: the best over its files
+and their spread): a file agent's dense evidence is on the lake's scale (its files against the
+lake's best, the best against the rest), and each agent finding these itself multiplied one
+pass over all the lake's vectors by the number of agents. With them, an agent weighs only its
+own files' vectors.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from lakeboard.common.card_vectors import CODES_FILE, CardVectors
 from lakeboard.common.file_versions import read_once
 from lakeboard.common.minilm import MODEL_NAME, available_embedder
 from lakeboard.common.request_text import data_part
+from lakeboard.schemas.messages import LakeSimilarity
 
 META_KEY = "io.lakeboard/request-embedding"
 DIMENSIONS = 384
@@ -71,26 +73,33 @@ def _card_vectors(codes_file: Path) -> CardVectors:
     return CardVectors.load(codes_file.parent)
 
 
-def best_similarity(index_folder: Path, vector: list[float]) -> float | None:
-    """The request's highest similarity to any file of the lake whose search index is `index_folder`
-    (None where the index has no vectors of this size)."""
+def lake_similarity(index_folder: Path, vector: list[float]) -> LakeSimilarity | None:
+    """The request's best similarity to any file of the lake whose search index is `index_folder`,
+    and their spread (None where the index has no vectors of this size)."""
     try:
         vectors = read_once(index_folder / CODES_FILE, _card_vectors)
     except (OSError, ValueError):
         return None
     if vectors.dimensions != len(vector) or not len(vectors):
         return None
-    return float(vectors.similarities(np.asarray(vector, dtype=np.float32)).max())
+    return similarity_of(vectors.similarities(np.asarray(vector, dtype=np.float32)))
 
 
-def embedding_meta(vector: list[float] | None, best: Mapping[str, float] | None = None) -> dict[str, Any] | None:
+def similarity_of(similarities: np.ndarray) -> LakeSimilarity:
+    """The best and the spread of one request's similarities to a lake's files."""
+    clip = lambda v: min(max(float(v), -1.0), 1.0)  # noqa: E731 (int8 codes can overshoot a cosine by a hair)
+    return LakeSimilarity(best=clip(similarities.max()), mean=clip(similarities.mean()),
+                          std=min(float(similarities.std()), 2.0))
+
+
+def embedding_meta(vector: list[float] | None, lakes: Mapping[str, LakeSimilarity] | None = None) -> dict[str, Any] | None:
     """The `_meta` of a helper call that carries `vector` (None when there is none) and, per lake
-    search index (its folder), the vector's best similarity there."""
+    search index (its folder), the vector's similarity there."""
     if vector is None:
         return None
     entry: dict[str, Any] = {"model": MODEL_NAME, "vector": vector}
-    if best:
-        entry["best"] = dict(best)
+    if lakes:
+        entry["lakes"] = {folder: sim.model_dump() for folder, sim in lakes.items()}
     return {META_KEY: entry}
 
 
@@ -114,12 +123,18 @@ def embedding_from_meta(meta: Mapping[str, Any] | None) -> np.ndarray | None:
     return out
 
 
-def best_from_meta(meta: Mapping[str, Any] | None, index_folder: str) -> float | None:
-    """The best similarity the caller sent for the lake whose search index is `index_folder`, or
-    None when it sent none for it (another lake's is not this one's) or sent one that is no cosine."""
+def similarity_from_meta(meta: Mapping[str, Any] | None, index_folder: str) -> LakeSimilarity | None:
+    """The similarity the caller sent for the lake whose search index is `index_folder`, or None
+    when it sent none for it (another lake's is not this one's) or sent one that is not a similarity."""
     entry = meta.get(META_KEY) if isinstance(meta, Mapping) else None
-    best = entry.get("best") if isinstance(entry, Mapping) else None
-    value = best.get(index_folder) if isinstance(best, Mapping) else None
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+    lakes = entry.get("lakes") if isinstance(entry, Mapping) else None
+    value = lakes.get(index_folder) if isinstance(lakes, Mapping) else None
+    if not isinstance(value, Mapping):
         return None
-    return float(value) if -1.001 <= value <= 1.001 else None
+    numbers = [value.get(k) for k in ("best", "mean", "std")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers):
+        return None
+    try:
+        return LakeSimilarity.model_validate(value)
+    except ValueError:
+        return None

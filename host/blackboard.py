@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from lakeboard.common.object_mirror import ObjectMirror
-from lakeboard.common.request_embedding import best_similarity, embedding_meta, request_embedding, warm_up
+from lakeboard.common.request_embedding import embedding_meta, lake_similarity, request_embedding, warm_up
 from lakeboard.host.pool import ClientPool, PoolError, ToolMissing
 from lakeboard.host.trace import Trace
 from lakeboard.schemas.board import BoardEntry, HelperError, HelperOutcome, Phase, Posting, parse_response
@@ -199,13 +199,13 @@ class Blackboard:
 
     async def _meta(self, request: BlackboardRequest) -> dict[str, Any] | None:
         """The `_meta` every helper's call of this request carries: its embedding, made here once,
-        and the embedding's best similarity over the lake."""
+        and the embedding's similarity to the lake (its best over the files, and their spread)."""
         if self.embed_requests and request.embedding is None:
             request.embedding = await asyncio.to_thread(request_embedding, request.request)
-        if request.embedding is not None and self.lake_index is not None and request.best_similarity is None:
-            best = await asyncio.to_thread(best_similarity, self.lake_index, request.embedding)
-            request.best_similarity = {str(self.lake_index): best} if best is not None else None
-        return embedding_meta(request.embedding, request.best_similarity)
+        if request.embedding is not None and self.lake_index is not None and request.lake_similarity is None:
+            found = await asyncio.to_thread(lake_similarity, self.lake_index, request.embedding)
+            request.lake_similarity = {str(self.lake_index): found} if found is not None else None
+        return embedding_meta(request.embedding, request.lake_similarity)
 
     async def assign(self, request: BlackboardRequest, helpers: Sequence[str]) -> Posting:
         """The master-slave baseline of the paper: the named helpers respond at once; none is

@@ -12,6 +12,20 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from lakeboard.schemas.profiles import LoaderCheck, TableShape
 
 
+class LakeSimilarity(BaseModel):
+    """A request's embedding against every file of one lake: its best similarity and how the
+    similarities spread (a request that one file stands out for differs from one every file meets alike)."""
+
+    best: float = Field(ge=-1.001, le=1.001)
+    mean: float = Field(ge=-1.001, le=1.001)
+    std: float = Field(ge=0.0, le=2.0)
+
+    @property
+    def standing(self) -> float:
+        """How far the best stands above the lake's similarities, in standard deviations."""
+        return (self.best - self.mean) / self.std if self.std > 1e-6 else 0.0
+
+
 class BlackboardRequest(BaseModel):
     """What the main agent posts (the paper's request_help action)."""
 
@@ -23,10 +37,10 @@ class BlackboardRequest(BaseModel):
         description="the request's sentence embedding, made once by the host (common/request_embedding.py); "
         "it travels in a call's _meta, never in traces",
     )
-    best_similarity: dict[str, float] | None = Field(
+    lake_similarity: dict[str, LakeSimilarity] | None = Field(
         default=None, exclude=True, repr=False,
-        description="per lake search index (its folder), the embedding's highest similarity to any file of that "
-        "lake, found once by the host; it travels with the embedding",
+        description="per lake search index (its folder), the embedding's best similarity to any file of that "
+        "lake and their spread, found once by the host; it travels with the embedding",
     )
 
     def tool_arguments(self) -> dict[str, str]:

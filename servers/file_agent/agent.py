@@ -16,7 +16,7 @@ import numpy as np
 from lakeboard.common.file_choice import select_files
 from lakeboard.common.loader_programs import BucketSource, loading_code
 from lakeboard.schemas.clusters import ClusterConfig
-from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
+from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision, LakeSimilarity
 from lakeboard.schemas.profiles import FileEntry, FileProfile
 from lakeboard.servers.file_agent import response_writing
 from lakeboard.servers.file_agent.partition_profiles import PartitionProfiles
@@ -91,33 +91,34 @@ class FileAgent:
         return "\n".join(lines)
 
     # -- the blackboard protocol ----------------------------------------------------------
-    def rank(self, request: str | Query, embedding: list[float] | None = None, best: float | None = None) -> Ranking:
+    def rank(self, request: str | Query, embedding: list[float] | None = None,
+             lake: LakeSimilarity | None = None) -> Ranking:
         """`embedding`: the request's vector as the host sent it (the agent embeds the request without
-        one); `best`: its highest similarity in the lake, as the host sent it with the vector.
+        one); `lake`: its similarity to the whole lake, as the host sent it with the vector.
 
         The last few rankings are kept: `respond` follows `can_help` for the same request, and
         ranking it again would repeat the work (the embedding included, where none was sent).
         """
         query = request if isinstance(request, Query) else parse_query(request)
         vector = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
-        key = (query.text, None if vector is None else vector.tobytes(), best)
+        key = (query.text, None if vector is None else vector.tobytes(), None if lake is None else lake.model_dump_json())
         with self._ranking_lock:
             known = self._rankings.pop(key, None)
             if known is not None:
                 self._rankings[key] = known  # most recent last
                 return known
-        ranking = self.engine.rank(query, vector, best)  # the engine ignores a best sent without a vector
+        ranking = self.engine.rank(query, vector, lake)  # the engine ignores a similarity sent without a vector
         with self._ranking_lock:
             self._rankings[key] = ranking
             while len(self._rankings) > _RANKINGS_KEPT:
                 self._rankings.pop(next(iter(self._rankings)))
         return ranking
 
-    def _best(self, request: BlackboardRequest) -> float | None:
-        return (request.best_similarity or {}).get(self.index_folder)
+    def _lake(self, request: BlackboardRequest) -> LakeSimilarity | None:
+        return (request.lake_similarity or {}).get(self.index_folder)
 
     def decide(self, request: BlackboardRequest) -> HelpDecision:
-        return self._decision(self.rank(request.request, request.embedding, self._best(request)))
+        return self._decision(self.rank(request.request, request.embedding, self._lake(request)))
 
     def _decision(self, ranking: Ranking) -> HelpDecision:
         best = ranking.matches[0] if ranking.matches else None
@@ -133,7 +134,7 @@ class FileAgent:
 
     def respond(self, request: BlackboardRequest) -> FileAgentResponse:
         query = parse_query(request.request)
-        ranking = self.rank(query, request.embedding, self._best(request))
+        ranking = self.rank(query, request.embedding, self._lake(request))
         decision = self._decision(ranking)
         if not decision.can_help:
             return FileAgentResponse(agent_name=self.name, can_help=False, reason=decision.reason,

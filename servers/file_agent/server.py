@@ -19,7 +19,7 @@ from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
 from lakeboard.common.code_text import comment_text
-from lakeboard.common.request_embedding import best_from_meta, embedding_from_meta
+from lakeboard.common.request_embedding import embedding_from_meta, similarity_from_meta
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, HelpDecision
 from lakeboard.schemas.profiles import FileEntry, FileProfile
 from lakeboard.servers.file_agent import markdown
@@ -138,13 +138,13 @@ def _result(answer: Answer | mcp_types.InputRequiredResult, render: Callable[[An
 
 def _posted(request: str, reason: str, ctx: Context, index_folder: str) -> BlackboardRequest:
     """The request, with the embedding the host sent in the call's `_meta` where it sent a usable
-    one, and the embedding's best similarity in this agent's lake where the host sent that too."""
+    one, and the embedding's similarity to this agent's lake where the host sent that too."""
     if not request.strip():
         raise ToolError("The request is empty: say in plain words what data is needed.")
     context = ctx.request_context
     meta = context.meta if context is not None else None
     vector = embedding_from_meta(meta)
-    best = best_from_meta(meta, index_folder)
+    lake = similarity_from_meta(meta, index_folder)
     return BlackboardRequest(request=request, reason=reason,
                              embedding=vector.tolist() if vector is not None else None,
-                             best_similarity={index_folder: best} if best is not None else None)
+                             lake_similarity={index_folder: lake} if lake is not None else None)

@@ -15,7 +15,7 @@ import numpy as np
 
 from lakeboard.servers.relevance.relevance_model import RelevanceWeights, relevance_weights
 from lakeboard.schemas.families import TimeCoverage
-from lakeboard.schemas.messages import FileMatch
+from lakeboard.schemas.messages import FileMatch, LakeSimilarity
 from lakeboard.schemas.query import Query
 from lakeboard.servers.relevance.features import FEATURES, FactColumns, LakeEvidence, feature_rows
 from lakeboard.servers.relevance.file_facts import FileFacts
@@ -24,6 +24,9 @@ from lakeboard.servers.relevance.lake_index import LakeIndex
 Embed = Callable[[list[str]], np.ndarray]
 # the absolute evidence the gate reads, maximised over the files it is asked about
 GATE_FEATURES = ("dense", "name_fit", "quoted", "log_all")
+# what the gate weighs: those, the best file's probability, its lead on the next, and how far the
+# request's best dense similarity stands above the rest of the lake's
+GATE_INPUTS = (*GATE_FEATURES, "best_p", "lead", "dense_standing")
 _SHOWN = 21  # matches a file agent reports: the one it chose and the next 20
 
 
@@ -34,14 +37,15 @@ class Ranking:
     term_weights: dict[str, float]  # the request's words and their lake-wide weights (idf)
 
 
-def gate_row(rows: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """The strongest absolute evidence among `rows`, the best probability and its lead on the next."""
+def gate_row(rows: np.ndarray, p: np.ndarray, standing: float) -> np.ndarray:
+    """The gate's inputs (GATE_INPUTS): the strongest absolute evidence among `rows`, the best
+    probability and its lead on the next, and the dense similarity's `standing` in the lake."""
     cols = [FEATURES.index(f) for f in GATE_FEATURES]
     top = np.sort(p)[::-1]
     best = rows[:, cols].max(0) if len(rows) else np.zeros(len(cols))
     first = top[0] if len(top) else 0.0
     second = top[1] if len(top) > 1 else 0.0
-    return np.array([[*best, first, first - second]], dtype=np.float64)
+    return np.array([[*best, first, first - second, standing]], dtype=np.float64)
 
 
 class RelevanceEngine:
@@ -68,28 +72,29 @@ class RelevanceEngine:
     def coverage_of(self, path: str) -> TimeCoverage | None:
         return self._facts_of[path].coverage
 
-    def evidence(self, query: Query, vector: np.ndarray | None = None, best: float | None = None) -> LakeEvidence:
+    def evidence(self, query: Query, vector: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> LakeEvidence:
         """`vector`: the request's embedding as the host sent it; without one the agent embeds it.
-        `best`: the vector's highest similarity over the lake, as the host sent it; with it only
+        `lake`: the vector's similarity over the whole lake, as the host sent it; with it only
         this partition's vectors are weighed (the others' similarities are left at 0)."""
-        dense, top = None, None
+        dense = None
         if self.embed is not None:  # set only where the lake has vectors
             if vector is None:
-                vector, best = self.embed([query.data_text])[0], None
-            if best is None:
+                vector, lake = self.embed([query.data_text])[0], None
+            if lake is None:
                 dense = self.lake.vectors.similarities(vector)
             else:
                 own = self.lake.vectors.similarities(vector, self.positions)
                 dense = np.zeros(len(self.lake.vectors), dtype=np.float32)
                 dense[self.positions] = own
-                top = max(best, float(own.max())) if len(own) else best
-        return LakeEvidence(query, self.lake.index, dense, dense_top=top)
+                if len(own) and own.max() > lake.best:  # the host's best is never below a file's
+                    lake = lake.model_copy(update={"best": float(own.max())})
+        return LakeEvidence(query, self.lake.index, dense, lake)
 
-    def rank(self, query: Query, vector: np.ndarray | None = None, best: float | None = None) -> Ranking:
-        ev = self.evidence(query, vector, best)
+    def rank(self, query: Query, vector: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> Ranking:
+        ev = self.evidence(query, vector, lake)
         rows = feature_rows(ev, self.positions, self.facts, self._fact_columns)
         p = self.weights.file.probability(rows[:, self.columns]) * self._usable
-        gate = float(self.weights.gate.probability(gate_row(rows, p))[0]) if len(p) else 0.0
+        gate = float(self.weights.gate.probability(gate_row(rows, p, ev.standing))[0]) if len(p) else 0.0
         words = list(query.terms.values())
         weight = {w: round(float(v), 4) for w, v in zip(words, ev.idf)}
         return Ranking(to_matches(p, self.positions, self.facts, ev.hits, words, _SHOWN), gate, weight)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from lakeboard.common.request_embedding import similarity_of
+from lakeboard.schemas.messages import LakeSimilarity
 from lakeboard.schemas.query import Query
 from lakeboard.servers.relevance.constraints import time_fits
 from lakeboard.servers.relevance.file_facts import FileFacts
@@ -48,9 +50,9 @@ class LakeEvidence:
     """The lake-wide part of the evidence for one query, computed once per request."""
 
     def __init__(self, query: Query, index: SearchIndex, dense: np.ndarray | None = None,
-                 dense_top: float | None = None) -> None:
-        """`dense`: the request's similarity to each file; `dense_top`: its best over the lake, where
-        `dense` holds only some files' (their agent's) and the host found the best."""
+                 lake: LakeSimilarity | None = None) -> None:
+        """`dense`: the request's similarity to each file (only some files', their agent's, where
+        the host found `lake`); `lake`: its best over the lake's files and their spread."""
         self.query = query
         n = len(index.paths)
         content = list(query.terms)
@@ -79,12 +81,12 @@ class LakeEvidence:
         weight = idf.sum()
         self.cover = (idf @ hits) / weight if weight > 0 else np.zeros(n)
         self.cover_rel = _relative(self.cover)
-        if dense is not None:
-            self.dense = dense
-            top = dense_top if dense_top is not None else (dense.max() if dense.size else 0.0)
-            self.dense_rel = dense - top
+        if dense is not None and dense.size:
+            lake = lake if lake is not None else similarity_of(dense)  # `dense` is the whole lake's
+            self.dense, self.dense_rel, self.standing = dense, dense - lake.best, lake.standing
         else:
             self.dense = self.dense_rel = np.zeros(n)
+            self.standing = 0.0
         self.parts = set(query.name_parts)
 
 

@@ -10,13 +10,14 @@ from lakeboard.common.card_vectors import CardVectors
 from lakeboard.common.minilm import MODEL_NAME, embed
 from lakeboard.common.request_embedding import (
     META_KEY,
-    best_from_meta,
-    best_similarity,
     embedding_from_meta,
     embedding_meta,
     embedding_text,
+    lake_similarity,
     request_embedding,
+    similarity_from_meta,
 )
+from lakeboard.schemas.messages import LakeSimilarity
 from lakeboard.schemas.clusters import ClusterConfig
 
 REQUEST = "Daily rainfall in Ashford in 2023. Round the answer to 2 decimal places."
@@ -108,26 +109,34 @@ async def test_the_blackboard_sends_every_helper_one_embedding_of_the_request():
     assert [v for _, v in seen[3:]] == [None, None, None]
 
 
-@pytest.mark.parametrize("best", [
-    None, "0.5", {"/other/index": 0.5}, {"/lake/index": "0.5"}, {"/lake/index": True},
-    {"/lake/index": float("nan")}, {"/lake/index": 7.0},
-], ids=["none", "not-mapping", "other-lake", "text", "bool", "nan", "no-cosine"])
-def test_a_best_similarity_this_agent_cannot_use_is_ignored(best):
-    meta = {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "best": best}}
-    assert best_from_meta(meta, "/lake/index") is None
-    assert best_from_meta(embedding_meta(_unit(), {"/lake/index": 0.25}), "/lake/index") == 0.25
+GOOD = {"best": 0.5, "mean": 0.1, "std": 0.2}
 
 
-def test_the_best_similarity_is_the_lakes_best(tmp_path):
+@pytest.mark.parametrize("lakes", [
+    None, "0.5", {"/other/index": GOOD}, {"/lake/index": 0.5}, {"/lake/index": {**GOOD, "best": "0.5"}},
+    {"/lake/index": {**GOOD, "mean": True}}, {"/lake/index": {**GOOD, "std": float("nan")}},
+    {"/lake/index": {**GOOD, "best": 7.0}}, {"/lake/index": {**GOOD, "std": -0.1}}, {"/lake/index": {"best": 0.5}},
+], ids=["none", "not-mapping", "other-lake", "a-number", "text", "bool", "nan", "no-cosine", "negative-spread",
+        "incomplete"])
+def test_a_lake_similarity_this_agent_cannot_use_is_ignored(lakes):
+    meta = {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "lakes": lakes}}
+    assert similarity_from_meta(meta, "/lake/index") is None
+    sent = embedding_meta(_unit(), {"/lake/index": LakeSimilarity(**GOOD)})
+    assert similarity_from_meta(sent, "/lake/index") == LakeSimilarity(**GOOD)
+
+
+def test_the_lake_similarity_is_the_best_over_the_lakes_files_and_their_spread(tmp_path):
     CardVectors.quantize(np.eye(384, dtype=np.float32)[:5]).save(tmp_path)
     query = [0.0] * 384
     query[3], query[7] = 0.8, 0.6
-    assert best_similarity(tmp_path, query) == pytest.approx(0.8)
-    assert best_similarity(tmp_path / "missing", query) is None
-    assert best_similarity(tmp_path, query[:10]) is None  # another model's size
+    found = lake_similarity(tmp_path, query)
+    assert found.best == pytest.approx(0.8, abs=0.005) and found.mean == pytest.approx(0.16, abs=0.005)
+    assert found.std == pytest.approx(0.32, abs=0.005) and found.standing == pytest.approx(2.0, abs=0.05)
+    assert lake_similarity(tmp_path / "missing", query) is None
+    assert lake_similarity(tmp_path, query[:10]) is None  # another model's size
 
 
-async def test_an_agent_sent_the_lakes_best_weighs_only_its_own_files_alike(demo_config, tmp_path):
+async def test_an_agent_sent_the_lakes_similarity_weighs_only_its_own_files_alike(demo_config, tmp_path):
     """Its files' scores and its gate are those it finds weighing the whole lake itself."""
     from pathlib import Path
 
@@ -139,8 +148,8 @@ async def test_an_agent_sent_the_lakes_best_weighs_only_its_own_files_alike(demo
     index = Path(config.relevance_index)
     request = _request(demo_config)
     vector = request_embedding(request)
-    best = best_similarity(index, vector)
-    assert best is not None
+    lake = lake_similarity(index, vector)
+    assert lake is not None
     for cluster in config.clusters:
         agent = FileAgent(config, cluster.name)
         async with Client(build_server(agent, AnalysisStore(tmp_path))) as client:
@@ -150,28 +159,29 @@ async def test_an_agent_sent_the_lakes_best_weighs_only_its_own_files_alike(demo
                 return decision["confidence"], [(m["path"], m["score"]) for m in result["matches"]]
 
             alone = await answer(embedding_meta(vector))
-            assert await answer(embedding_meta(vector, {str(index): best})) == alone
+            assert await answer(embedding_meta(vector, {str(index): lake})) == alone
             # a best far above the lake's (as no file has) lowers every file: it was used
             if alone[1]:
-                assert await answer(embedding_meta(vector, {str(index): 1.0})) != alone
+                assert await answer(embedding_meta(vector, {str(index): lake.model_copy(update={"best": 1.0})})) != alone
 
 
-async def test_the_blackboard_sends_the_lakes_best_with_the_embedding(tmp_path):
+async def test_the_blackboard_sends_the_lakes_similarity_with_the_embedding(tmp_path):
     from lakeboard.host.blackboard import Blackboard
     from lakeboard.host.pool import ClientPool, InMemoryServer
     from lakeboard.schemas.messages import BlackboardRequest
 
     CardVectors.quantize(np.eye(384, dtype=np.float32)[:3]).save(tmp_path)
-    seen: list[float | None] = []
+    seen: list[LakeSimilarity | None] = []
     mcp = FastMCP("a")
 
     @mcp.tool
     def can_help(request: str, ctx: Context, reason: str = "") -> dict:
-        seen.append(best_from_meta(ctx.request_context.meta, str(tmp_path)))
+        seen.append(similarity_from_meta(ctx.request_context.meta, str(tmp_path)))
         return {"agent_name": "a", "can_help": False, "reason": "no", "confidence": 0.0}
 
     async with ClientPool({"a": InMemoryServer(mcp)}) as pool:
         await Blackboard(pool, lake_index=tmp_path).post(BlackboardRequest(request=REQUEST))
         await Blackboard(pool).post(BlackboardRequest(request=REQUEST))
-    expected = float(np.max(np.asarray(request_embedding(REQUEST))[:3]))
-    assert seen[0] == pytest.approx(expected, abs=1e-6) and seen[1] is None
+    first = np.asarray(request_embedding(REQUEST))[:3]  # the similarities to the three files
+    assert seen[0].best == pytest.approx(first.max(), abs=0.005) and seen[0].mean == pytest.approx(first.mean(), abs=0.005)
+    assert seen[0].std == pytest.approx(first.std(), abs=0.005) and seen[1] is None

@@ -7,7 +7,7 @@ import pytest
 
 from lakeboard.servers.profiling.families import describe_families
 from lakeboard.servers.relevance import LakeIndex, RelevanceEngine, parse_query
-from lakeboard.servers.relevance.engine import gate_row
+from lakeboard.servers.relevance.engine import GATE_INPUTS, gate_row
 from lakeboard.servers.relevance.features import FEATURES, feature_rows
 
 from .conftest import table_profile
@@ -82,12 +82,13 @@ def test_an_off_topic_request_gets_a_lower_gate_than_an_on_topic_one(small_lake)
     assert off.gate < eng.weights.policy.gate_at
 
 
-def test_the_gate_reads_the_strongest_evidence_and_the_lead_of_the_best_file():
+def test_the_gate_reads_the_strongest_evidence_the_lead_of_the_best_file_and_the_dense_standing():
     rows = np.zeros((3, len(FEATURES)))
     rows[1, FEATURES.index("name_fit")] = 0.5
-    row = gate_row(rows, np.array([0.2, 0.9, 0.4]))
-    assert row.shape == (1, 6) and row[0, 1] == 0.5
-    assert row[0, -2] == pytest.approx(0.9) and row[0, -1] == pytest.approx(0.5)
+    row = gate_row(rows, np.array([0.2, 0.9, 0.4]), 2.5)
+    assert row.shape == (1, len(GATE_INPUTS)) and row[0, GATE_INPUTS.index("name_fit")] == 0.5
+    assert row[0, GATE_INPUTS.index("best_p")] == pytest.approx(0.9)
+    assert row[0, GATE_INPUTS.index("lead")] == pytest.approx(0.5) and row[0, GATE_INPUTS.index("dense_standing")] == 2.5
 
 
 def test_a_match_names_the_files_with_its_bytes_and_a_partition_reads_them_back(small_lake, tmp_path):

@@ -4,7 +4,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from lakeboard.servers.relevance.relevance_model import LinearModel, relevance_weights
-from lakeboard.servers.relevance.engine import GATE_FEATURES
+from lakeboard.servers.relevance.engine import GATE_INPUTS
 from lakeboard.servers.relevance.features import FEATURES
 
 
@@ -23,5 +23,5 @@ def test_the_shipped_weights_name_only_evidence_the_code_computes():
         w = relevance_weights(dense=dense)
         assert set(w.file.features) <= set(FEATURES)
         assert any(f.startswith("dense") for f in w.file.features) == dense
-        assert w.gate.features == [*GATE_FEATURES, "best_p", "lead"]
+        assert w.gate.features == list(GATE_INPUTS)
         assert len(w.fitted_on) == 4 and 0 < w.policy.gate_at < 1
