@@ -12,18 +12,25 @@ from lakeboard.servers.kernel.config import KernelConfig, parse_args
 from lakeboard.servers.kernel.outputs import BoundedText, CellOutputs
 from lakeboard.servers.kernel.sandbox import SandboxLayout, kernel_environment
 from tests.servers.kernel.conftest import REPO, make_lake, server_env
+from tests.support.import_times import imported
 
 
 def test_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
     lake = make_lake(tmp_path)
     env = server_env(tmp_path) | {"PATH": str(tmp_path)}  # no bwrap on this PATH
     done = subprocess.run(
-        [sys.executable, "-m", "lakeboard.servers.kernel", "--lake", str(lake), "--workdir", str(tmp_path / "w")],
+        [sys.executable, "-X", "importtime", "-m", "lakeboard.servers.kernel", "--lake", str(lake),
+         "--workdir", str(tmp_path / "w")],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode == 2
     assert "refusing to start" in done.stderr and "--unsafe-no-sandbox" in done.stderr
     assert done.stdout == ""
+    # Refused before the server's heavy part is imported: a refusal costs a tenth of a second, not over a second.
+    loaded = imported(done.stderr)
+    assert "lakeboard.servers.kernel.config" in loaded  # the measure works
+    heavy = loaded & {"fastmcp", "mcp", "jupyter_client", "lakeboard.servers.kernel.server"}
+    assert not heavy, heavy
 
 
 def test_rejects_a_missing_lake(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from tests.support.import_times import imported
 from tests.support.servers import free_port, wait_for_port
 
 from .conftest import AQI_QUESTION, BRAVE_KEY, DATA_QUESTION, REPO, from_command_line, module_command, server_env
@@ -145,9 +146,14 @@ async def test_brave_key_from_the_environment(web) -> None:
 
 
 def test_bad_command_line_exits_with_a_message(tmp_path: Path) -> None:
-    done = subprocess.run(module_command("--docs", str(tmp_path / "nope")), cwd=REPO, env=server_env(),
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(module_command("--docs", str(tmp_path / "nope")), cwd=REPO,
+                          env=server_env(PYTHONPROFILEIMPORTTIME="1"), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "does not exist or is not a folder" in done.stderr and done.stdout == ""
+    # Refused before the server's heavy part is imported: a refusal costs a tenth of a second, not over a second.
+    loaded = imported(done.stderr)
+    assert "lakeboard.servers.search_agent.settings" in loaded  # the measure works
+    heavy = loaded & {"fastmcp", "mcp", "lakeboard.servers.search_agent.server"}
+    assert not heavy, heavy
 
 
 # handshake-era sampling, 2026-era input-required rounds; the 2026 era over stdio (the HTTP test has a real
