@@ -139,11 +139,15 @@ def test_a_bad_request_gets_a_sentence_and_the_fork_server_serves_on(
     os.close(fds[0])
 
 
-def test_after_importing_the_servers_it_forks_with_one_thread_and_leaves_when_the_host_goes_after_its_servers(
+def test_after_importing_the_servers_it_forks_with_one_thread_their_modules_loaded_and_leaves_when_the_host_goes(
         tmp_path: Path) -> None:
     # One fork server for both checks: each needs a fork server of its own, none the shared one's state.
     with fork_server("lakeboard.servers.file_agent", "lakeboard.servers.search_agent", "lakeboard.servers.kernel") as (control, process):
         stdio, _stderr, reply, fds = start(control, tmp_path, args=[], env={}, cwd=None)  # answered: imports done
+        with stdio.makefile("r") as channel:  # the servers' own modules, loaded once here for every fork
+            assert json.loads(channel.readline())["preloaded"] == [
+                "fastmcp", "lakeboard.servers.file_agent.server", "lakeboard.servers.kernel.server",
+                "lakeboard.servers.search_agent.server"]
         # A fork keeps only the forking thread: another one's locks would stay held in every server.
         assert os.listdir(f"/proc/{process.pid}/task") == [str(process.pid)]
         server = psutil.Process(reply["pid"])
