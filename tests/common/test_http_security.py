@@ -1,7 +1,12 @@
 """Every HTTP server checks Host, Origin and its bearer token (DNS rebinding, issue 17 item 2), and
 never serves without a token: given none, it makes one (issue 24 item 7).
 
-Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and the kernel. The probes
+Real servers over real HTTP on 127.0.0.1: the file agent, the search agent and the kernel, each a
+process of its own forked from one fork server of this module (tests/support/forked_servers.py), which
+imports them once instead of once a start: it runs the same `python -m` main with the same argv and
+environment. Each kind is started cold by `python -m ... --transport http` in its own tests
+(tests/servers/file_agent/test_server.py, tests/servers/search_agent/test_server.py, and
+tests.support.servers.kernel_over_http), and the kernel here once more, to see it refuse. The probes
 share one HTTP client (a fresh client per request costs more than the server's answer); the kernel's
 refusal to listen beyond loopback is seen once from a real process and, for each address, from its
 `main` in this process (it refuses before it serves). Which of flags and environment wins is checked on
@@ -35,6 +40,7 @@ from lakeboard.common.http_security import (
 )
 from lakeboard.servers.kernel import __main__ as kernel_entry
 from tests.conftest import DEMO_LAKE, REPO
+from tests.support.forked_servers import ForkedServer, ForkedServers
 from tests.support.servers import free_port, wait_for_port
 
 TOKEN = "t0ken-" + "".join(random.choices(string.ascii_letters + string.digits, k=24))
@@ -57,25 +63,36 @@ def _server_args(kind: str, config: Path, workdir: Path) -> list[str]:
     return ["lakeboard.servers.kernel", "--lake", str(DEMO_LAKE), "--workdir", str(workdir / "kernel"), "--unsafe-no-sandbox"]
 
 
-def _start(args: list[str], port: int, *flags: str, env: dict[str, str] | None = None,
-           stderr: Path | None = None) -> subprocess.Popen[bytes]:
-    environment = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
-    with open(stderr or os.devnull, "wb") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", *args, "--transport", "http", "--port", str(port), *flags],
-            cwd=REPO, env={**environment, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors,
-        )
-    wait_for_port(port, process, label=args[0])
-    return process
+KINDS = ["file_agent", "search_agent", "kernel"]
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkedServers]:
+    """One fork server for every server this module starts: a server's start costs its fork, not its imports."""
+    servers = ForkedServers([f"lakeboard.servers.{kind}" for kind in KINDS], _environment(), cwd=REPO)
     try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        yield servers
+    finally:
+        servers.close()
+
+
+def _environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    return {**{k: v for k, v in os.environ.items() if k != TOKEN_ENV}, **(extra or {})}
+
+
+def _start(forks: ForkedServers, args: list[str], port: int, *flags: str, env: dict[str, str] | None = None,
+           stderr: Path | None = None) -> ForkedServer:
+    """`python -m ARGS --transport http --port PORT FLAGS`, forked, with this environment less any token
+    and plus `env`; returns once it listens."""
+    module, *rest = args
+    server = forks.start(module, [*rest, "--transport", "http", "--port", str(port), *flags],
+                         env=_environment(env), cwd=REPO, stderr=stderr)
+    try:
+        wait_for_port(port, server, 60, label=module)
+    except BaseException:
+        server.stop()
+        raise
+    return server
 
 
 @pytest.fixture(scope="module")
@@ -85,17 +102,17 @@ def http() -> Iterator[httpx.Client]:
         yield client
 
 
-@pytest.fixture(scope="module", params=["file_agent", "search_agent", "kernel"])
-def served(request, demo_config: Path, tmp_path_factory) -> Iterator[str]:
+@pytest.fixture(scope="module", params=KINDS)
+def served(request, forks: ForkedServers, demo_config: Path, tmp_path_factory) -> Iterator[str]:
     """A real server over HTTP with `--auth-token` and `--allowed-hosts flag.internal`, and `SERVED_ENV`;
     yields its URL."""
     port = free_port()
     args = _server_args(request.param, demo_config, tmp_path_factory.mktemp(request.param))
-    process = _start(args, port, "--auth-token", TOKEN, "--allowed-hosts", "flag.internal", env=SERVED_ENV)
+    process = _start(forks, args, port, "--auth-token", TOKEN, "--allowed-hosts", "flag.internal", env=SERVED_ENV)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        _stop(process)
+        process.stop()
 
 
 def _initialize(http: httpx.Client, url: str, **headers: str) -> int:
@@ -186,9 +203,9 @@ def test_flags_win_over_the_environment_and_a_real_server_reads_both(served: str
     assert (settings.allowed_hosts, settings.allowed_origins) == (["flag.internal"], ["https://flag.internal"])
 
 
-@pytest.mark.parametrize("kind", ["file_agent", "search_agent", "kernel"])
-def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, demo_config: Path, tmp_path: Path,
-                                                                    http: httpx.Client) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, forks: ForkedServers, demo_config: Path,
+                                                                    tmp_path: Path, http: httpx.Client) -> None:
     # A config folder of its own: the file agent writes the token beside its clusters.json.
     config = tmp_path / "config"
     config.mkdir()
@@ -196,7 +213,8 @@ def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, de
     state = tmp_path / "state"  # where servers without a config folder write it
     port = free_port()
     stderr = tmp_path / "stderr.txt"
-    process = _start(_server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)}, stderr=stderr)
+    process = _start(forks, _server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)},
+                     stderr=stderr)
     url = f"http://127.0.0.1:{port}/mcp"
     folder = config if kind == "file_agent" else state / "lakeboard"
     expected = folder / "http-tokens" / f"{kind}-{port}.token"
@@ -211,14 +229,14 @@ def test_a_server_given_no_token_makes_one_and_keeps_it_owner_only(kind: str, de
         said = stderr.read_text()
         assert str(expected) in said and token in said and "readable by you only" in said
     finally:
-        _stop(process)
+        process.stop()
     # The next server on that port makes a token of its own.
-    process = _start(_server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)})
+    process = _start(forks, _server_args(kind, config, tmp_path), port, env={"XDG_STATE_HOME": str(state)})
     try:
         assert expected.read_text().strip() != token
         assert _initialize(http, url, Authorization=f"Bearer {token}") == 401
     finally:
-        _stop(process)
+        process.stop()
 
 
 def _kernel_beyond_loopback(host: str, workdir: Path) -> list[str]:

@@ -20,6 +20,7 @@ from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest
 from lakeboard.servers.file_agent.agent import FileAgent
 from tests.e2e.scenarios import DEMO_LAKE, REPO
+from tests.support.cli import lakeboard_main
 from tests.support.s3_server import ACCESS_KEY, SECRET_KEY, S3Server, s3_server
 
 QUESTIONS = json.loads((REPO / "lakes" / "demo-questions.json").read_text())
@@ -137,15 +138,16 @@ def test_a_refused_url_and_an_empty_prefix_say_so_and_leave_nothing(s3: S3Server
     assert not (tmp_path / "home" / "configs").exists() or not any((tmp_path / "home" / "configs").iterdir())
 
 
-def test_ask_without_a_model_runs_the_loaders_on_whole_files_the_host_mirrored(bucket_lake, s3: S3Server):
+def test_ask_without_a_model_runs_the_loaders_on_whole_files_the_host_mirrored(bucket_lake, s3: S3Server, capfd):
     """The kernel has no network: the host fetches the files the helpers name into the mirror, which
-    the sandbox mounts where the loaders read; the program then loads the whole file, not a sample."""
+    the sandbox mounts where the loaders read; the program then loads the whole file, not a sample.
+
+    The command's main() runs in this process (its helpers and kernel are still processes of their own):
+    a new interpreter would import the host and load the sentence embedding again, about 1.5 s of CPU.
+    `ask` runs as its own process in tests/e2e/test_cli.py, and a bucket's commands (`index`, `discover`) here."""
     question = QUESTIONS[0]
     env = {**bucket_lake["env"], **s3.environment}  # the store's usual chain; the endpoint is in the config
-    done = subprocess.run(
-        [sys.executable, "-P", "-m", "lakeboard.host.cli", "ask", bucket_lake["url"], question["query"]],
-        env=env, capture_output=True, text=True, timeout=300,
-    )
+    done = lakeboard_main(capfd, "ask", bucket_lake["url"], question["query"], cwd=bucket_lake["home"], env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     source = question["data_sources"][0]
     mirrored = bucket_lake["config_dir"] / "mirror" / "objects" / source

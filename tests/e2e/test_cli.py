@@ -1,7 +1,8 @@
 """The `lakeboard` command as a user runs it: `ask` with no model, `eval` with a model.
 
-Each command but `discover` runs at least once as `python -m lakeboard.host.cli` in its own process; `discover`
-does in tests/host/test_cli_output.py, test_child_imports.py and test_cli_signals.py. Other runs, which check
+Each command but `discover` and `servers` runs at least once as `python -m lakeboard.host.cli` in its own process;
+`discover` does in tests/host/test_cli_output.py, test_child_imports.py and test_cli_signals.py, `servers` in
+tests/host/gateway/test_claude_config.py. Other runs, which check
 what a command says or where it writes rather than the process it runs in, call the command's `main()` in this
 process (the indexer and the servers it starts are still processes of their own): a new interpreter importing
 the host costs seconds a run.
@@ -106,7 +107,7 @@ def test_eval_scores_answers_and_discovery(tmp_path, demo_index):
     assert "discovery over 3 tasks" in done.stdout
 
 
-def test_servers_warns_when_a_partition_has_no_server(tmp_path, demo_index):
+def test_servers_warns_when_a_partition_has_no_server(tmp_path, demo_index, capfd):
     # The demo's config, moved (paths rewritten) and without the server of one partition.
     config_dir = tmp_path / "demo"
     config_dir.mkdir()
@@ -119,7 +120,7 @@ def test_servers_warns_when_a_partition_has_no_server(tmp_path, demo_index):
     partition = args[args.index("--cluster") + 1]
     (config_dir / "servers.json").write_text(json.dumps({"mcpServers": servers}))
 
-    done = lakeboard("servers", str(config_dir), cwd=tmp_path, env=cli_env(tmp_path))
+    done = lakeboard_main(capfd, "servers", str(config_dir), cwd=tmp_path, env=cli_env(tmp_path))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert (f"partition {partition!r} of {config_dir / 'clusters.json'} has no file agent in the servers files, "
             "so its files are never searched; run `lakeboard index` again") in done.stderr
