@@ -10,7 +10,6 @@ are the profiles') and hardly any reading.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 from collections import defaultdict
 from collections.abc import Iterable
@@ -19,7 +18,6 @@ from pathlib import Path
 from lakeboard.common.bounded_reads import FileRefused
 from lakeboard.common.lake_files import open_lake_file
 
-log = logging.getLogger(__name__)
 _HEAD = 64 * 1024  # bytes hashed before a whole file is
 
 
@@ -27,24 +25,12 @@ def _digest(root: Path, rel: str, limit: int | None) -> bytes | None:
     """The blake2b digest of the file's first `limit` bytes (all of it when None); None when it
     cannot be read (it went away or was replaced since it was profiled)."""
     try:
-        fd = open_lake_file(root, rel)
+        with open(open_lake_file(root, rel), "rb") as f:
+            if limit is not None:
+                return hashlib.blake2b(f.read(limit), digest_size=20).digest()
+            return hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=20)).digest()
     except (OSError, FileRefused):
         return None
-    h = hashlib.blake2b(digest_size=20)
-    try:
-        left = limit
-        while left is None or left > 0:
-            chunk = os.read(fd, 1 << 20 if left is None else min(1 << 20, left))
-            if not chunk:
-                break
-            h.update(chunk)
-            if left is not None:
-                left -= len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return h.digest()
 
 
 def _split(root: Path, group: list[str], limit: int | None) -> list[list[str]]:
@@ -73,6 +59,10 @@ def byte_copies(root: Path, sizes: Iterable[tuple[str, int]]) -> list[list[str]]
     return sorted(sorted(g) for g in out)
 
 
+def copies_by_path(groups: Iterable[list[str]]) -> dict[str, list[str]]:
+    """Each path of `groups` (as byte_copies gives them), with the others of its group."""
+    return {p: [q for q in g if q != p] for g in groups for p in g}
+
 
 def copies_by_file(root: Path, paths: Iterable[str]) -> dict[str, list[str]]:
     """Each of `paths` (lake-relative) that has copies among them, with the others of its group."""
@@ -82,4 +72,4 @@ def copies_by_file(root: Path, paths: Iterable[str]) -> dict[str, list[str]]:
             sizes.append((rel, os.stat(root / rel).st_size))
         except OSError:
             continue
-    return {p: [q for q in g if q != p] for g in byte_copies(root, sizes) for p in g}
+    return copies_by_path(byte_copies(root, sizes))

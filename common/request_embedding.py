@@ -82,14 +82,7 @@ def lake_similarity(index_folder: Path, vector: list[float]) -> LakeSimilarity |
         return None
     if vectors.dimensions != len(vector) or not len(vectors):
         return None
-    return similarity_of(vectors.similarities(np.asarray(vector, dtype=np.float32)))
-
-
-def similarity_of(similarities: np.ndarray) -> LakeSimilarity:
-    """The best and the spread of one request's similarities to a lake's files."""
-    clip = lambda v: min(max(float(v), -1.0), 1.0)  # noqa: E731 (int8 codes can overshoot a cosine by a hair)
-    return LakeSimilarity(best=clip(similarities.max()), mean=clip(similarities.mean()),
-                          std=min(float(similarities.std()), 2.0))
+    return LakeSimilarity.of(vectors.similarities(np.asarray(vector, dtype=np.float32)))
 
 
 def embedding_meta(vector: list[float] | None, lakes: Mapping[str, LakeSimilarity] | None = None) -> dict[str, Any] | None:
@@ -129,11 +122,6 @@ def similarity_from_meta(meta: Mapping[str, Any] | None, index_folder: str) -> L
     entry = meta.get(META_KEY) if isinstance(meta, Mapping) else None
     lakes = entry.get("lakes") if isinstance(entry, Mapping) else None
     value = lakes.get(index_folder) if isinstance(lakes, Mapping) else None
-    if not isinstance(value, Mapping):
-        return None
-    numbers = [value.get(k) for k in ("best", "mean", "std")]
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers):
-        return None
     try:
         return LakeSimilarity.model_validate(value)
     except ValueError:

@@ -7,14 +7,17 @@ import keyword
 import uuid
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from lakeboard.schemas.profiles import LoaderCheck, TableShape
 
 
 class LakeSimilarity(BaseModel):
     """A request's embedding against every file of one lake: its best similarity and how the
-    similarities spread (a request that one file stands out for differs from one every file meets alike)."""
+    similarities spread (a request that one file stands out for differs from one every file meets alike).
+    Strict: it also comes from a caller's `_meta`, where a string or a bool is no similarity."""
+
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
 
     best: float = Field(ge=-1.001, le=1.001)
     mean: float = Field(ge=-1.001, le=1.001)
@@ -24,6 +27,13 @@ class LakeSimilarity(BaseModel):
     def standing(self) -> float:
         """How far the best stands above the lake's similarities, in standard deviations."""
         return (self.best - self.mean) / self.std if self.std > 1e-6 else 0.0
+
+    @classmethod
+    def of(cls, similarities) -> LakeSimilarity:
+        """From one request's similarities to a lake's files (a numpy array); int8 codes can
+        overshoot a cosine by a hair, hence the clipping."""
+        best, mean = (min(max(float(v), -1.0), 1.0) for v in (similarities.max(), similarities.mean()))
+        return cls(best=best, mean=mean, std=min(float(similarities.std()), 2.0))
 
 
 class BlackboardRequest(BaseModel):

@@ -58,14 +58,17 @@ def _add_python_path(value: str | None) -> None:
 
 
 def _preload(modules: list[str], warm: list[tuple[str, list[str]]] = ()) -> None:
-    """Import what the servers will need, then let each server's module read ahead what its
+    """Import what the servers will need (a module's `preload()` too, where it defers its heavy
+    part until its arguments are found good), then let each server's module read ahead what its
     servers share (`warm(args)`, where the module has one). A failure is left to the server to report."""
     gc.disable()
     for name in modules:
         try:
             module = importlib.import_module(name)
             if hasattr(module, "__path__"):  # a package runs as its __main__
-                importlib.import_module(f"{name}.__main__")
+                module = importlib.import_module(f"{name}.__main__")
+            if callable(hook := getattr(module, "preload", None)):
+                hook()
         except (Exception, SystemExit) as exc:  # the server itself will say why, in its own log
             print(f"fork server: could not preload {name}: {exc!r}", file=sys.stderr, flush=True)
     if "lakeboard.servers.file_agent" in modules:

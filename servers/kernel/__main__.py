@@ -14,19 +14,13 @@ from lakeboard.servers.kernel.sandbox import UNSAFE_WARNING, bwrap_problem
 from lakeboard.common.gc_pauses import quick_imports
 
 
-def _server_modules():
-    """The server's heavy part (fastmcp, mcp, jupyter_client): only once the arguments are found good,
-    so that a refusal costs a tenth of a second, not over a second."""
+def preload():
+    """The server's heavy part (fastmcp, mcp, jupyter_client), imported once its arguments are found good, so
+    that a refusal costs a tenth of a second, not over a second; a fork server calls it at its start."""
     with quick_imports():
         from lakeboard.servers.kernel.server import create_server
         from lakeboard.common.stdio_transport import serve_stdio
     return create_server, serve_stdio
-
-
-if __name__ != "__main__":
-    # Imported, not run: a fork server imports this module once for all its servers, so it is
-    # where the heavy part is loaded, and shared by every server forked from it.
-    _server_modules()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                   "without them (every result will say so).", file=sys.stderr)
             return 2
         log.warning("UNSAFE (--unsafe-no-limits): %s", problem)
-    create_server, serve_stdio = _server_modules()
+    create_server, serve_stdio = preload()
     server = create_server(config, options.transport)
     log.info("lake %s (read-only), workdir %s", config.lake, config.workdir)
     if options.transport == "stdio":

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from lakeboard.common.request_embedding import similarity_of
 from lakeboard.schemas.messages import LakeSimilarity
 from lakeboard.schemas.query import Query
 from lakeboard.servers.relevance.constraints import time_fits
@@ -82,7 +81,7 @@ class LakeEvidence:
         self.cover = (idf @ hits) / weight if weight > 0 else np.zeros(n)
         self.cover_rel = _relative(self.cover)
         if dense is not None and dense.size:
-            lake = lake if lake is not None else similarity_of(dense)  # `dense` is the whole lake's
+            lake = lake if lake is not None else LakeSimilarity.of(dense)  # `dense` is the whole lake's
             self.dense, self.dense_rel, self.standing = dense, dense - lake.best, lake.standing
         else:
             self.dense = self.dense_rel = np.zeros(n)

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
+from lakeboard.common.byte_copies import copies_by_path
 from lakeboard.schemas.families import Family, TimeCoverage
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.relevance.dictionaries import DictionaryLinks
@@ -49,7 +50,7 @@ def _labels(profile: FileProfile) -> list[str]:
 def file_facts(profiles: list[FileProfile], families: list[Family], links: DictionaryLinks,
                copies: list[list[str]] = ()) -> list[FileFacts]:
     """`copies`: groups of paths whose files hold the same bytes."""
-    same = {p: [q for q in g if q != p] for g in copies for p in g}
+    same = copies_by_path(copies)
     family_of = {m.path: (f, m) for f in families for m in f.members}
     describes: dict[str, set[str]] = {}
     for data_path, docs in links.closest.items():

@@ -13,19 +13,13 @@ from lakeboard.common.gc_pauses import quick_imports
 from lakeboard.servers.search_agent.settings import settings_from_argv
 
 
-def _server_modules():
-    """The server's heavy part (fastmcp, mcp, the agent): only once the arguments are found good,
-    so that a refusal costs a tenth of a second, not over a second."""
+def preload():
+    """The server's heavy part (fastmcp, mcp, the agent), imported once its arguments are found good, so
+    that a refusal costs a tenth of a second, not over a second; a fork server calls it at its start."""
     with quick_imports():
         from lakeboard.servers.search_agent.server import build_server
         from lakeboard.common.stdio_transport import serve_stdio
     return build_server, serve_stdio
-
-
-if __name__ != "__main__":
-    # Imported, not run: a fork server imports this module once for all its servers, so it is
-    # where the heavy part is loaded, and shared by every server forked from it.
-    _server_modules()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -42,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if problem:
         log.warning("%s The server starts, but declines every request until this is fixed.", problem)
 
-    build_server, serve_stdio = _server_modules()
+    build_server, serve_stdio = preload()
     server = build_server(settings)
     if args.transport == "stdio":
         serve_stdio(server)

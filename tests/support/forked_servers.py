@@ -31,13 +31,10 @@ class ForkedServer:
         # A pidfd is readable once its process has ended (whoever reaps it: here, the fork server).
         return bool(select.select([self.pidfd], [], [], timeout_s)[0])
 
-    @property
-    def returncode(self) -> int | None:
-        return None if not self.exited() else -1  # the fork server reaps it: its code is not ours to read
-
     def poll(self) -> int | None:
-        """None while it runs (what tests/support/servers.wait_for_port reads of a process)."""
-        return self.returncode
+        """None while it runs, as Popen.poll (what tests/support/servers.wait_for_port reads); once it
+        has ended, -1: the fork server reaps it, so its exit code is not ours to read."""
+        return -1 if self.exited() else None
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL if it has not ended within 10 s; returns once it has ended."""

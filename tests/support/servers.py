@@ -50,8 +50,8 @@ def wait_for_port(
     """Return once `process` listens on 127.0.0.1:`port`; fail fast if it exits first."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{label} exited with code {process.returncode} before listening")
+        if (code := process.poll()) is not None:
+            raise RuntimeError(f"{label} exited with code {code} before listening")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
