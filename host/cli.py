@@ -15,6 +15,7 @@ from typing import NoReturn
 from lakeboard.common.object_stores import OPTIONS_VARIABLE, storage_options
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.common.code_text import printable
+from lakeboard.common.gc_pauses import quick_imports
 from lakeboard.common.process_exit import exit_now
 from lakeboard.host.baselines.modes import MODES
 from lakeboard.host.lakes import LakeError, indexer_command, indexer_environment, indexer_failure, resolve_lake
@@ -44,10 +45,11 @@ def _cmd_index(args: argparse.Namespace, extra: list[str]) -> int:
 async def _discover(args: argparse.Namespace) -> int:
     # the lake first: a refusal (no lake, an empty one) comes before the MCP machinery is imported
     lake = resolve_lake(args.lake, configs=args.configs, reindex=args.reindex, quiet=args.json)
-    from lakeboard.host.blackboard import Blackboard
-    from lakeboard.host.discover_files import discover
-    from lakeboard.host.pool import ClientPool
-    from lakeboard.host.trace import Trace
+    with quick_imports():
+        from lakeboard.host.blackboard import Blackboard
+        from lakeboard.host.discover_files import discover
+        from lakeboard.host.pool import ClientPool
+        from lakeboard.host.trace import Trace
 
     with Trace(lake.output(args.trace or lake.config_dir / "traces" / "discover.jsonl")) as trace:
         async with ClientPool(lake.servers(helpers_only=True), trace=trace, log_dir=lake.config_dir / "logs",
@@ -114,7 +116,8 @@ def _cmd_discover(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace, _extra: list[str]) -> int:
-    from lakeboard.host.eval.runner import run_eval
+    with quick_imports():
+        from lakeboard.host.eval.runner import run_eval
 
     return asyncio.run(run_eval(args))
 
@@ -126,9 +129,10 @@ async def _ask(args: argparse.Namespace, settings) -> int:
     if lake.root is None:
         raise LakeError(f"cannot tell which folder {args.lake!r} indexes: give the lake folder")
     from lakeboard.common.atomic_files import write_text_atomic
-    from lakeboard.host.agents.session import AskSession, usage_line
-    from lakeboard.host.kernel_session import KernelUnavailable
-    from lakeboard.host.trace import Trace
+    with quick_imports():
+        from lakeboard.host.agents.session import AskSession, usage_line
+        from lakeboard.host.kernel_session import KernelUnavailable
+        from lakeboard.host.trace import Trace
 
     trace_path = lake.output(args.trace) if args.trace else None
     notebook_path = lake.output(args.notebook) if args.notebook else None
@@ -254,7 +258,8 @@ def _cmd_servers(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, _extra: list[str]) -> int:
-    from lakeboard.host.gateway.command import serve
+    with quick_imports():
+        from lakeboard.host.gateway.command import serve
 
     return serve(args)
 

@@ -141,7 +141,7 @@ async def test_cannot_see_host_processes(kernel: Client) -> None:
 def host_http_server() -> Iterator[int]:
     """A real HTTP server on the host's loopback: the kernel must not reach it."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield server.server_address[1]
     server.shutdown()

@@ -166,7 +166,7 @@ class LoopbackWeb:
         self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def paths_requested(self, prefix: str = "/") -> list[str]:
         return [r["path"] for r in self.requests if r["path"].startswith(prefix)]
