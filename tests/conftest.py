@@ -24,8 +24,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # the tests start would otherwise each compile again what they import (0.4 s of CPU per helper), as would
 # pytest its rewritten test modules in each test process (3 s).
 sys.dont_write_bytecode = False
-# One BLAS thread in every test process and every child it starts: under `-n 2` two test processes
-# already fill the cores, and BLAS threads spinning beside them only slow each other.
+# One BLAS thread in every test process and every child it starts: under `-n 3` the test processes
+# already fill two cores, and BLAS threads spinning beside them only slow each other.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Tests never write into the user's own data folder (nor a LAKEBOARD_HOME of theirs): lake configs
@@ -81,8 +81,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files holding a test marked slow run first (in their own order; the rest keep theirs).
 
-    With `-n 2 --dist loadfile` a worker takes the next whole file when it is free: a long file left
-    to the end (the wheel test sorts last) keeps one worker busy while the other has finished.
+    With `--dist loadfile` a worker takes the next whole file when it is free: a long file left to the
+    end (the wheel test sorts last) keeps one worker busy while the others have finished.
     """
     slow = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow)
