@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Iterator
+
+import pytest
 
 from lakeboard.common.gc_pauses import collector_paused, quick_imports
+
+
+@pytest.fixture(autouse=True)
+def _nothing_frozen_before() -> Iterator[None]:
+    """Each test starts with nothing frozen, as a server does; what the test process had frozen
+    (tests/conftest.py) is frozen again after, so that its later collections do not scan it."""
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()
+    yield
+    if frozen:
+        gc.freeze()
 
 
 class _Node:
