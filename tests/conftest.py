@@ -21,7 +21,7 @@ KRAMA_DOMAINS = ("archeology", "legal", "wildfire")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE says not to (the machines we test on set it): the test
 # processes import every module of the package and of the tests first, and the hundreds of Python processes
-# the tests start would otherwise each compile again what they import (0.4 s of CPU per helper), as would
+# the tests start would otherwise each compile again what they import (0.4 s of CPU per fork server), as would
 # pytest its rewritten test modules in each test process (3 s).
 sys.dont_write_bytecode = False
 # One BLAS thread in every test process and every child it starts: under `-n 3` the test processes
@@ -69,7 +69,7 @@ def pytest_collection(session: pytest.Session) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Freeze what collection imported (every library the tests use), then collect again.
+    """Freeze what collection imported (every library the tests use), then turn the collector back on.
 
     It lives for the whole session, and each full collection would otherwise scan it all again:
     about 7 s of CPU per test process over a run.
