@@ -3,7 +3,7 @@ answers and the gateway's response board show lists of files the same way."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from lakeboard.common.code_text import comment_text
 
@@ -11,6 +11,14 @@ from lakeboard.common.code_text import comment_text
 def markdown_inline(text: str, limit: int = 400) -> str:
     """Lake text for a Markdown line: on one line, with no backtick that would end a code span."""
     return comment_text(text, limit).replace("`", "'")
+
+
+def copies_note(copies: list[str], show: Callable[[str], str], limit: int = 5) -> str:
+    """" (the same bytes as a, b and N more)" after a file with `copies` (each written by `show`); "" for none."""
+    if not copies:
+        return ""
+    more = f" and {len(copies) - limit} more" if len(copies) > limit else ""
+    return " (the same bytes as " + ", ".join(show(c) for c in copies[:limit]) + more + ")"
 
 
 def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int = 12,
@@ -30,10 +38,6 @@ def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int
                 continue
             shown.add(family)
         more = size[family] - 1 if family is not None else 0
-        line = f"- `{markdown_inline(path)}`" + (f" and {more} more files of the same layout" if more else "")
-        same = (copies_of or {}).get(path)
-        if same:
-            line += " (the same bytes as " + ", ".join(f"`{markdown_inline(c)}`" for c in same[:5]) + (
-                f" and {len(same) - 5} more" if len(same) > 5 else "") + ")"
-        lines.append(line)
+        lines.append(f"- `{markdown_inline(path)}`" + (f" and {more} more files of the same layout" if more else "")
+                     + copies_note((copies_of or {}).get(path, []), lambda c: f"`{markdown_inline(c)}`"))
     return lines if len(lines) <= limit else lines[:limit] + [f"- ... and {len(lines) - limit} more"]

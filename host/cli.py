@@ -15,6 +15,7 @@ from typing import NoReturn
 from lakeboard.common.object_stores import OPTIONS_VARIABLE, storage_options
 from lakeboard.common.private_files import keep_new_files_private
 from lakeboard.common.code_text import printable
+from lakeboard.common.file_lists import copies_note
 from lakeboard.common.gc_pauses import quick_imports
 from lakeboard.common.process_exit import exit_now
 from lakeboard.host.baselines.modes import MODES
@@ -90,8 +91,7 @@ def _print_discovery(result) -> None:
             shown.add(m.group)
             if family_sizes[m.group] > 1:
                 more = f" + {family_sizes[m.group] - 1} more files of the same layout"
-        if m.copies:
-            more += " (the same bytes as " + ", ".join(printable(c, 200) for c in m.copies[:5]) + ")"
+        more += copies_note(m.copies, lambda c: printable(c, 200))
         terms = ", ".join(printable(t, 80) for t in m.matched_terms[:6])
         print(f"  {m.score:.2f}  {printable(m.path, 500)}{role}{more}   (matches: {terms})")
     if result.ranked_next:

@@ -15,9 +15,10 @@ from lakeboard.schemas.profiles import LoaderCheck, TableShape
 class LakeSimilarity(BaseModel):
     """A request's embedding against every file of one lake: its best similarity and how the
     similarities spread (a request that one file stands out for differs from one every file meets alike).
-    Strict: it also comes from a caller's `_meta`, where a string or a bool is no similarity."""
+    Strict: it also comes from a caller's `_meta`, where a string or a bool is no similarity.
+    Frozen, so hashable: a file agent keys the rankings it keeps by it."""
 
-    model_config = ConfigDict(strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(strict=True, allow_inf_nan=False, frozen=True)
 
     best: float = Field(ge=-1.001, le=1.001)
     mean: float = Field(ge=-1.001, le=1.001)

@@ -66,5 +66,7 @@ def score_discovery(returned: list[str], units: list[str], lake_paths: list[str]
 
 def lake_copies(lake: Lake, paths: list[str]) -> dict[str, list[str]]:
     """The files of `paths` that have copies with the same bytes in the lake, with them (none for a
-    bucket lake, whose local replica holds samples, not the objects' bytes)."""
+    bucket lake, whose local replica holds samples, not the objects' bytes). Found from the files
+    themselves, not read from the index's facts: those are the file agents' (servers/relevance),
+    which the host does not import, and the scorer should not lean on what it scores."""
     return {} if lake.root is None or lake.mirror() is not None else copies_by_file(lake.root, paths)

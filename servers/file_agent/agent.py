@@ -101,7 +101,7 @@ class FileAgent:
         """
         query = request if isinstance(request, Query) else parse_query(request)
         vector = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
-        key = (query.text, None if vector is None else vector.tobytes(), None if lake is None else lake.model_dump_json())
+        key = (query.text, None if vector is None else vector.tobytes(), lake)
         with self._ranking_lock:
             known = self._rankings.pop(key, None)
             if known is not None:
