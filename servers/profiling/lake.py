@@ -152,6 +152,7 @@ def _profile_lake(
             report(rel)
 
     cache.prune(set(order))
+    cache.compact()  # once a cache holds enough profiles: a dictionary, and every profile stored with it
     results.update(skipped)
     profiles = [results[r] for r in walk_order if r in results]
     return apply_declared_fill_values(profiles, root, workers, timeout_s, stop_at=deadline)

@@ -165,3 +165,86 @@ def test_profiles_are_stored_compressed_and_rows_of_text_still_read(tmp_path: Pa
         assert cache.fresh({"big.csv": (10, 123), "old.csv": (10, 123)}) == {"big.csv": big, "old.csv": _profile("old.csv")}
         cache._con.execute("update profiles set profile = ? where path = 'big.csv'", (b"not zlib at all",))
         assert cache.load_many(["big.csv", "old.csv"]) == {"old.csv": _profile("old.csv")}  # a damaged blob is a miss
+
+
+def _varied(i: int) -> FileProfile:
+    """Profiles alike in layout and different in values, as a lake's are."""
+    return _profile(f"site_{i}/readings.csv", size=100 + i).model_copy(
+        update={"summary": f"CSV table of {i % 7} stations, readings {i * 37 % 1000} to {i * 91 % 5000} mm"})
+
+
+def test_compact_trains_a_dictionary_once_and_every_profile_reads_back(tmp_path: Path) -> None:
+    profiles = [_varied(i) for i in range(300)]
+    with ProfileCache(tmp_path) as cache:
+        for prof in profiles:
+            cache.put(prof)
+        cache._con.execute("insert into profiles values (?, ?, ?, ?, ?, ?)",  # a row of text, as old versions wrote
+                           ("old.csv", 10, 123, PROFILER_VERSION, 0, _profile("old.csv").model_dump_json()))
+        assert cache.compact(min_rows=400) == 0  # too few profiles to be worth a dictionary
+        before = cache._con.execute("select sum(length(profile)) from profiles where path != 'old.csv'").fetchone()[0]
+        assert cache.compact(min_rows=100) == 301
+        after = cache._con.execute("select sum(length(profile)) from profiles where path != 'old.csv'").fetchone()[0]
+        assert after < before / 2
+        assert cache._con.execute("select count(*) from dictionaries").fetchone() == (1,)
+        assert cache.compact(min_rows=100) == 0  # once: a dictionary is there
+        cache.put(_varied(1000))  # written with the dictionary from the start
+        (stored,) = cache._con.execute("select profile from profiles where path = 'site_1000/readings.csv'").fetchone()
+        assert stored[:4] == b"\x28\xb5\x2f\xfd"
+    with ProfileCache(tmp_path) as reader:  # a server that opens the cache afresh reads the dictionary
+        wanted = [p.path for p in profiles] + ["old.csv", "site_1000/readings.csv"]
+        assert reader.load_many(wanted) == {p.path: p for p in [*profiles, _profile("old.csv"), _varied(1000)]}
+
+
+def test_a_reader_open_before_the_dictionary_was_trained_reads_rows_made_with_it(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as writer, ProfileCache(tmp_path) as reader:
+        for i in range(200):
+            writer.put(_varied(i))
+        assert reader.load_many(["site_0/readings.csv"]) == {"site_0/readings.csv": _varied(0)}  # opened, no dictionary
+        assert writer.compact(min_rows=100) == 200
+        assert reader.load_many(["site_5/readings.csv"]) == {"site_5/readings.csv": _varied(5)}
+
+
+def test_a_damaged_dictionary_makes_its_rows_misses(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        for i in range(200):
+            cache.put(_varied(i))
+        cache.compact(min_rows=100)
+        cache._con.execute("update dictionaries set data = ?", (b"\x37\xa4\x30\xec" + b"\0" * 20,))
+    with ProfileCache(tmp_path) as reader:
+        assert reader.load_many(["site_0/readings.csv"]) == {}  # profiled again by the next index, not an error
+        reader.put(_varied(0))  # and written again without it
+        assert reader.load_many(["site_0/readings.csv"]) == {"site_0/readings.csv": _varied(0)}
+
+
+def test_compacting_shrinks_the_database_file(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        for i in range(400):
+            cache.put(_varied(i).model_copy(update={"summary": f"readings of station {i} " * 30}))
+    before = (tmp_path / DB_NAME).stat().st_size
+    with ProfileCache(tmp_path) as cache:
+        cache.compact(min_rows=100)
+    assert (tmp_path / DB_NAME).stat().st_size < before * 0.7
+
+
+def test_a_compaction_that_cannot_write_leaves_the_profiles_as_they_were(tmp_path: Path, monkeypatch) -> None:
+    import sqlite3
+
+    from lakeboard.servers.profiling import cache as profile_cache
+
+    monkeypatch.setattr(profile_cache, "BUSY_TIMEOUT_S", 0.2)
+    with ProfileCache(tmp_path) as cache:
+        for i in range(200):
+            cache.put(_varied(i))
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    other.execute("begin immediate")  # another writer holds the database
+    with ProfileCache(tmp_path) as cache:
+        assert cache.compact(min_rows=100) == 0
+        assert cache.load_many(["site_3/readings.csv"]) == {"site_3/readings.csv": _varied(3)}
+        other.execute("rollback")
+        other.close()
+        cache.put(_varied(300))  # written without the dictionary that was not stored
+        assert cache.load_many(["site_300/readings.csv"]) == {"site_300/readings.csv": _varied(300)}
+    with ProfileCache(tmp_path) as cache:
+        assert cache.compact(min_rows=100) == 201  # the next index compacts
+        cache.put(_varied(500))
+        assert len(cache.load_many([_varied(i).path for i in [*range(200), 300, 500]])) == 202

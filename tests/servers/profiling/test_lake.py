@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling import ProfileCache, iter_lake_files, profile_lake
+from lakeboard.servers.profiling.cache import DB_NAME
 
 
 def _lake(root: Path) -> None:
@@ -60,6 +63,28 @@ def test_profile_lake_reuses_the_cache_and_drops_removed_files(tmp_path: Path) -
     with ProfileCache(cache_dir) as cache:
         assert sorted(cache.load_many(["a.csv", "notes.md", "sub/b.tsv", "sub/deeper/c.json"])) == [
             "a.csv", "sub/b.tsv", "sub/deeper/c.json"]
+
+
+def test_a_lake_with_enough_files_stores_its_profiles_with_a_dictionary_and_reads_them_back(
+        tmp_path: Path, monkeypatch) -> None:
+    from lakeboard.servers.profiling import cache as profile_cache
+
+    monkeypatch.setattr(profile_cache, "TRAIN_MIN_ROWS", 20)  # a lake of 30 files stands for one of thousands
+    lake, cache_dir = tmp_path / "lake", tmp_path / "cache"
+    lake.mkdir()
+    for i in range(30):
+        (lake / f"station_{i}.csv").write_text("day,rain_mm\n" + "".join(f"{d},{(i * d) % 17}\n" for d in range(1, 9)))
+    first = profile_lake(lake, cache_dir, workers=0)
+    with closing(sqlite3.connect(cache_dir / DB_NAME)) as db:
+        stored = [p for (p,) in db.execute("select profile from profiles")]
+        assert len(stored) == 30 and all(p[:4] == b"\x28\xb5\x2f\xfd" for p in stored)  # zstd frames
+        assert db.execute("select count(*) from dictionaries").fetchone() == (1,)
+    text = (lake / "station_0.csv").read_text()
+    same_stat_other_text(lake / "station_0.csv", text.replace("rain_mm", "snow_mm"))
+    second = profile_lake(lake, cache_dir, workers=0)
+    assert second == first  # every profile read back from the cache: station_0 still has rain_mm
+    with ProfileCache(cache_dir) as cache:
+        assert cache.compact() == 0  # a re-index rewrites nothing
 
 
 def same_stat_other_text(path: Path, text: str) -> None:
