@@ -128,8 +128,8 @@ class ProfileCache:
         """Give the codec the database's dictionaries (the caller holds the lock, and a connection)."""
         try:
             rows = self._con.execute("select id, data from dictionaries order by rowid").fetchall()
-        except sqlite3.OperationalError:  # no such table: see _open
-            return
+        except sqlite3.OperationalError:  # no such table (see _open), or locked: a row that needs a
+            return  # dictionary reads them again (_parse), and a writer meanwhile writes zlib
         for _id, data in rows:
             try:
                 self._codec.add_dictionary(data)
