@@ -277,7 +277,10 @@ class ProfileCache:
         """
         with self._lock:
             con = self._connection(create=False)
-            if con is None or self._codec.dictionary is not None:
+            if con is None:
+                return 0
+            self._read_dictionaries()  # another index's, trained since this one opened the database
+            if self._codec.dictionary is not None:
                 return 0
             try:
                 (count,) = con.execute("select count(*) from profiles").fetchone()
@@ -306,6 +309,9 @@ class ProfileCache:
             try:
                 with con:  # one transaction: every row in its new form, or none
                     con.execute("begin immediate")
+                    if con.execute("select 1 from dictionaries limit 1").fetchone():  # another index's, since
+                        self._read_dictionaries()
+                        return 0
                     con.execute("insert or replace into dictionaries values (?, ?)",
                                 (ProfileCodec.dictionary_id(dictionary), dictionary))
                     old = con.execute("select path, profile from profiles").fetchall()

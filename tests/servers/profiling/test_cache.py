@@ -248,3 +248,25 @@ def test_a_compaction_that_cannot_write_leaves_the_profiles_as_they_were(tmp_pat
         assert cache.compact(min_rows=100) == 201  # the next index compacts
         cache.put(_varied(500))
         assert len(cache.load_many([_varied(i).path for i in [*range(200), 300, 500]])) == 202
+
+
+def test_two_indexes_compacting_at_once_train_one_dictionary(tmp_path: Path, monkeypatch) -> None:
+    from lakeboard.servers.profiling.profile_codec import ProfileCodec
+
+    train = ProfileCodec.train
+    with ProfileCache(tmp_path) as first, ProfileCache(tmp_path) as second:
+        for i in range(200):
+            first.put(_varied(i))
+
+        def first_compacts_meanwhile(samples: list[bytes]) -> bytes:
+            monkeypatch.setattr(ProfileCodec, "train", staticmethod(train))
+            assert first.compact(min_rows=100) == 200  # while the second trains its own
+            return train(samples)
+
+        monkeypatch.setattr(ProfileCodec, "train", staticmethod(first_compacts_meanwhile))
+        assert second.compact(min_rows=100) == 0  # finds the first one's dictionary, and takes it
+        assert second._con.execute("select count(*) from dictionaries").fetchone() == (1,)
+        second.put(_varied(999))
+        assert first.load_many(["site_999/readings.csv"]) == {"site_999/readings.csv": _varied(999)}
+        assert len(first.load_many(_varied(i).path for i in range(200))) == 200
+        assert first.compact(min_rows=100) == second.compact(min_rows=100) == 0  # and later, without a race
