@@ -8,6 +8,7 @@ the paper's clustering prompt asks of a model.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import defaultdict
@@ -145,14 +146,43 @@ def _name(folder: str, files: list[str]) -> str:
 
 
 def _merge_to(chunks: list[tuple[str, list[str]]], n: int) -> list[tuple[str, list[str]]]:
-    """Merge the two smallest neighbouring (in path order) chunks until `n` remain."""
+    """Merge the two smallest neighbouring (in path order) chunks until `n` remain; of equal pairs,
+    the leftmost first.
+
+    The pairs wait in a heap, keyed by their size and their left chunk's place, and a chunk that
+    was merged since a pair was pushed makes that pair stale: O(m log m) for m chunks. Scanning
+    every pair at each merge was O(m^2): 1.7 s against 0.06 s for 5,000 chunks (the 50k-file
+    generated lake has 5,218), 47 s against 0.37 s for 20,000 (benchmarks/bench_partition_merge.py).
+    """
     chunks = sorted(chunks, key=lambda c: c[0])
-    while len(chunks) > max(n, 1):
-        i = min(range(len(chunks) - 1), key=lambda k: len(chunks[k][1]) + len(chunks[k + 1][1]))
-        (fa, a), (fb, b) = chunks[i], chunks[i + 1]
-        common = _common_folder(fa, fb)
-        chunks[i : i + 2] = [(common, a + b)]
-    return chunks
+    folders = [folder for folder, _ in chunks]
+    files = [list(names) for _, names in chunks]
+    # neighbours in path order; a merged chunk lives on at its left member's place
+    left = list(range(-1, len(chunks) - 1))
+    right = list(range(1, len(chunks) + 1))
+    alive = [True] * len(chunks)
+    version = [0] * len(chunks)
+    heap = [(len(files[i]) + len(files[i + 1]), i, 0, 0) for i in range(len(chunks) - 1)]
+    heapq.heapify(heap)
+    remaining = len(chunks)
+    while remaining > max(n, 1):
+        _, i, seen_i, seen_j = heapq.heappop(heap)
+        j = right[i]
+        if not alive[i] or j >= len(chunks) or version[i] != seen_i or version[j] != seen_j:
+            continue  # one of the two changed since the pair was pushed
+        folders[i] = _common_folder(folders[i], folders[j])
+        files[i] += files[j]
+        alive[j], files[j] = False, []
+        right[i] = right[j]
+        if right[i] < len(chunks):
+            left[right[i]] = i
+        version[i] += 1
+        remaining -= 1
+        for a in (left[i], i):
+            b = right[a] if a >= 0 else len(chunks)
+            if a >= 0 and b < len(chunks):
+                heapq.heappush(heap, (len(files[a]) + len(files[b]), a, version[a], version[b]))
+    return [(folders[i], files[i]) for i in range(len(chunks)) if alive[i]]
 
 
 def _common_folder(a: str, b: str) -> str:

@@ -67,3 +67,19 @@ def test_the_number_of_clusters_is_capped():
     clusters = DirectoryStrategy().partition(profiles)
     assert len(clusters) == 8
     assert sorted(f for c in clusters for f in c.files) == sorted(p.path for p in profiles)
+
+
+def test_merging_chunks_through_a_heap_chooses_as_scanning_every_pair_does():
+    import random
+
+    from lakeboard.servers.partitioning.directory import _merge_to
+    from tests.support.chunk_merging import merge_by_scanning
+
+    rng = random.Random(7)
+    for _ in range(500):
+        chunks = [(f"d{rng.randint(0, 3)}/f{k:03d}" + ("/*" if rng.random() < 0.2 else ""),
+                   [f"x{k}_{j}" for j in range(rng.choice([1, 1, 2, 3, 5, 8]))]) for k in range(rng.randint(0, 40))]
+        n = rng.randint(0, 12)
+        given = [(f, list(names)) for f, names in chunks]
+        assert _merge_to(chunks, n) == merge_by_scanning(chunks, n)
+        assert chunks == given  # the caller's lists are left as they were
