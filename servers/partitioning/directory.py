@@ -167,8 +167,8 @@ def _merge_to(chunks: list[tuple[str, list[str]]], n: int) -> list[tuple[str, li
     remaining = len(chunks)
     while remaining > max(n, 1):
         _, i, seen_i, seen_j = heapq.heappop(heap)
-        j = right[i]
-        if not alive[i] or j >= len(chunks) or version[i] != seen_i or version[j] != seen_j:
+        j = right[i]  # the pair's right member while its left one is unchanged
+        if not alive[i] or version[i] != seen_i or version[j] != seen_j:
             continue  # one of the two changed since the pair was pushed
         folders[i] = _common_folder(folders[i], folders[j])
         files[i] += files[j]

@@ -23,7 +23,6 @@ import os
 import sqlite3
 import threading
 import time
-import zlib
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -34,7 +33,7 @@ import zstandard
 from lakeboard.common.atomic_files import write_text_atomic
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.common.gc_pauses import collector_paused
-from lakeboard.servers.profiling.profile_codec import ProfileCodec, UnknownDictionary
+from lakeboard.servers.profiling.profile_codec import ProfileCodec, UndecodableProfile, UnknownDictionary
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ class ProfileCache:
                         self._read_dictionaries()
                 text = self._codec.decode(stored)
             prof = FileProfile.model_validate_json(text)
-        except (ValidationError, zlib.error, zstandard.ZstdError, UnknownDictionary, sqlite3.DatabaseError):
+        except (ValidationError, UndecodableProfile, sqlite3.DatabaseError):
             log.warning("ignoring a damaged cache entry for %s", relpath)
             return None
         return prof if prof.path == relpath else None
@@ -295,7 +294,7 @@ class ProfileCache:
         for _path, stored in sample:
             try:
                 texts.append(self._codec.decode(stored))
-            except (zlib.error, zstandard.ZstdError, UnknownDictionary):
+            except UndecodableProfile:
                 continue
         try:
             dictionary = ProfileCodec.train(texts)
@@ -312,14 +311,13 @@ class ProfileCache:
                     if con.execute("select 1 from dictionaries limit 1").fetchone():  # another index's, since
                         self._read_dictionaries()
                         return 0
-                    con.execute("insert or replace into dictionaries values (?, ?)",
-                                (ProfileCodec.dictionary_id(dictionary), dictionary))
+                    dict_id = self._codec.add_dictionary(dictionary)
+                    con.execute("insert or replace into dictionaries values (?, ?)", (dict_id, dictionary))
                     old = con.execute("select path, profile from profiles").fetchall()
-                    self._codec.add_dictionary(dictionary)
                     for relpath, stored in old:
                         try:
                             text = self._codec.decode(stored)
-                        except (zlib.error, zstandard.ZstdError, UnknownDictionary):
+                        except UndecodableProfile:
                             continue  # damaged: left as it is, read as a miss and profiled again
                         con.execute("update profiles set profile = ? where path = ?",
                                     (self._codec.encode(text), relpath))

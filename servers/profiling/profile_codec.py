@@ -26,8 +26,12 @@ DICTIONARY_BYTES = 32 * 1024  # 16 / 32 / 64 KB: 393 / 380 / 378 bytes a profile
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-class UnknownDictionary(ValueError):
-    """A value compressed with a dictionary this codec has not been given."""
+class UndecodableProfile(ValueError):
+    """A stored value that does not decode: damaged, or not a profile the cache wrote."""
+
+
+class UnknownDictionary(UndecodableProfile):
+    """A value compressed with a dictionary this codec has not been given (yet)."""
 
 
 class ProfileCodec:
@@ -43,10 +47,6 @@ class ProfileCodec:
     def train(samples: list[bytes]) -> bytes:
         """A dictionary made from sample profiles' JSON (raises zstandard.ZstdError when they are too few)."""
         return zstandard.train_dictionary(DICTIONARY_BYTES, samples).as_bytes()
-
-    @staticmethod
-    def dictionary_id(data: bytes) -> int:
-        return zstandard.ZstdCompressionDict(data).dict_id()
 
     def add_dictionary(self, data: bytes) -> int:
         """Read values made with this dictionary; the last one added is what `encode` uses."""
@@ -69,15 +69,18 @@ class ProfileCodec:
         return self._coders(self._newest)[0].compress(text)
 
     def decode(self, stored: bytes | str) -> bytes:
-        """The JSON of a stored value; raises zlib.error, zstandard.ZstdError or UnknownDictionary."""
+        """The JSON of a stored value; raises UndecodableProfile (UnknownDictionary where a dictionary lacks)."""
         if isinstance(stored, str):  # a row of an earlier version: the JSON as text
             return stored.encode()
-        if not stored.startswith(_ZSTD_MAGIC):
-            return zlib.decompress(stored)
-        dict_id = zstandard.get_frame_parameters(stored).dict_id
-        if dict_id not in self._dictionaries:
-            raise UnknownDictionary(dict_id)
-        return self._coders(dict_id)[1].decompress(stored)
+        try:
+            if not stored.startswith(_ZSTD_MAGIC):
+                return zlib.decompress(stored)
+            dict_id = zstandard.get_frame_parameters(stored).dict_id
+            if dict_id not in self._dictionaries:
+                raise UnknownDictionary(dict_id)
+            return self._coders(dict_id)[1].decompress(stored)
+        except (zlib.error, zstandard.ZstdError) as e:
+            raise UndecodableProfile(str(e)) from e
 
     def _coders(self, dict_id: int) -> tuple[zstandard.ZstdCompressor, zstandard.ZstdDecompressor]:
         coders = getattr(self._local, "coders", None)
