@@ -25,7 +25,7 @@ from lakeboard.servers.relevance.file_facts import FileFacts, file_facts
 from lakeboard.servers.relevance.index_fields import card_text, field_tokens
 from lakeboard.servers.relevance.search_index import SearchIndex
 from lakeboard.servers.relevance.search_fields import profile_texts
-from lakeboard.servers.relevance.vector_cache import VectorCache
+from lakeboard.servers.relevance.vector_cache import VectorCache, as_cached
 
 log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
@@ -56,7 +56,7 @@ class LakeIndex:
         documents = [field_tokens(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         cards = [card_text(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         index = SearchIndex.build([p.path for p in profiles], documents)
-        vectors = CardVectors.quantize(_card_vectors(cards, embed, previous, cache)) if embed is not None and cards else None
+        vectors = _card_vectors(cards, embed, previous, cache) if embed is not None and cards else None
         return cls(index, file_facts(profiles, families, links, copies), cards, vectors)
 
     def save(self, folder: Path) -> None:
@@ -88,24 +88,33 @@ class LakeIndex:
         return cls(index, facts, [], vectors)
 
 
-def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorCache | None) -> np.ndarray:
-    """One vector per card; a card the last index or the cache holds is not embedded again (the
-    embedding is the slow part of a re-index), and equal cards are embedded once."""
+def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorCache | None) -> CardVectors:
+    """One vector per card; a card the last index holds keeps its codes as they are, one the cache
+    holds is not embedded again (the embedding is the slow part of a re-index), and equal cards
+    are embedded once."""
     keys = card_keys(MODEL_NAME, cards)
-    known: dict[bytes, np.ndarray] = {}
+    kept: dict[bytes, int] = {}  # key -> its row in the last index
+    old = None
     if previous is not None and CardVectors.present(previous):
         try:
-            old = CardVectors.load(previous).dense()
-            known = dict(zip((row.tobytes() for row in np.load(previous / KEYS_FILE)), old))
+            old = CardVectors.load(previous)
+            kept = {row.tobytes(): i for i, row in enumerate(np.load(previous / KEYS_FILE))}
         except (OSError, ValueError) as exc:
             log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
-    todo = {k: c for k, c in zip(keys, cards) if k not in known}
-    if todo and cache is not None:
-        known.update(cache.get(list(todo)))
-        todo = {k: c for k, c in todo.items() if k not in known}
-    if todo:
-        made = embed(list(todo.values()))
-        known.update(zip(todo, made))
+    todo = {k: c for k, c in zip(keys, cards) if k not in kept}
+    made: dict[bytes, np.ndarray] = cache.get(list(todo)) if todo and cache is not None else {}
+    fresh = {k: c for k, c in todo.items() if k not in made}
+    if fresh:
+        embedded = as_cached(embed(list(fresh.values())))
+        made.update(zip(fresh, embedded))
         if cache is not None:
-            cache.put(list(todo), made)
-    return np.stack([known[k] for k in keys]).astype(np.float32)
+            cache.put(list(fresh), embedded)
+    new = list(dict.fromkeys(k for k in keys if k not in kept))
+    parts, rows = [], {}
+    if kept:
+        parts.append(old.take(np.array(list(kept.values()), dtype=np.intp)))
+        rows.update((k, i) for i, k in enumerate(kept))
+    if new:
+        parts.append(CardVectors.quantize(np.stack([made[k] for k in new])))
+        rows.update((k, len(kept) + i) for i, k in enumerate(new))
+    return CardVectors.stack(parts).take(np.array([rows[k] for k in keys], dtype=np.intp))

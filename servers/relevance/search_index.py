@@ -8,6 +8,7 @@ lake-wide, so every file agent scores on the same scale.
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 from pathlib import Path
@@ -18,7 +19,7 @@ from lakeboard.common.file_versions import read_once
 from lakeboard.servers.relevance.index_fields import INDEXED
 
 log = logging.getLogger(__name__)
-_PATHS = "paths.json"
+PATHS_FILE = "paths.json.gz"  # the files in the index's order; gzipped, a twelfth of its size at 50k files
 
 
 class SearchIndex:
@@ -46,21 +47,21 @@ class SearchIndex:
         folder.mkdir(parents=True, exist_ok=True)
         for name, bm25 in self._fields.items():
             bm25.save(str(folder / name), show_progress=False)
-        (folder / _PATHS).write_text(json.dumps(self.paths))
+        (folder / PATHS_FILE).write_bytes(gzip.compress(json.dumps(self.paths).encode(), compresslevel=6, mtime=0))
 
     @classmethod
     def load(cls, folder: Path, *, mmap: bool = True) -> SearchIndex:
         """The index in `folder`; a memory-mapped one is opened once per version of the index in
         a process (a fork server opens it for every file agent it forks, see warm_start.py)."""
         if mmap:
-            return read_once(folder / _PATHS, _open_mapped)
+            return read_once(folder / PATHS_FILE, _open_mapped)
         return cls._open(folder, mmap=False)
 
     @classmethod
     def _open(cls, folder: Path, *, mmap: bool) -> SearchIndex:
         import bm25s
 
-        paths = json.loads((folder / _PATHS).read_text())
+        paths = json.loads(gzip.decompress((folder / PATHS_FILE).read_bytes()))
         fields = {name: bm25s.BM25.load(str(folder / name), mmap=mmap, show_progress=False) for name in INDEXED}
         return cls(paths, fields)
 

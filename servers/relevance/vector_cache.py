@@ -7,8 +7,10 @@ vector whatever index it was made for. It lives in the user's cache folder (plat
 in `$LAKEBOARD_HOME/cache` when that is set, never in a lake or a config folder.
 
 It is only a cache: when it cannot be opened, read or written, indexing goes on without it and
-says so once in the log. Rows are int8 codes and a scale (common/card_vectors.py), about 400
-bytes a card; the file carries no text of any lake, only digests.
+says so once in the log. Rows are int8 codes and a scale, about 400 bytes a card: finer than
+the 4-bit codes of an index (common/card_vectors.py), so that a vector taken from here is
+quantized for an index almost as the one just embedded. The file carries no text of any lake,
+only digests.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from lakeboard.common.card_vectors import CardVectors
 from lakeboard.common.config_home import cache_folder
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,21 @@ CACHE_FILE = "card_vectors.sqlite"
 _SCHEMA = "create table if not exists vectors (key blob primary key, scale real not null, codes blob not null) without rowid"
 _BUSY_TIMEOUT_S = 30.0
 _IN_CHUNK = 500  # keys per `in (...)` query, well below SQLite's parameter limit
+
+
+def _int8(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row as int8 codes and the scale that maps its peak to 127."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
+    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    return np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8), scales
+
+
+def as_cached(vectors: np.ndarray) -> np.ndarray:
+    """`vectors` as the cache gives them back. An index quantizes vectors in this form whether it
+    embedded them or found them here, so that a lake indexed twice gets the same codes."""
+    codes, scales = _int8(vectors)
+    return codes.astype(np.float32) * scales[:, None]
 
 
 def cache_file() -> Path:
@@ -79,15 +95,15 @@ class VectorCache:
             return {}
         if not rows:
             return {}
-        stored = CardVectors(np.stack([np.frombuffer(codes, dtype=np.int8) for _, _, codes in rows]),
-                             np.array([scale for _, scale, _ in rows], dtype=np.float32))
-        return dict(zip((key for key, _, _ in rows), stored.dense()))
+        codes = np.stack([np.frombuffer(codes, dtype=np.int8) for _, _, codes in rows]).astype(np.float32)
+        scales = np.array([scale for _, scale, _ in rows], dtype=np.float32)
+        return dict(zip((key for key, _, _ in rows), codes * scales[:, None]))
 
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
         if self._db is None or not keys:
             return
-        stored = CardVectors.quantize(vectors)
-        rows = [(k, float(s), q.tobytes()) for k, s, q in zip(keys, stored.scales, stored.codes)]
+        codes, scales = _int8(vectors)
+        rows = [(k, float(s), q.tobytes()) for k, s, q in zip(keys, scales, codes)]
         try:
             with self._db:
                 self._db.executemany("insert or replace into vectors values (?, ?, ?)", rows)

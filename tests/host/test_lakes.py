@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lakeboard.host.lakes import Lake, lake_files, partition_mismatches
 from lakeboard.host.servers_config import load_servers
+from lakeboard.servers.relevance.search_index import PATHS_FILE
 
 
 def test_lake_files_leaves_out_names_that_are_not_utf8(tmp_path: Path) -> None:
@@ -97,5 +98,5 @@ def test_an_index_without_a_search_index_is_rebuilt_before_it_is_used(tmp_path: 
     line = lakes.refresh_index(config, lake)
     assert line is not None and line.startswith("its index was written by an older Lakeboard, with no search index")
     fresh = ClusterConfig.model_validate_json((config / "clusters.json").read_text())
-    assert fresh.relevance_index and (Path(fresh.relevance_index) / "paths.json").is_file()
+    assert fresh.relevance_index and (Path(fresh.relevance_index) / PATHS_FILE).is_file()
     assert lakes.refresh_index(config, lake) is None

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from lakeboard.servers.file_agent.warm_start import cluster_config, warm
-from lakeboard.servers.relevance.search_index import SearchIndex
+from lakeboard.servers.relevance.search_index import PATHS_FILE, SearchIndex
 
 
 def test_what_the_agents_share_is_read_once_and_again_when_it_changes(demo_config, tmp_path):
@@ -30,9 +30,9 @@ def test_what_the_agents_share_is_read_once_and_again_when_it_changes(demo_confi
     tmp.replace(clusters)  # as the indexer writes it: a new file
     assert cluster_config(clusters) is not config
     assert cluster_config(clusters).clusters[0].description == "rewritten by a new index"
-    paths = folder / "paths.json"
+    paths = folder / PATHS_FILE
     tmp = paths.with_suffix(".tmp")
-    tmp.write_text(paths.read_text())
+    tmp.write_bytes(paths.read_bytes())
     tmp.replace(paths)
     assert SearchIndex.load(folder) is not index
 

@@ -37,7 +37,7 @@ def test_a_saved_index_gives_back_the_facts_and_vectors_and_a_reindex_embeds_onl
     assert [f.model_dump() for f in loaded.facts] == [f.model_dump() for f in first.facts]
     query = embed(["riders of the red line"])[0]
     exact = embed(first.cards) @ query
-    assert np.abs(loaded.vectors.similarities(query) - exact).max() < 0.003
+    assert np.abs(loaded.vectors.similarities(query) - exact).max() < 0.03
     # one file's columns changed: only its card is embedded again; the others' vectors come from the last index
     changed = [table_profile("transit/ridership.csv", {"line": ["Green"], "year": ["2030"], "passengers": ["9"]})
                if p.path == "transit/ridership.csv" else p for p in small_lake]
