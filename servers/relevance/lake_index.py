@@ -98,7 +98,10 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
     if previous is not None and CardVectors.present(previous):
         try:
             old = CardVectors.load(previous)
-            kept = {row.tobytes(): i for i, row in enumerate(np.load(previous / KEYS_FILE))}
+            known = np.load(previous / KEYS_FILE)
+            if len(known) != len(old):
+                raise ValueError(f"{len(known)} card keys for {len(old)} vectors")
+            kept = {row.tobytes(): i for i, row in enumerate(known)}
         except (OSError, ValueError) as exc:
             log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
     todo = {k: c for k, c in zip(keys, cards) if k not in kept}
@@ -109,7 +112,7 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
         made.update(zip(fresh, embedded))
         if cache is not None:
             cache.put(list(fresh), embedded)
-    new = list(dict.fromkeys(k for k in keys if k not in kept))
+    new = list(todo)
     parts, rows = [], {}
     if kept:
         parts.append(old.take(np.array(list(kept.values()), dtype=np.intp)))

@@ -7,6 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from lakeboard.common.card_vectors import KEYS_FILE
 from lakeboard.servers.profiling.families import describe_families
 from lakeboard.servers.relevance import LakeIndex
 
@@ -64,3 +65,13 @@ def test_an_index_whose_vectors_an_older_lakeboard_wrote_is_refused_with_what_to
     (tmp_path / "vector_scales.npy").unlink()
     with pytest.raises(ValueError, match="older form: index the lake again"):
         LakeIndex.load(tmp_path)
+
+
+def test_keys_that_do_not_match_the_last_index_s_vectors_cost_a_line_and_every_card_is_embedded(small_lake, tmp_path, caplog):
+    LakeIndex.build(small_lake, describe_families(small_lake), CountingEmbedder()).save(tmp_path / "one")
+    np.save(tmp_path / "one" / KEYS_FILE, np.load(tmp_path / "one" / KEYS_FILE)[:-1])
+    embed = CountingEmbedder()
+    with caplog.at_level("WARNING"):
+        again = LakeIndex.build(small_lake, describe_families(small_lake), embed, previous=tmp_path / "one")
+    assert "cannot be reused" in caplog.text and "card keys for" in caplog.text
+    assert len(embed.embedded) == len(small_lake) and len(again.vectors) == len(small_lake)
