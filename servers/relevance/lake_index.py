@@ -112,12 +112,11 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
         made.update(zip(fresh, embedded))
         if cache is not None:
             cache.put(list(fresh), embedded)
-    new = list(todo)
-    parts, rows = [], {}
-    if kept:
-        parts.append(old.take(np.array(list(kept.values()), dtype=np.intp)))
-        rows.update((k, i) for i, k in enumerate(kept))
-    if new:
-        parts.append(CardVectors.quantize(np.stack([made[k] for k in new])))
-        rows.update((k, len(kept) + i) for i, k in enumerate(new))
-    return CardVectors.stack(parts).take(np.array([rows[k] for k in keys], dtype=np.intp))
+    # the last index's rows, then the new ones: each card takes its row from there
+    parts = [old] if kept else []
+    at = dict(kept)
+    if todo:
+        start = len(old) if kept else 0
+        at.update((k, start + i) for i, k in enumerate(todo))
+        parts.append(CardVectors.quantize(np.stack([made[k] for k in todo])))
+    return CardVectors.stack(parts).take(np.array([at[k] for k in keys], dtype=np.intp))
