@@ -15,11 +15,27 @@ import psutil
 from lakeboard.servers.indexing import index_lake
 
 
+def _as_a_terminal_starts_it() -> None:
+    """Ctrl-C with its default action and not blocked, as a shell starts a command in the foreground,
+    whatever the test process inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _lakeboard(*args: str, cwd: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k == "LAKEBOARD_HOME" or not k.startswith(("LAKEBOARD_", "OPENAI_"))}
     return subprocess.Popen([sys.executable, "-P", "-m", "lakeboard.host.cli", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own process group, as a terminal gives it
+                            start_new_session=True,  # its own process group, as a terminal gives it
+                            preexec_fn=_as_a_terminal_starts_it)
+
+
+def _sigint_state(pid: int) -> dict[str, bool]:
+    """Whether SIGINT is blocked, ignored or caught in `pid` (from /proc): said when a test fails."""
+    bit = 1 << (signal.SIGINT - 1)
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    masks = {k: int(v, 16) for k, v in (line.split(":\t") for line in status if line.startswith(("SigBlk", "SigIgn", "SigCgt")))}
+    return {name: bool(mask & bit) for name, mask in masks.items()}
 
 
 def _lake(tmp_path: Path) -> Path:
@@ -57,9 +73,10 @@ def test_ctrl_c_during_index_prints_one_line_and_exits_130(tmp_path: Path) -> No
     while not any((tmp_path / "configs").rglob("profiles.sqlite")):
         assert time.monotonic() < deadline and proc.poll() is None, "the indexer opened no profile cache"
         time.sleep(0.02)
+    state = _sigint_state(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)  # what the terminal does: the whole group
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, (err, state)
     assert "Traceback" not in err and "lakeboard index: interrupted" in err
 
 
@@ -94,7 +111,8 @@ def test_ctrl_c_during_discover_prints_one_line_and_exits_130(tmp_path: Path) ->
     deadline = time.monotonic() + 60  # interrupt once its helpers are starting
     while time.monotonic() < deadline and len(psutil.Process(proc.pid).children(recursive=True)) < 2:
         time.sleep(0.02)
+    state = _sigint_state(proc.pid)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == 130, (err, state)
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "lakeboard discover: interrupted"
