@@ -10,6 +10,11 @@ from typing import Any
 
 
 def write_text_atomic(path: Path, text: str, *, durable: bool = True, mode: int | None = None) -> None:
+    """`text` in UTF-8, written as `write_bytes_atomic` writes."""
+    write_bytes_atomic(path, text.encode("utf-8"), durable=durable, mode=mode)
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
     """Write to a temporary file beside `path`, then rename it into place.
 
     The file is owner-only (0600, as mkstemp makes it) unless `mode` says otherwise (a file of
@@ -22,8 +27,8 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True, mode: int 
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -162,7 +162,7 @@ def index_lake(
         # on one line: indented, its lists of files and family members were a third spaces (8.3 MB, 5.6 MB at 50k files)
         "clusters.json": config.model_dump_json() + "\n",
         "servers.json": json.dumps(entries, indent=2, ensure_ascii=False) + "\n",
-        STAMPS_FILE: IndexedLake(stamps, list(index_args or []), code_fingerprint()).to_json(),
+        STAMPS_FILE: IndexedLake(stamps, list(index_args or []), code_fingerprint()).to_gzip(),
     }, folders={RELEVANCE_FOLDER: relevance.save})
     if source:
         (config_dir / MIRROR_FOLDER).mkdir(mode=0o700, parents=True, exist_ok=True)

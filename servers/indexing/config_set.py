@@ -3,7 +3,7 @@
     configs/NAME/clusters.json   -> current/clusters.json     links made once, never changed
     configs/NAME/servers.json    -> current/servers.json
     configs/NAME/relevance       -> current/relevance         the search index (a folder)
-    configs/NAME/lake_stamps.json -> current/lake_stamps.json  what the walk saw (common/lake_stamps.py)
+    configs/NAME/lake_stamps.json.gz -> current/lake_stamps.json.gz  what the walk saw (common/lake_stamps.py)
     configs/NAME/current         -> sets/<id>                 the one link each index flips
     configs/NAME/sets/<id>/      the files of one index
 
@@ -12,6 +12,7 @@ over the old one then switches all of them at once. A kill at any step leaves th
 set whole (or, on the first index, no set at all). The profile cache, servers.d/, workdir/,
 runs/ and logs/ of the config folder are not touched. Servers are started with the stable
 paths (configs/NAME/clusters.json), so an entry pasted into a client survives a new index.
+A link to a file the new set no longer has (one an earlier version wrote) is removed.
 """
 
 from __future__ import annotations
@@ -26,15 +27,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from lakeboard.common.atomic_files import write_text_atomic
+from lakeboard.common.atomic_files import write_bytes_atomic, write_text_atomic
 
 CURRENT = "current"
 SETS = "sets"
 _TEMPORARY_LINK = ".{name}.{pid}.link"  # made beside a link, then renamed over it
 
 
-def publish(config_dir: Path, files: dict[str, str], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
-    """Write `files` (name -> text) as the config set of `config_dir`; returns the set's folder.
+def publish(config_dir: Path, files: dict[str, str | bytes], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
+    """Write `files` (name -> text, or bytes) as the config set of `config_dir`; returns the set's folder.
 
     `folders`: name -> a function that writes a folder of that name (given its path) into the set.
     """
@@ -50,6 +51,7 @@ def publish(config_dir: Path, files: dict[str, str], folders: dict[str, Callable
         for name in [*files, *folders]:
             _point(config_dir / name, f"{CURRENT}/{name}")
         _point(config_dir / CURRENT, f"{SETS}/{new.name}")
+        _drop_retired_links(config_dir, {*files, *folders})
         _sync_folder(config_dir)
         for old in sets.iterdir():
             if old.name != new.name and old.is_dir():
@@ -57,10 +59,13 @@ def publish(config_dir: Path, files: dict[str, str], folders: dict[str, Callable
     return new
 
 
-def _write_set(sets: Path, files: dict[str, str], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
+def _write_set(sets: Path, files: dict[str, str | bytes], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=sets))
-    for name, text in files.items():
-        write_text_atomic(folder / name, text)
+    for name, content in files.items():
+        if isinstance(content, bytes):
+            write_bytes_atomic(folder / name, content)
+        else:
+            write_text_atomic(folder / name, content)
     for name, write in (folders or {}).items():
         write(folder / name)
     _sync_folder(folder)
@@ -105,6 +110,14 @@ def _drop_stale_links(config_dir: Path, names: list[str]) -> None:
     pattern = re.compile(rf"\.(?:{'|'.join(map(re.escape, names))})\.[0-9]+\.link")
     for entry in config_dir.iterdir():
         if pattern.fullmatch(entry.name) and entry.is_symlink():
+            entry.unlink(missing_ok=True)
+
+
+def _drop_retired_links(config_dir: Path, published: set[str]) -> None:
+    """Links into `current/` of names the new set does not have: they would dangle."""
+    for entry in config_dir.iterdir():
+        if entry.is_symlink() and entry.name not in published and entry.name != CURRENT \
+                and os.readlink(entry).startswith(f"{CURRENT}/"):
             entry.unlink(missing_ok=True)
 
 

@@ -20,6 +20,18 @@ from lakeboard.servers.relevance.index_fields import INDEXED
 
 log = logging.getLogger(__name__)
 PATHS_FILE = "paths.json.gz"  # the files in the index's order; gzipped, a twelfth of its size at 50k files
+# Term scores kept as float16: a score differs from float32 by under 0.1% of the term's best, and
+# the arrays take half the room (the config folder at 50k files, bench_scale.py).
+SCORE_DTYPE = "float16"
+_UINT16_IDS = 2**16  # file and term numbers below this are kept in two bytes
+
+
+def _id_dtype(corpus: list[list[str]]) -> str:
+    """Two-byte file and term numbers where both fit: bm25s stores the files' numbers with this type
+    and casts a query's term numbers to it, so it must hold the largest of either."""
+    if len(corpus) < _UINT16_IDS - 1 and len({t for doc in corpus for t in doc}) < _UINT16_IDS - 1:  # bm25s may add a term of its own
+        return "uint16"
+    return "int32"
 
 
 class SearchIndex:
@@ -34,11 +46,11 @@ class SearchIndex:
 
         fields = {}
         for name in INDEXED:
-            bm25 = bm25s.BM25()
             # bm25s needs one non-empty document to build a vocabulary
             corpus = [d.get(name, []) for d in documents]
             if not any(corpus):
                 corpus = corpus[:-1] + [["\x00"]] if corpus else [["\x00"]]
+            bm25 = bm25s.BM25(dtype=SCORE_DTYPE, int_dtype=_id_dtype(corpus))
             bm25.index(corpus, show_progress=False)
             fields[name] = bm25
         return cls(paths, fields)
@@ -72,7 +84,7 @@ class SearchIndex:
         out = np.zeros((len(tokens), len(self.paths)), dtype=np.float32)
         for i, tok in enumerate(tokens):
             if tok in vocab:
-                out[i] = bm25.get_scores([tok])
+                out[i] = bm25.get_scores([tok])  # float16 in an index of this version, float32 in older ones
         return out
 
 

@@ -179,3 +179,17 @@ def test_a_kill_at_any_step_leaves_one_whole_config_set(tmp_path: Path, start: s
         pytest.fail("the indexer never completed")
     assert seen[-1] == after and len(seen) > 2
     assert [p.name for p in (config_dir / "sets").iterdir() if p.is_dir()] == [(config_dir / "current").readlink().name]
+
+
+def test_a_link_to_a_file_the_new_set_no_longer_has_is_removed(tmp_path: Path) -> None:
+    from lakeboard.servers.indexing.config_set import publish
+
+    publish(tmp_path, {"clusters.json": "{}\n", "lake_stamps.json": "{}\n"})
+    assert (tmp_path / "lake_stamps.json").read_text() == "{}\n"
+    publish(tmp_path, {"clusters.json": "{}\n", "lake_stamps.json.gz": b"\x1f\x8b"})
+    assert not (tmp_path / "lake_stamps.json").is_symlink() and not (tmp_path / "lake_stamps.json").exists()
+    assert (tmp_path / "lake_stamps.json.gz").read_bytes() == b"\x1f\x8b"
+    assert (tmp_path / "clusters.json").read_text() == "{}\n"
+    (tmp_path / "mine.json").symlink_to("elsewhere.json")  # a link of the user's, not into current/: kept
+    publish(tmp_path, {"clusters.json": "{}\n"})
+    assert (tmp_path / "mine.json").is_symlink() and not (tmp_path / "lake_stamps.json.gz").exists()

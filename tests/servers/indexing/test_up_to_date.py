@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 
+from lakeboard.common.lake_stamps import STAMPS_FILE
 from lakeboard.servers.indexing import index_lake
 from lakeboard.servers.indexing.__main__ import main as index_main
 
@@ -25,9 +27,9 @@ def test_an_unchanged_lake_is_not_indexed_again_and_any_change_is(tmp_path, caps
     lake, out = _lake(tmp_path / "lake"), tmp_path / "configs"
     first = index_lake(lake, name="t", out=out, index_args=ARGS, workers=WORKERS)
     assert not first.up_to_date
-    stamps = first.config_dir / "lake_stamps.json"
+    stamps = first.config_dir / STAMPS_FILE
     written = stamps.stat().st_mtime_ns
-    assert json.loads(stamps.read_text())["written_by"]
+    assert json.loads(gzip.decompress(stamps.read_bytes()))["written_by"]
 
     again = index_lake(lake, name="t", out=out, index_args=ARGS)
     assert again.up_to_date and again.n_files == 2 and stamps.stat().st_mtime_ns == written
@@ -50,9 +52,9 @@ def test_an_index_from_other_code_or_one_the_time_budget_cut_is_not_current(tmp_
     lake, out = _lake(tmp_path / "lake"), tmp_path / "configs"
     config_dir = index_lake(lake, name="t", out=out, index_args=ARGS, workers=WORKERS).config_dir
     assert index_lake(lake, name="t", out=out, index_args=ARGS).up_to_date  # current until the stamps change
-    stamps = config_dir / "lake_stamps.json"
-    data = json.loads(stamps.read_text())
-    stamps.write_text(json.dumps({**data, "written_by": "another version"}))
+    stamps = config_dir / STAMPS_FILE
+    data = json.loads(gzip.decompress(stamps.read_bytes()))
+    stamps.write_bytes(gzip.compress(json.dumps({**data, "written_by": "another version"}).encode()))
     assert not index_lake(lake, name="t", out=out, index_args=ARGS).up_to_date
     other = _lake(tmp_path / "other")
     # no file profiled in time
