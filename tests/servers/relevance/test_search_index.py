@@ -1,5 +1,6 @@
 import numpy as np
 
+from lakeboard.servers.relevance.index_fields import INDEXED
 from lakeboard.servers.relevance.search_index import SearchIndex
 
 
@@ -45,3 +46,22 @@ def test_more_terms_than_two_bytes_number_keep_four_byte_ids(tmp_path):
     assert np.load(tmp_path / "ix" / "text" / "indices.csc.index.npy", mmap_mode="r").dtype == np.int32
     got = SearchIndex.load(tmp_path / "ix").term_scores("text", ["u39999", "t35000"])[:, [39_999, 35_000]]
     assert got[0, 0] > 0 and got[1, 1] > 0 and got[0, 1] == 0 and got[1, 0] == 0
+
+
+def test_an_index_saved_with_float32_scores_is_still_read(tmp_path):
+    """As indexes before the float16 ones were saved (bm25s's default types): a file agent started
+    from an older config reads it until the lake is indexed again."""
+    import bm25s
+
+    docs = [["rain", "station"], ["budget", "amount", "budget"], ["rain"]]
+    folder = tmp_path / "ix"
+    for name in INDEXED:
+        older = bm25s.BM25()
+        older.index(docs, show_progress=False)
+        older.save(str(folder / name), show_progress=False)
+    SearchIndex(["a.csv", "b.csv", "c.csv"], {}).save(folder)  # its list of paths
+    got = SearchIndex.load(folder).term_scores("columns", ["budget", "rain"])
+    assert np.load(folder / "columns" / "data.csc.index.npy").dtype == np.float32
+    np.testing.assert_allclose(got[0], older.get_scores(["budget"]))
+    np.testing.assert_allclose(got[1], older.get_scores(["rain"]))
+    assert got[0, 1] > 0 and got[0, 0] == 0 and got[1, 0] > 0 and got[1, 2] > 0
