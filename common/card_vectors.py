@@ -36,6 +36,16 @@ def card_keys(model: str, cards: list[str]) -> list[bytes]:
     return [hashlib.blake2b(c.encode(), digest_size=16, person=person).digest() for c in cards]
 
 
+def peak_codes(vectors: np.ndarray, levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row as whole codes from -levels to levels (int16) and the scale that maps its peak to
+    `levels`: codes times scale give the row back. The index's 4-bit codes and the machine
+    cache's int8 ones (servers/relevance/vector_cache.py) are both made here."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
+    scales = np.where(peak > 0, peak / levels, 1.0).astype(np.float32)
+    return np.clip(np.rint(vectors / scales[:, None]), -levels, levels).astype(np.int16), scales
+
+
 @dataclass(frozen=True)
 class CardVectors:
     codes: np.ndarray  # (files, dimensions / 2) uint8, memory-mapped when loaded: even dimensions high, odd low
@@ -46,10 +56,9 @@ class CardVectors:
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[1] % 2:
             raise ValueError(f"card vectors are rows of an even number of dimensions, not of shape {vectors.shape}")
-        peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
-        scales = np.where(peak > 0, peak / _LEVELS, 1.0).astype(np.float32)
-        codes = np.clip(np.rint(vectors / scales[:, None]), -_LEVELS, _LEVELS).astype(np.int16) + _LEVELS + 1
-        packed = (codes[:, 0::2] << 4 | codes[:, 1::2]).astype(np.uint8)
+        codes, scales = peak_codes(vectors, _LEVELS)
+        stored = codes + _LEVELS + 1  # 1 to 15: four bits
+        packed = (stored[:, 0::2] << 4 | stored[:, 1::2]).astype(np.uint8)
         return cls(packed, scales)
 
     @classmethod

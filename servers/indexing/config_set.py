@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from lakeboard.common.atomic_files import write_bytes_atomic, write_text_atomic
+from lakeboard.common.atomic_files import write_bytes_atomic
 
 CURRENT = "current"
 SETS = "sets"
@@ -62,10 +62,7 @@ def publish(config_dir: Path, files: dict[str, str | bytes], folders: dict[str, 
 def _write_set(sets: Path, files: dict[str, str | bytes], folders: dict[str, Callable[[Path], None]] | None = None) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=sets))
     for name, content in files.items():
-        if isinstance(content, bytes):
-            write_bytes_atomic(folder / name, content)
-        else:
-            write_text_atomic(folder / name, content)
+        write_bytes_atomic(folder / name, content.encode("utf-8") if isinstance(content, str) else content)
     for name, write in (folders or {}).items():
         write(folder / name)
     _sync_folder(folder)

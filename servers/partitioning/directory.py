@@ -178,9 +178,9 @@ def _merge_to(chunks: list[tuple[str, list[str]]], n: int) -> list[tuple[str, li
             left[right[i]] = i
         version[i] += 1
         remaining -= 1
-        for a in (left[i], i):
-            b = right[a] if a >= 0 else len(chunks)
-            if a >= 0 and b < len(chunks):
+        for a in (left[i], i):  # the merged chunk's pairs with its neighbours
+            if a >= 0 and right[a] < len(chunks):
+                b = right[a]
                 heapq.heappush(heap, (len(files[a]) + len(files[b]), a, version[a], version[b]))
     return [(folders[i], files[i]) for i in range(len(chunks)) if alive[i]]
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lakeboard.common.card_vectors import peak_codes
 from lakeboard.common.config_home import cache_folder
 
 log = logging.getLogger(__name__)
@@ -32,10 +33,8 @@ _IN_CHUNK = 500  # keys per `in (...)` query, well below SQLite's parameter limi
 
 def _int8(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each row as int8 codes and the scale that maps its peak to 127."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
-    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-    return np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8), scales
+    codes, scales = peak_codes(vectors, 127)
+    return codes.astype(np.int8), scales
 
 
 def as_cached(vectors: np.ndarray) -> np.ndarray:
