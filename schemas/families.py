@@ -9,7 +9,10 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import (BaseModel, Field, SerializationInfo, SerializerFunctionWrapHandler, model_serializer,
+                      model_validator)
+
+from lakeboard.schemas.storage import is_stored
 
 SlotKind = Literal["year", "month", "date", "date_range", "id", "entity", "none"]
 
@@ -25,7 +28,7 @@ class TimeCoverage(BaseModel):
 class FamilyMember(BaseModel):
     path: str
     value: str = Field(description="the slot's text in this member's name, e.g. '2005', 'north-ridge', '80412'")
-    coverage: TimeCoverage | None = None
+    coverage: TimeCoverage | None = Field(None, exclude_if=lambda c: c is None)
 
 
 class Family(BaseModel):
@@ -33,6 +36,28 @@ class Family(BaseModel):
     slot: SlotKind = Field(description="what the varying part of the members' names is")
     pattern: str = Field(description="the members' path with the slot shown as <slot>")
     members: list[FamilyMember]
+
+    # In clusters.json (context=STORED) a member whose path is the pattern with its value in the
+    # slot is written without the path, which reading puts back: 1.1 of the 5.3 MB of clusters.json
+    # at 50k generated files.
+    @model_serializer(mode="wrap")
+    def _without_derived_paths(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict:
+        data = handler(self)
+        if is_stored(info):
+            for member, stored in zip(self.members, data["members"]):
+                if member.path == self.pattern.replace("<slot>", member.value):
+                    del stored["path"]
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_paths(cls, data: object) -> object:
+        if isinstance(data, dict) and isinstance(data.get("pattern"), str) and isinstance(data.get("members"), list):
+            data = {**data, "members": [
+                {**m, "path": data["pattern"].replace("<slot>", m["value"])}
+                if isinstance(m, dict) and "path" not in m and isinstance(m.get("value"), str) else m
+                for m in data["members"]]}
+        return data
 
     def describe(self) -> str:
         """One line for a person: 'one file per year, 2001-2024 (24 files)'."""

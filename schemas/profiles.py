@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializationInfo, field_serializer, field_validator
+
+from lakeboard.schemas.storage import is_stored
 
 FileStatus = Literal["ok", "empty", "unreadable", "too_large", "skipped"]
 FileKind = Literal["table", "document", "array", "geo", "image", "structured", "binary", "unknown"]
@@ -49,6 +51,29 @@ class TableProfile(BaseModel):
     drop_blank_rows: bool = Field(
         False, description="drop all-empty rows after reading (blank separator rows inside the table)"
     )
+
+    # Records repeat every column name in every row, and a column's values are alike (dates in
+    # order, numbers of one format): in the profile cache (context=STORED) as {column: [values]},
+    # the compressed profiles of the 50k-file lake of bench_scale.py took 40 bytes less each
+    # (374 -> 334). Only rows that share one list of keys are stored so: they come back exactly.
+    @field_serializer("sample_rows")
+    def _rows_by_column(self, rows: list[dict[str, Any]], info: SerializationInfo) -> Any:
+        if not is_stored(info) or not rows or not rows[0]:
+            return rows
+        keys = list(rows[0])
+        if any(list(r) != keys for r in rows):
+            return rows
+        return {k: [r[k] for r in rows] for k in keys}
+
+    @field_validator("sample_rows", mode="before")
+    @classmethod
+    def _rows_from_columns(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        columns = list(value.values())
+        if not all(isinstance(c, list) and len(c) == len(columns[0]) for c in columns):
+            raise ValueError("sample rows stored by column need one list of values per column, all of one length")
+        return [dict(zip(value, row)) for row in zip(*columns)]
 
 
 class ArrayProfile(BaseModel):

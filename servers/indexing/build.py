@@ -17,6 +17,7 @@ from lakeboard.servers.indexing.up_to_date import code_fingerprint, current_inde
 from lakeboard.common.llm_settings import LLMSettings
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.profiles import FileProfile
+from lakeboard.schemas.storage import STORED
 from lakeboard.servers.indexing.config_set import publish
 from lakeboard.servers.indexing.server_entries import (
     find_docs_folder,
@@ -159,8 +160,9 @@ def index_lake(
                                         previous=relevance_path, cache=cache, copies=copies)
     entries = server_entries(config, config_path, config_dir / "workdir", docs, backend)
     publish(config_dir, {
-        # on one line: indented, its lists of files and family members were a third spaces (8.3 MB, 5.6 MB at 50k files)
-        "clusters.json": config.model_dump_json() + "\n",
+        # on one line: indented, its lists of files and family members were a third spaces (8.3 MB, 5.6 MB at 50k
+        # files); STORED leaves out the family members' paths that their pattern gives
+        "clusters.json": config.model_dump_json(context=STORED) + "\n",
         "servers.json": json.dumps(entries, indent=2, ensure_ascii=False) + "\n",
         STAMPS_FILE: IndexedLake(stamps, list(index_args or []), code_fingerprint()).to_gzip(),
     }, folders={RELEVANCE_FOLDER: relevance.save})

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 from lakeboard.common.lake_files import remove_pin_folders, scratch_folder
+from lakeboard.schemas.storage import STORED
 from lakeboard.servers.profiling.fill_values import DeclaredMissing
 from lakeboard.servers.profiling.processes import max_fd
 from lakeboard.servers.profiling.profile import profile_file
@@ -61,7 +62,7 @@ def serve(root: Path, requests: BinaryIO, answers: BinaryIO) -> None:
                 prof = profile_file(root / request, root)
             else:
                 prof = profile_file(root / request["path"], root, DeclaredMissing(**request["declared"]))
-            answers.write(prof.model_dump_json().encode("utf-8") + b"\n")
+            answers.write(prof.model_dump_json(context=STORED).encode("utf-8") + b"\n")  # as the cache stores it
     finally:
         remove_pin_folders()  # a forked worker leaves with os._exit: no atexit runs
 

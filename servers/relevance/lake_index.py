@@ -1,7 +1,7 @@
 """Everything relevance needs of a lake, built once by the indexer and stored in its config folder.
 
 A folder `relevance/` holds the search index (BM25 per field), the facts of every file
-(gzipped JSON lines: a thirteenth of their size) and, when the embeddings extra is installed, a
+(JSON lines in zstd: a twentieth of their size) and, when the embeddings extra is installed, a
 sentence embedding of each file's card (common/card_vectors.py) with a key of each card, so
 that a re-index embeds only the cards that changed.
 """
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import orjson
+import zstandard
 
-from lakeboard.common.card_vectors import KEYS_FILE, CardVectors, card_keys
+from lakeboard.common.card_vectors import KEYS_FILE, STORED_KEY_BYTES, CardVectors, card_keys
 from lakeboard.common.minilm import MODEL_NAME
 from lakeboard.schemas.families import Family
 from lakeboard.schemas.profiles import FileProfile
@@ -29,7 +30,12 @@ from lakeboard.servers.relevance.vector_cache import VectorCache, as_cached
 
 log = logging.getLogger(__name__)
 RELEVANCE_FOLDER = "relevance"  # in a lake's config set
-_FACTS = "facts.jsonl.gz"
+_FACTS = "facts.jsonl.zst"
+# zstd at level 12 against gzip at 6, the 50k generated lake's 22 MB of facts: 1.02 against 1.52 MB, written in
+# 0.28 against 0.22 s, read in 0.01 against 0.08 s (by every file agent at its start). Levels 15 / 19: 0.95 / 0.87 MB
+# in 1.2 / 10 s.
+_FACTS_LEVEL = 12
+_GZIPPED_FACTS = "facts.jsonl.gz"  # how indexes before stored them: still read
 
 
 @dataclass
@@ -62,17 +68,17 @@ class LakeIndex:
     def save(self, folder: Path) -> None:
         self.index.save(folder)
         lines = b"".join(fact.model_dump_json().encode() + b"\n" for fact in self.facts)
-        (folder / _FACTS).write_bytes(gzip.compress(lines, compresslevel=6, mtime=0))
+        (folder / _FACTS).write_bytes(zstandard.ZstdCompressor(level=_FACTS_LEVEL).compress(lines))
         if self.vectors is not None:
             self.vectors.save(folder)
-            keys = card_keys(MODEL_NAME, self.cards)
-            np.save(folder / KEYS_FILE, np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, 16))
+            keys = b"".join(k[:STORED_KEY_BYTES] for k in card_keys(MODEL_NAME, self.cards))
+            np.save(folder / KEYS_FILE, np.frombuffer(keys, dtype=np.uint8).reshape(-1, STORED_KEY_BYTES))
 
     @classmethod
     def load(cls, folder: Path, paths: list[str] | None = None) -> LakeIndex:
         """The index, memory-mapped; the facts of `paths` only (of every file when None)."""
         index = SearchIndex.load(folder)
-        lines = gzip.decompress((folder / _FACTS).read_bytes()).splitlines()
+        lines = _read_facts(folder).splitlines()
         # the facts are written in the index's order: a partition parses only its own files' lines
         rows = range(len(lines)) if paths is None else sorted(index.position[p] for p in paths if p in index.position)
         facts = []
@@ -86,6 +92,15 @@ class LakeIndex:
         except ValueError as exc:
             raise ValueError(f"{exc}: index the lake again") from None
         return cls(index, facts, [], vectors)
+
+
+def _read_facts(folder: Path) -> bytes:
+    if not (folder / _FACTS).exists() and (folder / _GZIPPED_FACTS).exists():
+        return gzip.decompress((folder / _GZIPPED_FACTS).read_bytes())
+    try:
+        return zstandard.ZstdDecompressor().decompress((folder / _FACTS).read_bytes())
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"{folder / _FACTS} is damaged ({exc}): index the lake again") from None
 
 
 def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorCache | None) -> CardVectors:
@@ -104,7 +119,8 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
             kept = {row.tobytes(): i for i, row in enumerate(known)}
         except (OSError, ValueError) as exc:
             log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
-    todo = {k: c for k, c in zip(keys, cards) if k not in kept}
+    # an index of an earlier version stored whole keys, which match none: its cards come from the cache
+    todo = {k: c for k, c in zip(keys, cards) if k[:STORED_KEY_BYTES] not in kept}
     made: dict[bytes, np.ndarray] = cache.get(list(todo)) if todo and cache is not None else {}
     fresh = {k: c for k, c in todo.items() if k not in made}
     if fresh:
@@ -114,7 +130,7 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
             cache.put(list(fresh), embedded)
     # the last index's rows, then the new ones: each card takes its row from there
     parts = [old] if kept else []
-    at = dict(kept)
+    at = {k: kept[k[:STORED_KEY_BYTES]] for k in keys if k[:STORED_KEY_BYTES] in kept}
     if todo:
         start = len(old) if kept else 0
         at.update((k, start + i) for i, k in enumerate(todo))

@@ -21,6 +21,11 @@ def test_index_writes_clusters_servers_and_records_bad_files(demo_config):
     [monthly] = [f for f in config.families if f.pattern == "air_quality/sensors/readings_<slot>.csv"]
     assert monthly.slot == "month" and len(monthly.members) == 12
     assert monthly.members[0].value == "2024-01" and str(monthly.members[0].coverage.end) == "2024-01-31"
+    assert monthly.members[0].path == "air_quality/sensors/readings_2024-01.csv"
+    # on disk, a member's path that its family's pattern and value give is left out
+    raw = json.loads((demo_config / "clusters.json").read_text())
+    [stored] = [f for f in raw["families"] if f["pattern"] == monthly.pattern]
+    assert stored["members"][0] == {"value": "2024-01", "coverage": monthly.members[0].coverage.model_dump(mode="json")}
 
     servers = json.loads((demo_config / "servers.json").read_text())["mcpServers"]
     agents = [e for e in servers.values() if "lakeboard.servers.file_agent" in e["args"]]

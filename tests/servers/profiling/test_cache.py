@@ -100,7 +100,7 @@ def test_a_locked_database_is_an_error_not_a_damaged_one(tmp_path: Path, monkeyp
 def test_profiles_of_earlier_versions_are_re_profiled(tmp_path: Path) -> None:
     with ProfileCache(tmp_path) as cache:
         cache.put(_profile("a.csv"))
-        cache._con.execute("update profiles set version = ?", (PROFILER_VERSION - 1,))
+        cache._con.execute("update profile_rows set version = ?", (PROFILER_VERSION - 1,))
         assert cache.fresh({"a.csv": (10, 123)}) == {}
         assert _load(cache, "a.csv") == _profile("a.csv")  # a server still shows it until the next index
 
@@ -155,15 +155,15 @@ def test_profiles_are_stored_compressed_and_rows_of_text_still_read(tmp_path: Pa
     big = _profile("big.csv").model_copy(update={"summary": "CSV table of readings per station " * 40})
     with ProfileCache(tmp_path) as cache:
         cache.put(big)
-        kind, length = cache._con.execute("select typeof(profile), length(profile) from profiles").fetchone()
+        kind, length = cache._con.execute("select typeof(profile), length(profile) from profile_rows").fetchone()
         assert kind == "blob" and length < len(big.model_dump_json()) / 5
         # a row as the versions before compression wrote it: the JSON as text, read as it is (no re-profile)
-        cache._con.execute("insert into profiles values (?, ?, ?, ?, ?, ?)",
-                           ("old.csv", 10, 123, PROFILER_VERSION, 0, _profile("old.csv").model_dump_json()))
-        assert cache._con.execute("select typeof(profile) from profiles where path = 'old.csv'").fetchone() == ("text",)
+        cache._con.execute("insert into profile_rows values (path_key(?), ?, ?, ?, ?, ?)",
+                           ("old.csv", "old.csv", 10, 123, PROFILER_VERSION, _profile("old.csv").model_dump_json()))
+        assert cache._con.execute("select typeof(profile) from profile_rows where path = 'old.csv'").fetchone() == ("text",)
         assert cache.load_many(["big.csv", "old.csv"]) == {"big.csv": big, "old.csv": _profile("old.csv")}
         assert cache.fresh({"big.csv": (10, 123), "old.csv": (10, 123)}) == {"big.csv": big, "old.csv": _profile("old.csv")}
-        cache._con.execute("update profiles set profile = ? where path = 'big.csv'", (b"not zlib at all",))
+        cache._con.execute("update profile_rows set profile = ? where path = 'big.csv'", (b"not zlib at all",))
         assert cache.load_many(["big.csv", "old.csv"]) == {"old.csv": _profile("old.csv")}  # a damaged blob is a miss
 
 
@@ -178,17 +178,17 @@ def test_compact_trains_a_dictionary_once_and_every_profile_reads_back(tmp_path:
     with ProfileCache(tmp_path) as cache:
         for prof in profiles:
             cache.put(prof)
-        cache._con.execute("insert into profiles values (?, ?, ?, ?, ?, ?)",  # a row of text, as old versions wrote
-                           ("old.csv", 10, 123, PROFILER_VERSION, 0, _profile("old.csv").model_dump_json()))
+        cache._con.execute("insert into profile_rows values (path_key(?), ?, ?, ?, ?, ?)",  # text, as old versions wrote
+                           ("old.csv", "old.csv", 10, 123, PROFILER_VERSION, _profile("old.csv").model_dump_json()))
         assert cache.compact(min_rows=400) == 0  # too few profiles to be worth a dictionary
-        before = cache._con.execute("select sum(length(profile)) from profiles where path != 'old.csv'").fetchone()[0]
+        before = cache._con.execute("select sum(length(profile)) from profile_rows where path != 'old.csv'").fetchone()[0]
         assert cache.compact(min_rows=100) == 301
-        after = cache._con.execute("select sum(length(profile)) from profiles where path != 'old.csv'").fetchone()[0]
+        after = cache._con.execute("select sum(length(profile)) from profile_rows where path != 'old.csv'").fetchone()[0]
         assert after < before / 2
         assert cache._con.execute("select count(*) from dictionaries").fetchone() == (1,)
         assert cache.compact(min_rows=100) == 0  # once: a dictionary is there
         cache.put(_varied(1000))  # written with the dictionary from the start
-        (stored,) = cache._con.execute("select profile from profiles where path = 'site_1000/readings.csv'").fetchone()
+        (stored,) = cache._con.execute("select profile from profile_rows where path = 'site_1000/readings.csv'").fetchone()
         assert stored[:4] == b"\x28\xb5\x2f\xfd"
     with ProfileCache(tmp_path) as reader:  # a server that opens the cache afresh reads the dictionary
         wanted = [p.path for p in profiles] + ["old.csv", "site_1000/readings.csv"]
@@ -270,3 +270,50 @@ def test_two_indexes_compacting_at_once_train_one_dictionary(tmp_path: Path, mon
         assert first.load_many(["site_999/readings.csv"]) == {"site_999/readings.csv": _varied(999)}
         assert len(first.load_many(_varied(i).path for i in range(200))) == 200
         assert first.compact(min_rows=100) == second.compact(min_rows=100) == 0  # and later, without a race
+
+
+def test_sample_rows_are_stored_by_column_and_read_back_as_records(tmp_path: Path) -> None:
+    rows = [{"date": f"2024-01-{d:02d}", "rain mm": d * 1.5, "note": None if d % 2 else "wet"} for d in range(1, 21)]
+    ragged = [{"a": 1}, {"b": 2}]  # rows with different keys stay records
+    prof = _profile("rain.csv").model_copy(update={"tables": [TableProfile(sample_rows=rows),
+                                                              TableProfile(sample_rows=ragged)]})
+    with ProfileCache(tmp_path) as cache:
+        cache.put(prof)
+        text = cache._codec.decode(cache._con.execute("select profile from profile_rows").fetchone()[0]).decode()
+        assert '"sample_rows":{"date":["2024-01-01","2024-01-02"' in text and '"sample_rows":[{"a":1},{"b":2}]' in text
+        back = cache.load_many(["rain.csv"])["rain.csv"]
+        assert back == prof and list(back.tables[0].sample_rows[0]) == ["date", "rain mm", "note"]
+        assert '"sample_rows":[{"date":"2024-01-01"' in back.model_dump_json()  # outside the cache: records
+        # columns of unequal length are no rows: the entry is damaged, so a miss
+        broken = text.replace('"note":[null,"wet"', '"note":["wet"')
+        cache._con.execute("update profile_rows set profile = ?", (cache._codec.encode(broken.encode()),))
+        assert cache.load_many(["rain.csv"]) == {}
+
+
+def test_a_cache_keyed_by_path_is_moved_to_path_keys_once_and_nothing_is_profiled_again(tmp_path: Path) -> None:
+    import sqlite3
+    import zlib
+
+    tmp_path.mkdir(exist_ok=True)
+    with sqlite3.connect(tmp_path / DB_NAME) as con:  # the layout before path keys, one row compressed, one text
+        con.execute("create table profiles (path text primary key, size integer not null, mtime_ns integer not null, "
+                    "version integer not null, stored_ns integer not null, profile text not null)")
+        con.execute("insert into profiles values (?, 10, 123, ?, 0, ?)",
+                    ("a.csv", PROFILER_VERSION, zlib.compress(_profile("a.csv").model_dump_json().encode())))
+        con.execute("insert into profiles values (?, 10, 123, ?, 0, ?)",
+                    ("b c.csv", PROFILER_VERSION, _profile("b c.csv").model_dump_json()))
+    with ProfileCache(tmp_path) as cache:
+        assert cache.fresh({"a.csv": (10, 123), "b c.csv": (10, 123)}) == {
+            "a.csv": _profile("a.csv"), "b c.csv": _profile("b c.csv")}
+    with sqlite3.connect(tmp_path / DB_NAME) as con:
+        tables = {name for (name,) in con.execute("select name from sqlite_master")}
+    assert "profiles" not in tables and not any(t.startswith("sqlite_autoindex") for t in tables)
+
+
+def test_a_new_cache_has_large_pages_and_a_row_under_another_path_s_key_is_no_hit(tmp_path: Path) -> None:
+    with ProfileCache(tmp_path) as cache:
+        cache.put(_profile("a.csv"))
+        assert cache._con.execute("pragma page_size").fetchone() == (16384,)
+        # two paths with one key (a chance of 1 in 10^10 at 50k files): the row is the other path's
+        cache._con.execute("update profile_rows set key = path_key('b.csv')")
+        assert cache.load_many(["b.csv"]) == {} and cache.load_many(["a.csv"]) == {}

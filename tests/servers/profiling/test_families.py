@@ -1,8 +1,11 @@
+import json
 from datetime import date
 
 import pytest
 
+from lakeboard.schemas.families import Family, FamilyMember
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
+from lakeboard.schemas.storage import STORED
 from lakeboard.servers.profiling.families import describe_families, slot_values
 
 
@@ -46,6 +49,15 @@ def test_members_carry_coverage_from_the_name_else_from_the_data():
     entity = families["entity"]
     assert sorted(m.value for m in entity.members) == ["lowfield", "marsh_end", "upton"]
     assert entity.members[0].coverage.start == date(2019, 1, 1) and entity.members[0].coverage.source == "data"
+
+
+def test_a_stored_family_leaves_out_the_paths_its_pattern_gives():
+    family = Family(key="k", slot="year", pattern="insp/<slot>.csv", members=[
+        FamilyMember(path="insp/2001.csv", value="2001"), FamilyMember(path="old/insp/2002.csv", value="2002")])
+    stored = json.loads(family.model_dump_json(context=STORED))
+    assert stored["members"] == [{"value": "2001"}, {"path": "old/insp/2002.csv", "value": "2002"}]
+    assert Family.model_validate(stored) == family
+    assert json.loads(family.model_dump_json())["members"][0] == {"path": "insp/2001.csv", "value": "2001"}
 
 
 def test_item_folders_make_a_family_named_by_the_folder():

@@ -76,7 +76,7 @@ def test_a_lake_with_enough_files_stores_its_profiles_with_a_dictionary_and_read
         (lake / f"station_{i}.csv").write_text("day,rain_mm\n" + "".join(f"{d},{(i * d) % 17}\n" for d in range(1, 9)))
     first = profile_lake(lake, cache_dir, workers=0)
     with closing(sqlite3.connect(cache_dir / DB_NAME)) as db:
-        stored = [p for (p,) in db.execute("select profile from profiles")]
+        stored = [p for (p,) in db.execute("select profile from profile_rows")]
         assert len(stored) == 30 and all(p[:4] == b"\x28\xb5\x2f\xfd" for p in stored)  # zstd frames
         assert db.execute("select count(*) from dictionaries").fetchone() == (1,)
     text = (lake / "station_0.csv").read_text()

@@ -86,7 +86,7 @@ def test_entries_swapped_for_links_during_profile_lake_are_skipped(tmp_path: Pat
         assert lake.marker.encode() not in db.read_bytes()
     with sqlite3.connect(next(cache_dir.rglob("*.sqlite"))) as con:  # profiles are stored compressed
         rows = [[zlib.decompress(v).decode() if isinstance(v, bytes) else str(v) for v in row]
-                for row in con.execute("select * from profiles")]
+                for row in con.execute("select * from profile_rows")]
     assert rows and all(lake.marker not in " ".join(row) for row in rows)
 
 

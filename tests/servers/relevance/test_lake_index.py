@@ -75,3 +75,33 @@ def test_keys_that_do_not_match_the_last_index_s_vectors_cost_a_line_and_every_c
         again = LakeIndex.build(small_lake, describe_families(small_lake), embed, previous=tmp_path / "one")
     assert "cannot be reused" in caplog.text and "card keys for" in caplog.text
     assert len(embed.embedded) == len(small_lake) and len(again.vectors) == len(small_lake)
+
+
+def test_an_index_that_stored_whole_card_keys_reuses_none_and_its_cards_are_embedded_again(small_lake, tmp_path):
+    from lakeboard.common.card_vectors import card_keys
+    from lakeboard.common.minilm import MODEL_NAME
+
+    first = LakeIndex.build(small_lake, describe_families(small_lake), CountingEmbedder())
+    first.save(tmp_path / "one")
+    assert np.load(tmp_path / "one" / KEYS_FILE).shape == (len(small_lake), 8)
+    whole = b"".join(card_keys(MODEL_NAME, first.cards))  # as indexes before half keys stored them
+    np.save(tmp_path / "one" / KEYS_FILE, np.frombuffer(whole, dtype=np.uint8).reshape(-1, 16))
+    embed = CountingEmbedder()
+    again = LakeIndex.build(small_lake, describe_families(small_lake), embed, previous=tmp_path / "one")
+    assert len(embed.embedded) == len(small_lake)
+    np.testing.assert_array_equal(again.vectors.codes, first.vectors.codes)
+
+
+def test_facts_gzipped_by_an_earlier_index_are_read_and_damaged_ones_say_what_to_do(small_lake, tmp_path):
+    import gzip
+
+    import zstandard
+
+    LakeIndex.build(small_lake, describe_families(small_lake)).save(tmp_path)
+    lines = zstandard.ZstdDecompressor().decompress((tmp_path / "facts.jsonl.zst").read_bytes())
+    (tmp_path / "facts.jsonl.zst").unlink()
+    (tmp_path / "facts.jsonl.gz").write_bytes(gzip.compress(lines))
+    assert [f.path for f in LakeIndex.load(tmp_path).facts] == sorted(p.path for p in small_lake)
+    (tmp_path / "facts.jsonl.zst").write_bytes(b"not zstd")
+    with pytest.raises(ValueError, match="is damaged .*: index the lake again"):
+        LakeIndex.load(tmp_path)
