@@ -58,7 +58,7 @@ create table if not exists profile_rows (
 )
 """
 # A page holds 10 to 40 profiles: what is left over at each page's end was 1.7 MB in 4 KB pages at
-# 50k files, 0.6 MB in 16 KB ones. Set when a database is made (SQLite keeps an existing one's).
+# 50k files, 0.4 MB in 16 KB ones. Set when a database is made (SQLite keeps an existing one's).
 _PAGE_SIZE = 16384
 _DICTIONARIES = """
 create table if not exists dictionaries (
