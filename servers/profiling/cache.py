@@ -399,7 +399,16 @@ def _open(db: Path) -> sqlite3.Connection:
         con.execute("pragma journal_mode=wal")
         con.execute("pragma synchronous=normal")
         con.create_function("path_key", 1, path_key, deterministic=True)
-        con.execute(_SCHEMA)
+        try:
+            con.execute(_SCHEMA)
+        except sqlite3.OperationalError:
+            if not _keyed_by_path(con):
+                raise
+            # a read-only cache written before path keys: read through a view of it, by keys computed
+            # at each read (a scan of the table: slower, and nothing is profiled again)
+            con.execute("create temp view profile_rows as "
+                        "select path_key(path) as key, path, size, mtime_ns, version, profile from profiles")
+            return con
         try:
             con.execute(_DICTIONARIES)
         except sqlite3.OperationalError:  # a read-only cache of an earlier version: read without dictionaries
@@ -417,15 +426,20 @@ def path_key(path: str) -> int:
     return int.from_bytes(hashlib.blake2b(path.encode(), digest_size=8).digest(), "little", signed=True)
 
 
+def _keyed_by_path(con: sqlite3.Connection) -> bool:
+    """Whether the database holds the table of caches written before path keys (`profiles`, keyed by path)."""
+    found = con.execute("select 1 from main.sqlite_master where type = 'table' and name = 'profiles'").fetchone()
+    return found is not None
+
+
 def _move_rows_keyed_by_path(con: sqlite3.Connection) -> None:
-    """Move the rows of a cache written before path keys (table `profiles`, the path its primary key)
-    into `profile_rows`, once, so that no lake is profiled again for the change."""
-    old = "select 1 from sqlite_master where type = 'table' and name = 'profiles'"
-    if not con.execute(old).fetchone():
+    """Move the rows of a cache written before path keys into `profile_rows`, once, so that no lake is
+    profiled again for the change."""
+    if not _keyed_by_path(con):
         return
     with con:  # one transaction: every row moved, or none
         con.execute("begin immediate")
-        if con.execute(old).fetchone():  # not moved by another process meanwhile
+        if _keyed_by_path(con):  # not moved by another process meanwhile
             con.execute("insert or replace into profile_rows "
                         "select path_key(path), path, size, mtime_ns, version, profile from profiles")
             con.execute("drop table profiles")

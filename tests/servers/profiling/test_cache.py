@@ -310,6 +310,34 @@ def test_a_cache_keyed_by_path_is_moved_to_path_keys_once_and_nothing_is_profile
     assert "profiles" not in tables and not any(t.startswith("sqlite_autoindex") for t in tables)
 
 
+def _old_layout(folder: Path, *profiles: FileProfile) -> None:
+    """A cache as Lakeboard wrote it before path keys: the path its primary key, rows of JSON text."""
+    import sqlite3
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(folder / DB_NAME) as con:
+        con.execute("pragma journal_mode=wal")
+        con.execute("create table profiles (path text primary key, size integer not null, mtime_ns integer not null, "
+                    "version integer not null, stored_ns integer not null, profile text not null)")
+        con.executemany("insert into profiles values (?, ?, ?, ?, 0, ?)",
+                        [(p.path, p.size_bytes, p.mtime_ns, PROFILER_VERSION, p.model_dump_json()) for p in profiles])
+
+
+def test_a_read_only_cache_of_the_layout_before_path_keys_is_still_read(tmp_path: Path) -> None:
+    import subprocess
+
+    _old_layout(tmp_path, _profile("a.csv"), _profile("b c.csv"))
+    if subprocess.run(["chattr", "+i", str(tmp_path / DB_NAME)], capture_output=True).returncode:
+        pytest.skip("chattr cannot make a file immutable here (the only way to deny root a write)")
+    try:
+        with ProfileCache(tmp_path) as cache:
+            assert cache.load_many(["a.csv", "b c.csv", "none.csv"]) == {"a.csv": _profile("a.csv"),
+                                                                          "b c.csv": _profile("b c.csv")}
+            assert cache.fresh({"a.csv": (10, 123)}) == {"a.csv": _profile("a.csv")}
+    finally:
+        subprocess.run(["chattr", "-i", str(tmp_path / DB_NAME)], check=True)
+
+
 def test_a_new_cache_has_large_pages_and_a_row_under_another_path_s_key_is_no_hit(tmp_path: Path) -> None:
     with ProfileCache(tmp_path) as cache:
         cache.put(_profile("a.csv"))
