@@ -38,6 +38,11 @@ def card_keys(model: str, cards: list[str]) -> list[bytes]:
     return [hashlib.blake2b(c.encode(), digest_size=16, person=person).digest() for c in cards]
 
 
+def stored_key(key: bytes) -> bytes:
+    """A card key as an index's KEYS_FILE keeps it."""
+    return key[:STORED_KEY_BYTES]
+
+
 def peak_codes(vectors: np.ndarray, levels: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row as whole codes from -levels to levels (int16) and the scale that maps its peak to
     `levels`: codes times scale give the row back. The index's 4-bit codes and the machine

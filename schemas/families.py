@@ -45,7 +45,7 @@ class Family(BaseModel):
         data = handler(self)
         if is_stored(info):
             for member, stored in zip(self.members, data["members"]):
-                if member.path == self.pattern.replace("<slot>", member.value):
+                if member.path == _member_path(self.pattern, member.value):
                     del stored["path"]
         return data
 
@@ -54,7 +54,7 @@ class Family(BaseModel):
     def _derived_paths(cls, data: object) -> object:
         if isinstance(data, dict) and isinstance(data.get("pattern"), str) and isinstance(data.get("members"), list):
             data = {**data, "members": [
-                {**m, "path": data["pattern"].replace("<slot>", m["value"])}
+                {**m, "path": _member_path(data["pattern"], m["value"])}
                 if isinstance(m, dict) and "path" not in m and isinstance(m.get("value"), str) else m
                 for m in data["members"]]}
         return data
@@ -75,3 +75,8 @@ class Family(BaseModel):
         if self.slot == "entity":
             return f"one file per name ({n} files, {self.pattern}): {', '.join(values[:6])}{' ...' if n > 6 else ''}"
         return f"{n} files of the same layout ({self.pattern})"
+
+
+def _member_path(pattern: str, value: str) -> str:
+    """The path a member with this slot value has when its name follows the pattern."""
+    return pattern.replace("<slot>", value)

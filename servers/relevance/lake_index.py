@@ -17,7 +17,7 @@ import numpy as np
 import orjson
 import zstandard
 
-from lakeboard.common.card_vectors import KEYS_FILE, STORED_KEY_BYTES, CardVectors, card_keys
+from lakeboard.common.card_vectors import KEYS_FILE, STORED_KEY_BYTES, CardVectors, card_keys, stored_key
 from lakeboard.common.minilm import MODEL_NAME
 from lakeboard.schemas.families import Family
 from lakeboard.schemas.profiles import FileProfile
@@ -71,7 +71,7 @@ class LakeIndex:
         (folder / _FACTS).write_bytes(zstandard.ZstdCompressor(level=_FACTS_LEVEL).compress(lines))
         if self.vectors is not None:
             self.vectors.save(folder)
-            keys = b"".join(k[:STORED_KEY_BYTES] for k in card_keys(MODEL_NAME, self.cards))
+            keys = b"".join(map(stored_key, card_keys(MODEL_NAME, self.cards)))
             np.save(folder / KEYS_FILE, np.frombuffer(keys, dtype=np.uint8).reshape(-1, STORED_KEY_BYTES))
 
     @classmethod
@@ -108,7 +108,7 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
     holds is not embedded again (the embedding is the slow part of a re-index), and equal cards
     are embedded once."""
     keys = card_keys(MODEL_NAME, cards)
-    kept: dict[bytes, int] = {}  # key -> its row in the last index
+    kept: dict[bytes, int] = {}  # stored key -> its row in the last index
     old = None
     if previous is not None and CardVectors.present(previous):
         try:
@@ -120,7 +120,8 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
         except (OSError, ValueError) as exc:
             log.warning("the last index's vectors cannot be reused (%s): embedding every card", exc)
     # an index of an earlier version stored whole keys, which match none: its cards come from the cache
-    todo = {k: c for k, c in zip(keys, cards) if k[:STORED_KEY_BYTES] not in kept}
+    at = {k: kept[stored_key(k)] for k in keys if stored_key(k) in kept}  # key -> its row in the last index
+    todo = {k: c for k, c in zip(keys, cards) if k not in at}
     made: dict[bytes, np.ndarray] = cache.get(list(todo)) if todo and cache is not None else {}
     fresh = {k: c for k, c in todo.items() if k not in made}
     if fresh:
@@ -130,7 +131,6 @@ def _card_vectors(cards: list[str], embed, previous: Path | None, cache: VectorC
             cache.put(list(fresh), embedded)
     # the last index's rows, then the new ones: each card takes its row from there
     parts = [old] if kept else []
-    at = {k: kept[k[:STORED_KEY_BYTES]] for k in keys if k[:STORED_KEY_BYTES] in kept}
     if todo:
         start = len(old) if kept else 0
         at.update((k, start + i) for i, k in enumerate(todo))

@@ -37,11 +37,15 @@ def _int8(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int8), scales
 
 
+def _floats(codes: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """Rows of int8 codes back in float32."""
+    return codes.astype(np.float32) * scales[:, None]
+
+
 def as_cached(vectors: np.ndarray) -> np.ndarray:
     """`vectors` as the cache gives them back. An index quantizes vectors in this form whether it
     embedded them or found them here, so that a lake indexed twice gets the same codes."""
-    codes, scales = _int8(vectors)
-    return codes.astype(np.float32) * scales[:, None]
+    return _floats(*_int8(vectors))
 
 
 def cache_file() -> Path:
@@ -94,9 +98,9 @@ class VectorCache:
             return {}
         if not rows:
             return {}
-        codes = np.stack([np.frombuffer(codes, dtype=np.int8) for _, _, codes in rows]).astype(np.float32)
+        codes = np.stack([np.frombuffer(codes, dtype=np.int8) for _, _, codes in rows])
         scales = np.array([scale for _, scale, _ in rows], dtype=np.float32)
-        return dict(zip((key for key, _, _ in rows), codes * scales[:, None]))
+        return dict(zip((key for key, _, _ in rows), _floats(codes, scales)))
 
     def put(self, keys: list[bytes], vectors: np.ndarray) -> None:
         if self._db is None or not keys:
