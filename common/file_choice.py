@@ -14,6 +14,11 @@ from __future__ import annotations
 
 from lakeboard.schemas.messages import FileMatch
 
+# The files a person or a model is shown for a request: the chosen one and those ranked after
+# it, or, when no file agent volunteers, the best they declined. benchmarks/bench_discovery.py
+# reports this list's recall (rec@10).
+SHOWN_FILES = 10
+
 
 def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
     """One match per path (the best), best first; a file with the same bytes as one ranked before

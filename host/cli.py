@@ -75,6 +75,10 @@ def _print_discovery(result) -> None:
         print(f"  ! {printable(helper, 120)}: {printable(err, 1000)}")
     if not result.files:
         print("\nNo file of this lake covers the request well enough.")
+        if result.closest:
+            from lakeboard.host.discover_files import scored_paths  # imported already: discover ran
+
+            print(printable("Closest all the same, each below its agent's threshold: " + scored_paths(result.closest), 2000))
         return
     print("\nFiles, most relevant first:")
     family_sizes: dict[str, int] = {}

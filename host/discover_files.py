@@ -7,12 +7,12 @@ helper decides on its own, and the host only reads the response board.
 from __future__ import annotations
 
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.common.file_choice import next_data_files, select_files
+from lakeboard.common.file_choice import SHOWN_FILES, next_data_files, select_files
 from lakeboard.schemas.board import Posting
 from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
 
-RANKED_NEXT = 5  # files ranked after the chosen one that a person or a model is shown
+RANKED_NEXT = SHOWN_FILES - 1  # files ranked after the chosen one that a person or a model is shown
 
 
 def scored_paths(matches: list[FileMatch]) -> str:
@@ -40,8 +40,18 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
         files=[m.path for m in chosen],
         matches=chosen,
         ranked_next=next_data_files(matches, chosen, RANKED_NEXT),
+        closest=[] if chosen else closest_declined(posting),
         responses=responses,
         volunteers=[o.helper for o in posting.volunteers],
         errors={o.helper: o.error.message for o in posting.errors if o.error},
         broadcast_s=round(posting.elapsed_s, 4),
     )
+
+
+def closest_declined(posting: Posting) -> list[FileMatch]:
+    """The best data files of the file agents that declined, ranked across them (their scores are on
+    one lake-wide scale): what is shown, marked as below every threshold, when no file is chosen.
+    A model or a person may still look there; the lake may also not hold what the request needs."""
+    declined = [m for o in posting.outcomes if o.decision is not None and not o.decision.can_help
+                for m in o.decision.closest]
+    return next_data_files(declined, [], SHOWN_FILES)

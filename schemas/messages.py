@@ -59,15 +59,6 @@ class BlackboardRequest(BaseModel):
         return {"request": self.request, "reason": self.reason}
 
 
-class HelpDecision(BaseModel):
-    """A helper's own decision on whether it can help (tool can_help)."""
-
-    agent_name: str
-    can_help: bool
-    reason: str
-    confidence: float = Field(ge=0.0, le=1.0, description="comparable across helpers: the host ranks volunteers by it")
-
-
 class FileMatch(BaseModel):
     """One file a file agent judged relevant, with evidence the host can rank across agents."""
 
@@ -82,6 +73,20 @@ class FileMatch(BaseModel):
         None, description="family of interchangeable files (same folder and columns, or a dated series)"
     )
     copies: list[str] = Field(default_factory=list, description="other files of the lake with the same bytes")
+
+
+class HelpDecision(BaseModel):
+    """A helper's own decision on whether it can help (tool can_help)."""
+
+    agent_name: str
+    can_help: bool
+    reason: str
+    confidence: float = Field(ge=0.0, le=1.0, description="comparable across helpers: the host ranks volunteers by it")
+    closest: list[FileMatch] = Field(
+        default_factory=list, exclude_if=lambda v: not v,  # left out of a volunteer's decision and the search agent's
+        description="a file agent that declines: its best files that match some of the request's words, below "
+        "its threshold; the host shows them, marked so, when no helper volunteers",
+    )
 
 
 class Loader(BaseModel):

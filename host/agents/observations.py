@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from lakeboard.common.code_text import comment_text
 from lakeboard.common.prompt_data import data_block
+from lakeboard.host.discover_files import closest_declined
 from lakeboard.schemas.board import HelperOutcome, Posting
 from lakeboard.schemas.messages import FileAgentResponse, SearchAgentResponse
 
@@ -43,6 +44,10 @@ def render_posting(posting: Posting) -> str:
     if not responders:
         lines.append("No helper could answer this request. Rephrase it (say what data you need, "
                      "not where you think it is) or ask for something more specific.")
+        closest = closest_declined(posting)
+        if closest:
+            lines.append("Closest files all the same, each below its helper's threshold (the lake may not hold "
+                         "what the request needs): " + ", ".join(f"{_name(m.path)} ({m.score:.2f})" for m in closest))
     else:
         lines.append(POSTING_NOTE)
     used = sum(len(line) + 2 for line in lines)

@@ -23,7 +23,7 @@ from lakeboard.common.file_versions import read_once
 from lakeboard.common.file_lists import file_lines, markdown_inline as _inline
 from lakeboard.host.agents.observations import render_posting
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.discover_files import discovery_of
+from lakeboard.host.discover_files import RANKED_NEXT, discovery_of
 from lakeboard.host.gateway.kernels import KernelLimits, KernelSessions
 from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS
 from lakeboard.host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions
@@ -297,6 +297,7 @@ def _help_board(posting: Posting, found: DiscoveryResult, notes: list[str]) -> H
         files=found.files,
         copies={m.path: m.copies for m in found.matches if m.copies},
         ranked_next=[m.path for m in found.ranked_next],
+        closest=[m.path for m in found.closest],
         responses=[o.model_copy(update={"response_raw": None})
                    for o in sorted(posting.responses, key=confidence, reverse=True)],
         declined=[Declined(helper=o.helper, reason=o.decision.reason, confidence=o.decision.confidence)
@@ -318,7 +319,7 @@ def _summary(board: HelpBoard, posting: Posting, chosen: list[FileMatch]) -> str
                            copies_of={m.path: m.copies for m in chosen})
         parts.append("**Files the blackboard ranks best**:\n" + "\n".join(lines))
     if board.ranked_next:
-        parts.append("**Ranked next, not chosen**:\n" + "\n".join(file_lines(board.ranked_next, {}, limit=5)))
+        parts.append("**Ranked next, not chosen**:\n" + "\n".join(file_lines(board.ranked_next, {}, limit=RANKED_NEXT)))
     parts.append(render_posting(posting))
     parts += [f"Note: {_inline(n, 600)}" for n in board.notes]
     return "\n\n".join(parts)

@@ -34,6 +34,9 @@ class HelpBoard(BaseModel):
                                          description="for a file of `files`, the other files of the lake with the same bytes")
     ranked_next: list[str] = Field(default_factory=list,
                                    description="data files ranked after those, not chosen: a join's second table is often here")
+    closest: list[str] = Field(default_factory=list,
+                               description="when no file is chosen: the best files the declining helpers saw, each below "
+                               "its helper's threshold, best first")
     responses: list[HelperOutcome] = Field(default_factory=list,
                                            description="each volunteer's decision and response, most confident first")
     declined: list[Declined] = Field(default_factory=list)

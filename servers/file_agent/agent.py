@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from lakeboard.common.file_choice import select_files
+from lakeboard.common.file_choice import SHOWN_FILES, select_files
 from lakeboard.common.loader_programs import BucketSource, loading_code
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision, LakeSimilarity
@@ -128,7 +128,8 @@ class FileAgent:
                 + (f" (closest: {best.path}, {best.score:.2f})" if best else "")
             )
             return HelpDecision(agent_name=self.name, can_help=False, reason=why,
-                                confidence=round(best.score if best else 0.0, 4))
+                                confidence=round(best.score if best else 0.0, 4),
+                                closest=[m for m in ranking.matches[:SHOWN_FILES] if m.matched_terms])
         words = f" matches {', '.join(best.matched_terms[:6])}" if best.matched_terms else " is the closest"
         return HelpDecision(agent_name=self.name, can_help=True, reason=f"{best.path}{words}", confidence=best.score)
 

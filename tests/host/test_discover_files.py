@@ -46,3 +46,34 @@ def test_a_copy_is_named_once_beside_the_file_and_printed_as_the_same_bytes(caps
     assert [m.path for m in result.ranked_next] == ["rain.csv"]  # the copy is not offered as a rival
     _print_discovery(result)
     assert "fires.csv (the same bytes as old/fires_copy.csv)" in capsys.readouterr().out
+
+
+def _declined(name: str, closest: list[FileMatch]) -> HelperOutcome:
+    decision = HelpDecision(agent_name=name, can_help=False, reason="none of my files", confidence=0.1, closest=closest)
+    return HelperOutcome(helper=name, decision=decision)
+
+
+def test_when_every_agent_declines_their_best_data_files_are_shown_ranked_across_them(capsys):
+    from lakeboard.host.cli import _print_discovery
+
+    posting = Posting(request=BlackboardRequest(request="fares of the passengers"), outcomes=[
+        _declined("a", [FileMatch(path="a/trips.csv", score=0.3), FileMatch(path="a/notes.md", score=0.5, role="dictionary")]),
+        _declined("b", [FileMatch(path="b/fa\x1b[2Jres.csv", score=0.4), FileMatch(path="a/trips.csv", score=0.1)]),
+    ])
+    result = discovery_of(posting)
+    assert result.files == [] and result.ranked_next == []
+    assert [(m.path, m.score) for m in result.closest] == [("b/fa\x1b[2Jres.csv", 0.4), ("a/trips.csv", 0.3)]
+    _print_discovery(result)
+    out = capsys.readouterr().out
+    assert "No file of this lake covers the request well enough." in out
+    assert "Closest all the same, each below its agent's threshold: b/fa\\x1b[2Jres.csv (0.40), a/trips.csv (0.30)" in out
+    assert "\x1b" not in out
+
+
+def test_no_closest_files_once_a_file_is_chosen():
+    posting = Posting(request=BlackboardRequest(request="fares"), outcomes=[
+        _outcome("a", [FileMatch(path="a/fares.csv", score=0.9)]),
+        _declined("b", [FileMatch(path="b/trips.csv", score=0.3)]),
+    ])
+    result = discovery_of(posting)
+    assert result.files == ["a/fares.csv"] and result.closest == []

@@ -56,3 +56,14 @@ def test_a_period_takes_the_months_of_a_series_but_not_the_other_places_of_a_fam
     assert len([f for f in town if f.startswith("towns/")]) < 5, "the other towns cover March 2023 too, but were not asked for"
     series = files("gauge readings from February to April 2022")
     assert {"monthly/gauge_2022-02.csv", "monthly/gauge_2022-03.csv", "monthly/gauge_2022-04.csv"} <= set(series)
+
+
+def test_a_decline_names_the_best_files_that_share_the_request_s_words(demo_config):
+    config = ClusterConfig.model_validate_json((demo_config / "clusters.json").read_text())
+    cluster = next(c.name for c in config.clusters if "districts/population_2024.csv" in c.files)
+    agent = FileAgent(config, cluster)
+    penguins = agent.decide(BlackboardRequest(request="population of penguins"))
+    assert not penguins.can_help
+    assert penguins.closest and penguins.closest[0].path == "districts/population_2024.csv"
+    assert all(m.matched_terms for m in penguins.closest)
+    assert agent.decide(BlackboardRequest(request="unicorns on Mars")).closest == []

@@ -70,7 +70,9 @@ async def test_local_backend_tools_resource_and_contracts(lake: Path, tmp_path: 
     async with Client(server) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
         assert set(tools) == {"can_help", "respond"}
-        assert set(tools["can_help"].output_schema["properties"]) == {"agent_name", "can_help", "reason", "confidence"}
+        # `closest` is a file agent's, sent only when it declines with files that share the request's words
+        assert set(tools["can_help"].output_schema["properties"]) == {"agent_name", "can_help", "reason", "confidence",
+                                                                      "closest"}
         assert "sources" in tools["respond"].output_schema["properties"]
         assert tools["respond"].annotations.readOnlyHint
 
