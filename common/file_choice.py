@@ -36,20 +36,21 @@ def merge_matches(matches: list[FileMatch]) -> list[FileMatch]:
 
 
 def _data(ranked: list[FileMatch]) -> list[FileMatch]:
-    return [m for m in ranked if m.role != "dictionary"]
+    return [m for m in ranked if m.role not in ("dictionary", "template")]
 
 
 def best_data_file(matches: list[FileMatch]) -> FileMatch | None:
-    """The most likely data file; a dictionary only where no data file matched (it comes as a
-    companion of the data it describes, never in its place)."""
+    """The most likely data file; a dictionary or an answer template only where no data file
+    matched (a dictionary comes as a companion of the data it describes, never in its place)."""
     ranked = merge_matches(matches)
     return (_data(ranked) or ranked or [None])[0]
 
 
 def next_data_files(matches: list[FileMatch], chosen: list[FileMatch], limit: int) -> list[FileMatch]:
-    """The data files ranked after the chosen ones, best first, at most `limit`."""
+    """The files ranked after the chosen ones that are not dictionaries, best first, at most `limit`:
+    answer templates among them (they show the form an answer takes)."""
     taken = {m.path for m in chosen}
-    return [m for m in _data(merge_matches(matches)) if m.path not in taken][:limit]
+    return [m for m in merge_matches(matches) if m.role != "dictionary" and m.path not in taken][:limit]
 
 
 def select_files(matches: list[FileMatch]) -> list[FileMatch]:

@@ -16,8 +16,10 @@ RANKED_NEXT = SHOWN_FILES - 1  # files ranked after the chosen one that a person
 
 
 def scored_paths(matches: list[FileMatch]) -> str:
-    """`path (score)` for each match, comma-separated: how the files ranked next are said in one line."""
-    return ", ".join(f"{m.path} ({m.score:.2f})" for m in matches)
+    """`path (score)` for each match, comma-separated: how the files ranked next are said in one line.
+    An answer template is said to be one: its score can be above the chosen file's."""
+    return ", ".join(f"{m.path} ({m.score:.2f}{', an answer template' if m.role == 'template' else ''})"
+                     for m in matches)
 
 
 async def discover(board: Blackboard, request: str, *, reason: str = "") -> DiscoveryResult:

@@ -65,7 +65,8 @@ class FileMatch(BaseModel):
     path: str = Field(description="lake-relative path")
     score: float = Field(ge=0.0, le=1.0)
     matched_terms: list[str] = Field(default_factory=list, description="request terms this file covers")
-    role: Literal["data", "dictionary", "companion"] = "data"
+    role: Literal["data", "dictionary", "companion", "template"] = Field(
+        "data", description="template: it holds the form of an answer (keys, blanks, placeholders), not data")
     companions: list[str] = Field(
         default_factory=list, description="files to read with this one, e.g. its data dictionary"
     )

@@ -14,6 +14,10 @@ from lakeboard.schemas.storage import is_stored
 
 FileStatus = Literal["ok", "empty", "unreadable", "too_large", "skipped"]
 FileKind = Literal["table", "document", "array", "geo", "image", "structured", "binary", "unknown"]
+# Rows a reader types and profiles: the first ones and a spread of the rest; a column's statistics
+# (n_unique, null_fraction, ...) are of those rows. Profiling time grows with it; 200 keep nearly
+# every value of category-like columns on the evaluation lakes.
+STATS_ROWS = 200
 
 
 class ColumnProfile(BaseModel):
@@ -23,8 +27,8 @@ class ColumnProfile(BaseModel):
     top_values: list[str] = Field(
         default_factory=list, description="most frequent values of a categorical column (else empty)"
     )
-    n_unique: int | None = None
-    null_fraction: float | None = None
+    n_unique: int | None = Field(None, description="distinct non-null values among the rows profiled (at most STATS_ROWS)")
+    null_fraction: float | None = Field(None, description="the share of the rows profiled that are empty")
     minimum: str | None = Field(None, description="smallest value seen, for numeric and date columns")
     maximum: str | None = Field(None, description="largest value seen, for numeric and date columns")
 

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from lakeboard.common.file_choice import SHOWN_FILES, select_files
+from lakeboard.common.file_choice import SHOWN_FILES, best_data_file, select_files
 from lakeboard.common.loader_programs import BucketSource, loading_code
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision, LakeSimilarity
@@ -121,7 +121,7 @@ class FileAgent:
         return self._decision(self.rank(request.request, request.embedding, self._lake(request)))
 
     def _decision(self, ranking: Ranking) -> HelpDecision:
-        best = ranking.matches[0] if ranking.matches else None
+        best = best_data_file(ranking.matches)  # the file respond would give, not a dictionary or a template
         if best is None or ranking.gate < self.policy.gate_at:
             why = (
                 f"none of my {len(self.profiles)} files holds what the request needs"

@@ -69,6 +69,9 @@ def explanation(
         lines.append(f"  It covers {coverage.start} to {coverage.end} (from {where}).")
     if role == "dictionary" and describes:
         lines.append(f"  It is a data dictionary describing the columns of {', '.join(describes)}.")
+    if role == "template":
+        lines.append("  It holds no data: every column is a key or empty or one placeholder value (0, 0.5, blank), "
+                     "the form an answer takes (a sample submission or an output template).")
     for t in p.tables:
         head = f"  table {t.name!r}" if t.name else "  table"
         rows = f"{t.n_rows:,}{'' if t.n_rows_exact else ' (estimated)'} rows" if t.n_rows is not None else "rows unknown"

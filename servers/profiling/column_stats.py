@@ -17,7 +17,7 @@ from itertools import compress
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
-from lakeboard.schemas.profiles import ColumnProfile
+from lakeboard.schemas.profiles import STATS_ROWS, ColumnProfile
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,9 +32,6 @@ def _iso_dates(values: list[Any]) -> bool:
 MAX_TOP_VALUES = 30
 MAX_EXAMPLES = 5
 HEAD_ROWS = 20  # first rows kept in order: a profile's sample rows
-# Rows a reader types and profiles: the first ones and a spread of the rest. Profiling time
-# grows with it; 200 keep nearly every value of category-like columns on the evaluation lakes.
-STATS_ROWS = 200
 # Columns a table's profile describes (and its loader reads): a profile of a million columns
 # would be hundreds of megabytes that no agent can read. The rest are left out with a note.
 MAX_COLUMNS = 1000

@@ -110,6 +110,6 @@ def to_matches(p: np.ndarray, positions: Sequence[int], facts: list[FileFacts], 
         f = facts[r]
         matched = [w for w, hit in zip(words, hits[:, positions[r]]) if hit]
         out.append(FileMatch(path=f.path, score=round(float(p[r]), 4), matched_terms=matched,
-                             role="dictionary" if f.describes else "data", group=f.family,
+                             role="dictionary" if f.describes else "template" if f.template else "data", group=f.family,
                              companions=f.described_by, copies=f.copies))
     return out

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from lakeboard.common.byte_copies import copies_by_path
 from lakeboard.schemas.families import Family, TimeCoverage
 from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.relevance.answer_templates import is_answer_template
 from lakeboard.servers.relevance.dictionaries import DictionaryLinks
 from lakeboard.servers.relevance.query_parsing import name_parts
 from lakeboard.servers.relevance.tokens import stem, words
@@ -30,6 +31,8 @@ class FileFacts(BaseModel):
     describes: list[str] = Field(default_factory=list, description="data files this file documents")
     described_by: list[str] = Field(default_factory=list, description="dictionaries and READMEs of this file")
     copies: list[str] = Field(default_factory=list, description="other files of the lake with the same bytes")
+    template: bool = Field(False, exclude_if=lambda v: not v,
+                           description="it holds the form of an answer, not data (answer_templates.py)")
 
     @cached_property
     def word_parts(self) -> tuple[str, ...]:
@@ -72,6 +75,7 @@ def file_facts(profiles: list[FileProfile], families: list[Family], links: Dicti
                 describes=sorted(describes.get(p.path, ())),
                 described_by=links.closest.get(p.path, []),
                 copies=same.get(p.path, []),
+                template=is_answer_template(p),
             )
         )
     return out

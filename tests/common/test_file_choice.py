@@ -38,3 +38,13 @@ def test_a_file_with_the_same_bytes_as_one_ranked_before_it_is_named_once():
     assert [x.path for x in merged] == ["data.csv", "other.csv"]
     assert merged[0].copies == ["copy/data.csv"]
     assert [x.path for x in select_files(matches)] == ["data.csv"]
+
+
+def test_an_answer_template_is_chosen_only_where_no_data_file_matched_and_is_listed_next():
+    from lakeboard.common.file_choice import next_data_files
+
+    matches = [m("sample_submission.csv", 0.9, role="template"), m("train.csv", 0.4), m("notes.md", 0.8, role="dictionary")]
+    assert [x.path for x in select_files(matches)] == ["train.csv"]
+    chosen = select_files(matches)
+    assert [x.path for x in next_data_files(matches, chosen, 9)] == ["sample_submission.csv"]
+    assert best_data_file([m("sample_submission.csv", 0.9, role="template")]).path == "sample_submission.csv"

@@ -31,6 +31,9 @@ def test_discover_prints_the_files_ranked_next_with_their_names_escaped(capsys):
                                      ranked_next=[FileMatch(path="b/in\x1b[2Jcome.html", score=0.75)]))
     out = capsys.readouterr().out
     assert "Ranked next, not chosen: b/in\\x1b[2Jcome.html (0.75)" in out and "\x1b" not in out
+    _print_discovery(DiscoveryResult(request="income", files=[best.path], matches=[best],
+                                     ranked_next=[FileMatch(path="b/submission.csv", score=0.9, role="template")]))
+    assert "Ranked next, not chosen: b/submission.csv (0.90, an answer template)" in capsys.readouterr().out
 
 
 def test_a_copy_is_named_once_beside_the_file_and_printed_as_the_same_bytes(capsys):

@@ -67,3 +67,22 @@ def test_a_decline_names_the_best_files_that_share_the_request_s_words(demo_conf
     assert penguins.closest and penguins.closest[0].path == "districts/population_2024.csv"
     assert all(m.matched_terms for m in penguins.closest)
     assert agent.decide(BlackboardRequest(request="unicorns on Mars")).closest == []
+
+
+def test_data_is_chosen_over_an_answer_template_whose_columns_echo_the_request(tmp_path):
+    from lakeboard.servers.indexing.build import index_lake
+
+    lake = tmp_path / "lake"
+    (lake / "task").mkdir(parents=True)
+    rows = [f"2023-01-{i % 28 + 1:02d},{('Oslo', 'Rome', 'Lima')[i % 3]},{(i * 7) % 31 - 5}.5" for i in range(90)]
+    (lake / "task" / "observations.csv").write_text("date,city,temp_c\n" + "\n".join(rows) + "\n")
+    (lake / "task" / "submission.csv").write_text("city,average_temperature\nOslo,0\nRome,0\nLima,0\n")
+    config_dir = index_lake(lake, name="task", out=tmp_path / "configs", workers=0).config_dir
+    config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    (agent,) = [FileAgent(config, c.name) for c in config.clusters]
+    request = BlackboardRequest(request="average temperature per city")
+    roles = {m.path: m.role for m in agent.rank(request.request).matches}
+    assert roles == {"task/submission.csv": "template", "task/observations.csv": "data"}
+    decision = agent.decide(request)
+    assert decision.can_help and decision.reason.startswith("task/observations.csv")
+    assert agent.respond(request).files == ["task/observations.csv"]

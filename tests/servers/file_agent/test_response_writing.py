@@ -63,6 +63,7 @@ def test_an_explanation_says_what_time_a_file_covers():
     assert "covers 2019-03-02 to 2021-07-30 (from its date columns" in text
     assert "The same bytes are also at: b/visits_copy.csv (one file, not two datasets)." in explanation(
         prof, copies=["b/visits_copy.csv"])
+    assert "It holds no data" in explanation(prof, role="template") and "It holds no data" not in text
 
 
 # -- families share a loader only when they share a layout --------------------------------------
