@@ -51,7 +51,7 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
 
 
 def closest_declined(posting: Posting) -> list[FileMatch]:
-    """The best data files of the file agents that declined, ranked across them (their scores are on
+    """The best files (dictionaries aside) of the file agents that declined, ranked across them (their scores are on
     one lake-wide scale): what is shown, marked as below every threshold, when no file is chosen.
     A model or a person may still look there; the lake may also not hold what the request needs."""
     declined = [m for o in posting.outcomes if o.decision is not None and not o.decision.can_help

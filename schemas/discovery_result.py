@@ -14,11 +14,11 @@ class DiscoveryResult(BaseModel):
     files: list[str] = Field(default_factory=list, description="lake-relative paths, most relevant first")
     matches: list[FileMatch] = Field(default_factory=list, description="the chosen files with their evidence")
     ranked_next: list[FileMatch] = Field(
-        default_factory=list, description="data files ranked after the chosen ones, not chosen (at most nine)"
+        default_factory=list, description="files ranked after the chosen ones, not chosen, dictionaries aside (at most nine)"
     )
     closest: list[FileMatch] = Field(
         default_factory=list,
-        description="when no file is chosen: the declining file agents' best data files, each below its agent's "
+        description="when no file is chosen: the declining file agents' best files (dictionaries aside), each below its agent's "
         "threshold, best first (at most ten)",
     )
     responses: list[dict[str, Any]] = Field(default_factory=list, description="volunteers' responses as received")
