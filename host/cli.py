@@ -59,7 +59,10 @@ async def _discover(args: argparse.Namespace) -> int:
                                lake_index=lake.search_index, mirror=lake.mirror())
             result = await discover(board, args.request)
     if args.json:
-        print(json.dumps({"request": result.request, "responses": result.responses, "files": result.files}, indent=2))
+        listed = {"path", "score", "role"}
+        print(json.dumps({"request": result.request, "responses": result.responses, "files": result.files,
+                          "ranked_next": [m.model_dump(mode="json", include=listed) for m in result.ranked_next],
+                          "closest": [m.model_dump(mode="json", include=listed) for m in result.closest]}, indent=2))
         return 0
     _print_discovery(result)
     return 0 if result.files else 1

@@ -194,7 +194,9 @@ def test_configs_and_traces_go_to_lakeboards_home_never_into_the_lake_whatever_f
                            env=env)
     assert found.returncode == 0 and "Traceback" not in found.stderr, found.stderr
     assert "re-indexed" not in found.stderr, found.stderr  # the same index, still fresh
-    assert json.loads(found.stdout)["files"] == ["rain/rainfall_2024.csv"]
+    answer = json.loads(found.stdout)
+    assert answer["files"] == ["rain/rainfall_2024.csv"] and answer["closest"] == []
+    assert all(set(m) == {"path", "score", "role"} and m["path"] != answer["files"][0] for m in answer["ranked_next"])
     assert (home_configs / "lake" / "traces" / "discover.jsonl").is_file()
     assert list((tmp_path / "one").iterdir()) == [] and list((tmp_path / "two").iterdir()) == []
     assert _everything_under(lake) == before
