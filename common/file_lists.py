@@ -22,9 +22,10 @@ def copies_note(copies: list[str], show: Callable[[str], str], limit: int = 5) -
 
 
 def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int = 12,
-               copies_of: Mapping[str, list[str]] | None = None) -> list[str]:
+               copies_of: Mapping[str, list[str]] | None = None, notes: Mapping[str, str] | None = None) -> list[str]:
     """`- `path`` per file, most relevant first; a family appears once, at its first member, with a count;
-    a file's copies (`copies_of`: other files with the same bytes) are named after it."""
+    a file's copies (`copies_of`: other files with the same bytes) are named after it, and its note
+    (`notes`: a few words of ours, such as "an answer template") after those."""
     size: dict[str, int] = {}
     for path in paths:
         family = family_of.get(path)
@@ -38,6 +39,8 @@ def file_lines(paths: list[str], family_of: Mapping[str, str | None], limit: int
                 continue
             shown.add(family)
         more = size[family] - 1 if family is not None else 0
+        note = (notes or {}).get(path)
         lines.append(f"- `{markdown_inline(path)}`" + (f" and {more} more files of the same layout" if more else "")
-                     + copies_note((copies_of or {}).get(path, []), lambda c: f"`{markdown_inline(c)}`"))
+                     + copies_note((copies_of or {}).get(path, []), lambda c: f"`{markdown_inline(c)}`")
+                     + (f" ({note})" if note else ""))
     return lines if len(lines) <= limit else lines[:limit] + [f"- ... and {len(lines) - limit} more"]

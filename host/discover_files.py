@@ -6,6 +6,8 @@ helper decides on its own, and the host only reads the response board.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lakeboard.host.blackboard import Blackboard
 from lakeboard.common.file_choice import SHOWN_FILES, next_data_files, select_files
 from lakeboard.schemas.board import Posting
@@ -13,12 +15,13 @@ from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch
 
 RANKED_NEXT = SHOWN_FILES - 1  # files ranked after the chosen one that a person or a model is shown
+TEMPLATE_NOTE = "an answer template"  # said of a file that holds the form of an answer, not data
 
 
-def scored_paths(matches: list[FileMatch]) -> str:
-    """`path (score)` for each match, comma-separated: how the files ranked next are said in one line.
-    An answer template is said to be one: its score can be above the chosen file's."""
-    return ", ".join(f"{m.path} ({m.score:.2f}{', an answer template' if m.role == 'template' else ''})"
+def scored_paths(matches: list[FileMatch], show: Callable[[str], str] = str) -> str:
+    """`path (score)` for each match (its path written by `show`), comma-separated: how ranked files are
+    said in one line. An answer template is said to be one: its score can be above the chosen file's."""
+    return ", ".join(f"{show(m.path)} ({m.score:.2f}{', ' + TEMPLATE_NOTE if m.role == 'template' else ''})"
                      for m in matches)
 
 

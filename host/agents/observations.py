@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from lakeboard.common.code_text import comment_text
 from lakeboard.common.prompt_data import data_block
-from lakeboard.host.discover_files import closest_declined
+from lakeboard.host.discover_files import closest_declined, scored_paths
 from lakeboard.schemas.board import HelperOutcome, Posting
 from lakeboard.schemas.messages import FileAgentResponse, SearchAgentResponse
 
@@ -47,7 +47,7 @@ def render_posting(posting: Posting) -> str:
         closest = closest_declined(posting)
         if closest:
             lines.append("Closest files all the same, each below its helper's threshold (the lake may not hold "
-                         "what the request needs): " + ", ".join(f"{_name(m.path)} ({m.score:.2f})" for m in closest))
+                         "what the request needs): " + scored_paths(closest, _name))
     else:
         lines.append(POSTING_NOTE)
     used = sum(len(line) + 2 for line in lines)

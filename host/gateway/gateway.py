@@ -23,7 +23,7 @@ from lakeboard.common.file_versions import read_once
 from lakeboard.common.file_lists import file_lines, markdown_inline as _inline
 from lakeboard.host.agents.observations import render_posting
 from lakeboard.host.blackboard import Blackboard
-from lakeboard.host.discover_files import RANKED_NEXT, discovery_of
+from lakeboard.host.discover_files import RANKED_NEXT, TEMPLATE_NOTE, discovery_of
 from lakeboard.host.gateway.kernels import KernelLimits, KernelSessions
 from lakeboard.host.kernel_workdirs import KERNEL_WORKDIRS
 from lakeboard.host.gateway.models import Declined, Failure, HelpBoard, Partition, Partitions
@@ -36,7 +36,7 @@ from lakeboard.schemas.board import Posting
 from lakeboard.schemas.clusters import ClusterConfig
 from lakeboard.schemas.discovery_result import DiscoveryResult
 from lakeboard.schemas.execution import ExecutionResult
-from lakeboard.schemas.messages import BlackboardRequest, FileMatch
+from lakeboard.schemas.messages import BlackboardRequest
 
 log = logging.getLogger(__name__)
 # the next look at the lake waits at least this many times as long as the last one took
@@ -117,7 +117,7 @@ class Gateway:
         posting = await board.post(BlackboardRequest(request=request, reason=reason))
         found = discovery_of(posting)
         help_board = _help_board(posting, found, notes)
-        return HelpAnswer(help_board, _summary(help_board, posting, found.matches))
+        return HelpAnswer(help_board, _summary(help_board, posting, found))
 
     async def refresh_index(self) -> str | None:
         """Re-index the lake if it changed since it was indexed (at most every index_check_s); the line said, or None.
@@ -311,15 +311,18 @@ def _help_board(posting: Posting, found: DiscoveryResult, notes: list[str]) -> H
     )
 
 
-def _summary(board: HelpBoard, posting: Posting, chosen: list[FileMatch]) -> str:
+def _summary(board: HelpBoard, posting: Posting, found: DiscoveryResult) -> str:
     """What a model reads: the files the blackboard ranks best, then the responses (as the main agent sees them)."""
     parts = []
+    chosen = found.matches
     if chosen:
         lines = file_lines([m.path for m in chosen], {m.path: m.group for m in chosen}, limit=15,
                            copies_of={m.path: m.copies for m in chosen})
         parts.append("**Files the blackboard ranks best**:\n" + "\n".join(lines))
     if board.ranked_next:
-        parts.append("**Ranked next, not chosen**:\n" + "\n".join(file_lines(board.ranked_next, {}, limit=RANKED_NEXT)))
+        templates = {m.path: TEMPLATE_NOTE for m in found.ranked_next if m.role == "template"}
+        parts.append("**Ranked next, not chosen**:\n"
+                     + "\n".join(file_lines(board.ranked_next, {}, limit=RANKED_NEXT, notes=templates)))
     parts.append(render_posting(posting))
     parts += [f"Note: {_inline(n, 600)}" for n in board.notes]
     return "\n\n".join(parts)

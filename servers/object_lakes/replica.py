@@ -14,7 +14,6 @@ so the profile cache (keyed by the file's size and time) finds it unchanged too.
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import tempfile
 import time

@@ -54,3 +54,19 @@ async def test_request_help_text_keeps_lake_names_as_data(tmp_path: Path, monkey
     (line,) = [t for t in text.split("\n\n") if t.startswith("Closest files all the same")]
     assert "\n" not in line and not CONTROL.search(text)
     assert not any(line.lstrip().startswith(FAKE_HEADER) for line in text.splitlines())
+
+
+def test_an_answer_template_ranked_next_is_said_to_be_one() -> None:
+    from lakeboard.host.discover_files import discovery_of
+    from lakeboard.host.gateway.gateway import _help_board, _summary
+    from lakeboard.schemas.board import HelperOutcome, Posting
+    from lakeboard.schemas.messages import BlackboardRequest, FileAgentResponse, FileMatch, HelpDecision
+
+    matches = [FileMatch(path="task/submission.csv", score=0.9, role="template"), FileMatch(path="task/obs.csv", score=0.4)]
+    posting = Posting(request=BlackboardRequest(request="average temperature per city"), outcomes=[HelperOutcome(
+        helper="task", decision=HelpDecision(agent_name="task", can_help=True, reason="", confidence=0.4),
+        response=FileAgentResponse(agent_name="task", can_help=True, reason="", files=["task/obs.csv"], matches=matches))])
+    found = discovery_of(posting)
+    text = _summary(_help_board(posting, found, []), posting, found)
+    assert found.files == ["task/obs.csv"]
+    assert "**Ranked next, not chosen**:\n- `task/submission.csv` (an answer template)" in text
