@@ -68,7 +68,7 @@ def explanation(
         where = "its name" if coverage.source == "name" else "its date columns, as far as sampled"
         lines.append(f"  It covers {coverage.start} to {coverage.end} (from {where}).")
     if role == "dictionary" and describes:
-        lines.append(f"  It is a data dictionary describing the columns of {', '.join(describes)}.")
+        lines.append(f"  It documents {', '.join(describes)}: a data dictionary of its columns, or a text beside it.")
     if role == "template":
         lines.append("  It holds no data: every column is a key or empty or one placeholder value (0, 0.5, blank), "
                      "the form an answer takes (a sample submission or an output template).")

@@ -54,10 +54,14 @@ def _dictionary_columns(table: TableProfile) -> list[set[str]]:
 
 
 class DictionaryLinks(NamedTuple):
-    """Data file path -> dictionary file paths that describe its columns, two ways."""
+    """Data file path -> the files that describe it: dictionaries of its columns, two ways, and the
+    documents beside it."""
 
     closest: dict[str, list[str]]  # a dictionary that fits several files goes with the one(s) it was written for
     fitting: dict[str, list[str]]  # a dictionary goes with every file it fits
+    # documents beside a table with named columns that say what it holds (a README of its folder, a text
+    # that names it): searchable with it, never its rival, but not needed to read it, so not served with it
+    beside: dict[str, list[str]]
 
 
 def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
@@ -88,15 +92,18 @@ def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
         for links, targets in ((closest, _closest(cand.path, coverage)), (fitting, coverage)):
             for path in targets:
                 links.setdefault(path, set()).add(cand.path)
-    for path, docs in _readmes_of_headerless(profiles).items():
+    needed, beside = _documents_beside(profiles)
+    for path, docs in needed.items():
         closest.setdefault(path, set()).update(docs)
         fitting.setdefault(path, set()).update(docs)
     return DictionaryLinks(
-        closest={k: sorted(v) for k, v in closest.items()}, fitting={k: sorted(v) for k, v in fitting.items()}
+        closest={k: sorted(v) for k, v in closest.items()}, fitting={k: sorted(v) for k, v in fitting.items()},
+        beside={k: sorted(v) for k, v in beside.items()},
     )
 
 
 _README_NAMES = ("readme", "read_me", "about", "description", "codebook", "metadata", "notes", "manifest")
+README_FOLDER_TABLES = 10  # a README names none of its folder's tables: it describes them all, up to this many
 
 
 def _headerless(profile: FileProfile) -> bool:
@@ -105,25 +112,37 @@ def _headerless(profile: FileProfile) -> bool:
     return bool(names) and all(not _is_name(n) or n.startswith("Unnamed") for n in names)
 
 
-def _readmes_of_headerless(profiles: list[FileProfile]) -> dict[str, set[str]]:
-    """Headerless tables -> the text documents beside them that describe them: a README-like
-    name, or a text that names the table's file."""
+def _documents_beside(profiles: list[FileProfile]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Tables -> the text documents in their folder that describe them: one that names the table's
+    file, or a README-like one over a folder of at most README_FOLDER_TABLES tables (over more, a
+    README that names none of them says little of any one). For a headerless table such a document
+    is needed to read it (first map); beside a table with named columns it says what the table
+    holds (second map)."""
     docs_in: dict[str, list[FileProfile]] = {}
+    tables_in: dict[str, int] = {}
     for p in profiles:
+        folder = str(PurePosixPath(p.path).parent)
         if p.status == "ok" and p.text and not p.tables:
-            docs_in.setdefault(str(PurePosixPath(p.path).parent), []).append(p)
-    out: dict[str, set[str]] = {}
+            docs_in.setdefault(folder, []).append(p)
+        elif p.status == "ok" and p.tables:
+            tables_in[folder] = tables_in.get(folder, 0) + 1
+    needed: dict[str, set[str]] = {}
+    beside: dict[str, set[str]] = {}
     for p in profiles:
-        if p.status != "ok" or not _headerless(p):
+        if p.status != "ok" or not p.tables:
             continue
+        folder = str(PurePosixPath(p.path).parent)
+        headerless = _headerless(p)
         stem = PurePosixPath(p.path).stem.lower()
-        for doc in docs_in.get(str(PurePosixPath(p.path).parent), []):
+        for doc in docs_in.get(folder, []):
             readme = PurePosixPath(doc.path).stem.lower().startswith(_README_NAMES)
             text = (doc.text or "").lower()
             mentions = stem in text or stem.rstrip("0123456789-_") in text
-            if readme or mentions:
-                out.setdefault(p.path, set()).add(doc.path)
-    return out
+            if headerless and (readme or mentions):
+                needed.setdefault(p.path, set()).add(doc.path)
+            elif not headerless and (mentions or (readme and tables_in[folder] <= README_FOLDER_TABLES)):
+                beside.setdefault(p.path, set()).add(doc.path)
+    return needed, beside
 
 
 def _closest(dictionary: str, coverage: dict[str, float]) -> set[str]:

@@ -56,8 +56,8 @@ def file_facts(profiles: list[FileProfile], families: list[Family], links: Dicti
     same = copies_by_path(copies)
     family_of = {m.path: (f, m) for f in families for m in f.members}
     describes: dict[str, set[str]] = {}
-    for data_path, docs in links.closest.items():
-        for d in docs:
+    for data_path, docs in [*links.closest.items(), *links.beside.items()]:
+        for d in docs:  # a document beside the data is never its rival, though it is not served with it
             describes.setdefault(d, set()).add(data_path)
     out = []
     for p in profiles:

@@ -86,3 +86,22 @@ def test_data_is_chosen_over_an_answer_template_whose_columns_echo_the_request(t
     decision = agent.decide(request)
     assert decision.can_help and decision.reason.startswith("task/observations.csv")
     assert agent.respond(request).files == ["task/observations.csv"]
+
+
+def test_the_readme_of_a_task_folder_leads_to_its_data_and_is_not_chosen_in_its_place(tmp_path):
+    from lakeboard.servers.indexing.build import index_lake
+
+    lake = tmp_path / "lake"
+    tasks = {"t1": ("Bike rentals of a city bike-share scheme.", "season,hr,cnt"),
+             "t2": ("Quality ratings of wines from one winery.", "acidity,alcohol,quality"),
+             "t3": ("Cancellations of hotel bookings.", "hotel,lead_time,is_canceled")}
+    for folder, (readme, header) in tasks.items():
+        (lake / folder).mkdir(parents=True)
+        (lake / folder / "README.md").write_text(f"# Task\n\n{readme} Each row is one record.\n")
+        rows = [",".join(str((i * (j + 3)) % 17) for j in range(3)) for i in range(40)]
+        (lake / folder / "data.csv").write_text(header + "\n" + "\n".join(rows) + "\n")
+    config_dir = index_lake(lake, name="tasks", out=tmp_path / "configs", workers=0).config_dir
+    config = ClusterConfig.model_validate_json((config_dir / "clusters.json").read_text())
+    agents = [FileAgent(config, c.name) for c in config.clusters]
+    answers = [a.respond(BlackboardRequest(request="Which season has the most bike rentals?")) for a in agents]
+    assert [f for a in answers if a.can_help for f in a.files] == ["t1/data.csv"]
