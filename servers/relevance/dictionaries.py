@@ -104,6 +104,7 @@ def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
 
 _README_NAMES = ("readme", "read_me", "about", "description", "codebook", "metadata", "notes", "manifest")
 README_FOLDER_TABLES = 10  # a README names none of its folder's tables: it describes them all, up to this many
+_MAX_MENTION_CHECKS = 20_000  # (text, table) pairs of one folder read for a table's name
 
 
 def _headerless(profile: FileProfile) -> bool:
@@ -118,30 +119,37 @@ def _documents_beside(profiles: list[FileProfile]) -> tuple[dict[str, set[str]],
     README that names none of them says little of any one). For a headerless table such a document
     is needed to read it (first map); beside a table with named columns it says what the table
     holds (second map)."""
-    docs_in: dict[str, list[FileProfile]] = {}
+    docs_in: dict[str, list[tuple[str, bool, str]]] = {}  # folder -> (path, README-like, text lower-cased)
     tables_in: dict[str, int] = {}
     for p in profiles:
         folder = str(PurePosixPath(p.path).parent)
         if p.status == "ok" and p.text and not p.tables:
-            docs_in.setdefault(folder, []).append(p)
+            readme = PurePosixPath(p.path).stem.lower().startswith(_README_NAMES)
+            docs_in.setdefault(folder, []).append((p.path, readme, p.text.lower()))
         elif p.status == "ok" and p.tables:
             tables_in[folder] = tables_in.get(folder, 0) + 1
     needed: dict[str, set[str]] = {}
     beside: dict[str, set[str]] = {}
     for p in profiles:
-        if p.status != "ok" or not p.tables:
-            continue
         folder = str(PurePosixPath(p.path).parent)
+        if p.status != "ok" or not p.tables or folder not in docs_in:
+            continue
         headerless = _headerless(p)
+        docs = docs_in[folder]
+        # each check reads a text: a folder of thousands of tables and texts would take minutes
+        look = headerless or len(docs) * tables_in[folder] <= _MAX_MENTION_CHECKS
+        small = tables_in[folder] <= README_FOLDER_TABLES
+        if not (look or small):
+            continue
         stem = PurePosixPath(p.path).stem.lower()
-        for doc in docs_in.get(folder, []):
-            readme = PurePosixPath(doc.path).stem.lower().startswith(_README_NAMES)
-            text = (doc.text or "").lower()
-            mentions = stem in text or stem.rstrip("0123456789-_") in text
+        # its name, or the name its series shares ("moves" of moves_2021); a short one is in every text
+        names = [n for n in dict.fromkeys((stem, stem.rstrip("0123456789-_"))) if len(n) >= 4] if look else []
+        for path, readme, text in docs:
+            mentions = any(n in text for n in names)
             if headerless and (readme or mentions):
-                needed.setdefault(p.path, set()).add(doc.path)
-            elif not headerless and (mentions or (readme and tables_in[folder] <= README_FOLDER_TABLES)):
-                beside.setdefault(p.path, set()).add(doc.path)
+                needed.setdefault(p.path, set()).add(path)
+            elif not headerless and (mentions or (readme and small)):
+                beside.setdefault(p.path, set()).add(path)
     return needed, beside
 
 
