@@ -30,7 +30,8 @@ async def discover(board: Blackboard, request: str, *, reason: str = "") -> Disc
 
 
 def discovery_of(posting: Posting) -> DiscoveryResult:
-    """The files a posting's volunteers offer, ranked across them (the host's own choice)."""
+    """The files a posting's volunteers offer, ranked across them (the host's own choice); ranked
+    next, every agent's best files, the decliners' closest among them."""
     matches: list[FileMatch] = []
     responses = []
     for outcome in posting.responses:
@@ -40,11 +41,13 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
         if outcome.response_raw:
             responses.append(outcome.response_raw)
     chosen = select_files(matches)
+    declined = _declined_matches(posting)
     return DiscoveryResult(
         request=posting.request.request,
         files=[m.path for m in chosen],
         matches=chosen,
-        ranked_next=next_data_files(matches, chosen, RANKED_NEXT),
+        # every agent's scores are on one lake-wide scale: the decliners' best files rank among the rest
+        ranked_next=next_data_files(matches + declined, chosen, RANKED_NEXT) if chosen else [],
         closest=[] if chosen else closest_declined(posting),
         responses=responses,
         volunteers=[o.helper for o in posting.volunteers],
@@ -53,10 +56,13 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
     )
 
 
+def _declined_matches(posting: Posting) -> list[FileMatch]:
+    return [m for o in posting.outcomes if o.decision is not None and not o.decision.can_help
+            for m in o.decision.closest]
+
+
 def closest_declined(posting: Posting) -> list[FileMatch]:
     """The best files (dictionaries aside) of the file agents that declined, ranked across them (their scores are on
     one lake-wide scale): what is shown, marked as below every threshold, when no file is chosen.
     A model or a person may still look there; the lake may also not hold what the request needs."""
-    declined = [m for o in posting.outcomes if o.decision is not None and not o.decision.can_help
-                for m in o.decision.closest]
-    return next_data_files(declined, [], SHOWN_FILES)
+    return next_data_files(_declined_matches(posting), [], SHOWN_FILES)

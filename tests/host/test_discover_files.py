@@ -73,10 +73,12 @@ def test_when_every_agent_declines_their_best_data_files_are_shown_ranked_across
     assert "\x1b" not in out
 
 
-def test_no_closest_files_once_a_file_is_chosen():
-    posting = Posting(request=BlackboardRequest(request="fares"), outcomes=[
-        _outcome("a", [FileMatch(path="a/fares.csv", score=0.9)]),
-        _declined("b", [FileMatch(path="b/trips.csv", score=0.3)]),
+def test_once_a_file_is_chosen_the_decliners_best_files_rank_next_among_the_volunteers():
+    posting = Posting(request=BlackboardRequest(request="fares before and after"), outcomes=[
+        _outcome("a", [FileMatch(path="a/fares.csv", score=0.9), FileMatch(path="a/old.csv", score=0.2)]),
+        _declined("b", [FileMatch(path="b/fares_after.csv", score=0.6), FileMatch(path="b/notes.md", score=0.5,
+                                                                                   role="dictionary")]),
     ])
     result = discovery_of(posting)
     assert result.files == ["a/fares.csv"] and result.closest == []
+    assert [m.path for m in result.ranked_next] == ["b/fares_after.csv", "a/old.csv"]
