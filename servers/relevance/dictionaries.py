@@ -58,9 +58,9 @@ class DictionaryLinks(NamedTuple):
     documents beside it."""
 
     closest: dict[str, list[str]]  # a dictionary that fits several files goes with the one(s) it was written for
-    fitting: dict[str, list[str]]  # a dictionary goes with every file it fits
+    fitting: dict[str, list[str]]  # a dictionary goes with every file it fits; its text is searchable with each
     # documents beside a table with named columns that say what it holds (a README of its folder, a text
-    # that names it): searchable with it, never its rival, but not needed to read it, so not served with it
+    # that names it): in `fitting` too, never its rival, but not needed to read it, so not in `closest`
     beside: dict[str, list[str]]
 
 
@@ -95,6 +95,7 @@ def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
     needed, beside = _documents_beside(profiles)
     for path, docs in needed.items():
         closest.setdefault(path, set()).update(docs)
+    for path, docs in (*needed.items(), *beside.items()):
         fitting.setdefault(path, set()).update(docs)
     return DictionaryLinks(
         closest={k: sorted(v) for k, v in closest.items()}, fitting={k: sorted(v) for k, v in fitting.items()},

@@ -55,9 +55,9 @@ class LakeIndex:
         profiles = sorted(profiles, key=lambda p: p.path)
         by_path = {p.path: p for p in profiles}
         links = link_dictionaries(profiles)
-        describing = {path: list(dict.fromkeys([*links.fitting.get(path, []), *links.beside.get(path, [])]))
-                      for path in {*links.fitting, *links.beside}}
-        description = {path: " ; ".join(dictionary_text(by_path[d]) for d in docs) for path, docs in describing.items()}
+        description = {
+            path: " ; ".join(dictionary_text(by_path[d]) for d in docs) for path, docs in links.fitting.items()
+        }
         texts = [profile_texts(p) for p in profiles]  # once a file: the fields and the card both read them
         documents = [field_tokens(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
         cards = [card_text(p, description.get(p.path, ""), t) for p, t in zip(profiles, texts)]
