@@ -1,6 +1,6 @@
 """How Lakeboard scales with the number of files: generated lakes of 1k, 10k and 50k small files.
 
-    python benchmarks/bench_scale.py [--sizes 1000 10000 50000] [--work DIR] [--keep]
+    python benchmarks/bench_scale.py [--sizes 1000 10000 50000] [--work DIR] [--keep] [--method]
 
 The lakes are the many-folders lake of `make_folders_lake.py` with its counts scaled to the
 size asked for (item folders, dated series, per-place and per-id files, department folders).
@@ -13,7 +13,8 @@ For each size:
   questions, whose median time is the warm p50. The gateway checks the lake for changes at
   most every 5 s before a request (its default), as a user's would.
 The questions are made from the generator's own words (towns, sites, vessels, sensors,
-department topics, years), so files match them.
+department topics, years), so files match them. With --method, each also says how to work on
+the data in two more sentences, as long questions do: the host then embeds each sentence too.
 
 Everything is written under --work (default: a temporary folder), never into the repository;
 the lakes and configs are deleted afterwards unless --keep. Prints the table of issue 26 item 9,
@@ -74,8 +75,12 @@ def folder_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def questions(paths: list[str], n: int, seed: int = 7) -> list[str]:
-    """`n` requests in the lake's own words, one template after another, each naming what some file holds."""
+METHOD = " Then drop the rows with missing values and sort what is left by date. Report the mean of each group."
+
+
+def questions(paths: list[str], n: int, seed: int = 7, method: bool = False) -> list[str]:
+    """`n` requests in the lake's own words, one template after another, each naming what some file
+    holds; with `method`, each followed by sentences on how to work on it."""
     rng = random.Random(seed)
     by_kind: dict[str, list[list[str]]] = {}
     for rel in paths:
@@ -118,7 +123,7 @@ def questions(paths: list[str], n: int, seed: int = 7) -> list[str]:
             if request not in asked:
                 break
         asked[request] = None
-    return list(asked)
+    return [f"{r[:1].upper()}{r[1:]}.{METHOD}" if method else r for r in asked]
 
 
 # ------------------------------------------------------------------------------ measures
@@ -180,7 +185,7 @@ async def gateway_session(config: Path, asked: list[str]) -> dict:
             "resident": memory["together"] if memory["by_pages"] else None}
 
 
-def measure(n_files: int, work: Path, keep: bool, log) -> dict:
+def measure(n_files: int, work: Path, keep: bool, log, method: bool = False) -> dict:
     spec = spec_for(n_files)
     lake, out, name = work / f"lake-{n_files}", work / f"configs-{n_files}", f"scale-{n_files}"
     t0 = time.perf_counter()
@@ -188,7 +193,7 @@ def measure(n_files: int, work: Path, keep: bool, log) -> dict:
     make_folders_lake.generate(lake, spec, log=lambda _: None)
     size = lake_bytes(lake)
     log(f"[{n_files}] generated {len(paths)} files, {size / 1e6:.0f} MB in {time.perf_counter() - t0:.0f} s at {lake}")
-    asked = questions(paths, WARM_QUESTIONS + 1)
+    asked = questions(paths, WARM_QUESTIONS + 1, method=method)
     try:
         shutil.rmtree(out, ignore_errors=True)  # a fresh index: no profile cache, no config,
         shutil.rmtree(work / "home" / "cache", ignore_errors=True)  # and no card vectors of an earlier run
@@ -249,6 +254,7 @@ def main() -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000], help="files per lake")
     ap.add_argument("--work", type=Path, help="where lakes and configs go (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the lakes and configs")
+    ap.add_argument("--method", action="store_true", help="requests of three sentences: the data, then how to work on it")
     args = ap.parse_args()
     work = (args.work or Path(tempfile.mkdtemp(prefix="lakeboard-scale-"))).resolve()
     if work.is_relative_to(REPO):
@@ -263,7 +269,7 @@ def main() -> int:
     rows = []
     try:
         for n in args.sizes:
-            rows.append(measure(n, work, args.keep, log))
+            rows.append(measure(n, work, args.keep, log, args.method))
     finally:
         if not args.keep and args.work is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from relevance_data import (LakeData, Question, embedder, features, index_lake, index_versions,  # noqa: E402
                             lake_data, real_lakes)
 
-# Evidence the file model weighs better without, under cross-validation: the gate reads log_all,
-# and values stay in the all-fields and plain BM25 scores.
-NOT_IN_FILE_MODEL = ("log_all", "bm25_values")
+# Evidence the file model weighs better without, under cross-validation: the gate reads log_all
+# and dense_nearest, and values stay in the all-fields and plain BM25 scores.
+NOT_IN_FILE_MODEL = ("log_all", "bm25_values", "dense_nearest")
 OFF_TOPIC_WEIGHT = 0.3  # share of a lake's weight in the cut-off's objective given to off-topic requests
 
 

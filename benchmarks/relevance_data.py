@@ -67,7 +67,10 @@ def index_versions(configs: Path) -> str:
     import hashlib
 
     names = [str((configs / s.name / "current").resolve()) for s in real_lakes()]
-    return hashlib.sha1("\n".join(names).encode()).hexdigest()[:10]
+    # and of the code that turns a request into evidence: rows from older code are stale
+    code = [p.read_bytes() for p in sorted([*(REPO / "servers" / "relevance").glob("*.py"),
+                                            *(REPO / "common").glob("request_*.py")])]
+    return hashlib.sha1("\n".join(names).encode() + b"".join(code)).hexdigest()[:10]
 
 
 def load_lake_index(folder: Path):
@@ -140,10 +143,12 @@ def with_copies(mask: np.ndarray, facts: list) -> np.ndarray:
 
 
 def features(li, text: str, cards, embed) -> np.ndarray:
+    from lakeboard.common.request_embedding import embed_request
     from lakeboard.servers.relevance.features import LakeEvidence, feature_rows
     from lakeboard.servers.relevance.query_parsing import parse_query
 
     q = parse_query(text)
-    dense = cards @ embed([q.data_text])[0] if cards is not None else None
+    # as a file agent does where the host sent no vectors: the whole request, then its sentences
+    dense = (embed_request(embed, [q.data_text, *q.sentences]) @ cards.T) if cards is not None else None
     ev = LakeEvidence(q, li.index, dense)
     return feature_rows(ev, range(len(li.facts)), li.facts), ev

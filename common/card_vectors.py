@@ -94,18 +94,22 @@ class CardVectors:
         out[:, 0::2], out[:, 1::2] = high, low
         return (out - (_LEVELS + 1)) * self.scales[:, None]
 
-    def similarities(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """The dot product of `vector` with each row (of `rows` only, when given), in float32."""
-        vector = np.asarray(vector, dtype=np.float32)
-        even, odd = vector[0::2], vector[1::2]
+    def similarities(self, vectors: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """The dot product of each of `vectors` with each row (of `rows` only, when given), in
+        float32: one value a row for one vector, a row of values a vector for a matrix of them
+        (the codes are unpacked once for all)."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        many = np.atleast_2d(vectors)
+        even, odd = many[:, 0::2].T, many[:, 1::2].T
         # the codes' offset comes out of the sum once, not out of every code (a third of the time)
-        offset = (_LEVELS + 1) * float(vector.sum())
+        offset = (_LEVELS + 1) * many.sum(1)
         codes, scales = (self.codes, self.scales) if rows is None else (self.codes[rows], self.scales[rows])
-        out = np.empty(len(codes), dtype=np.float32)
+        out = np.empty((len(codes), len(many)), dtype=np.float32)
         for start in range(0, len(codes), _BLOCK):
             high, low = self._nibbles(codes[start:start + _BLOCK])
             out[start:start + _BLOCK] = high @ even + low @ odd
-        return (out - offset) * scales
+        out = ((out - offset) * scales[:, None]).T
+        return out if vectors.ndim > 1 else out[0]
 
     def save(self, folder: Path) -> None:
         np.save(folder / CODES_FILE, self.codes)

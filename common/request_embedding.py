@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ import numpy as np
 from lakeboard.common.card_vectors import CODES_FILE, CardVectors
 from lakeboard.common.file_versions import read_once
 from lakeboard.common.minilm import MODEL_NAME, available_embedder
-from lakeboard.common.request_text import data_part
+from lakeboard.common.request_text import MAX_SENTENCES, data_part, data_sentences
 from lakeboard.schemas.messages import LakeSimilarity
 
 META_KEY = "io.lakeboard/request-embedding"
@@ -37,17 +37,27 @@ _warming = False
 
 
 def embedding_text(request: str) -> str:
-    """What is embedded: the request without its sentences about the answer's form."""
+    """What is embedded first: the request without its sentences about the answer's form."""
     return data_part(request)
 
 
-def request_embedding(request: str) -> list[float] | None:
-    """The request's unit vector, or None where the model does not load here."""
+def request_embedding(request: str) -> list[list[float]] | None:
+    """The request's unit vectors (the whole data part's, then each of its sentences' where it has
+    several), or None where the model does not load here."""
     with _LOADING:
         embed = available_embedder()
     if embed is None:
         return None
-    return [float(v) for v in embed([embedding_text(request)])[0]]
+    rows = embed_request(embed, [embedding_text(request), *data_sentences(request)])
+    return [[float(v) for v in row] for row in rows]
+
+
+def embed_request(embed: Callable[[list[str]], np.ndarray], texts: list[str]) -> np.ndarray:
+    """`texts`: the whole request's data part, then its sentences. Two passes of the model: in
+    one, the short sentences would be padded to the whole request's length (37 ms against 24 ms
+    for a request of three sentences)."""
+    whole = embed(texts[:1])
+    return np.vstack([whole, embed(texts[1:])]) if len(texts) > 1 else whole
 
 
 def warm_up() -> None:
@@ -73,47 +83,60 @@ def _card_vectors(codes_file: Path) -> CardVectors:
     return CardVectors.load(codes_file.parent)
 
 
-def lake_similarity(index_folder: Path, vector: list[float]) -> LakeSimilarity | None:
-    """The request's best similarity to any file of the lake whose search index is `index_folder`,
-    and their spread (None where the index has no vectors of this size)."""
+def lake_similarity(index_folder: Path, vectors: list[list[float]]) -> LakeSimilarity | None:
+    """The request's similarities to the files of the lake whose search index is `index_folder`
+    (the whole request's best, and the spread of each file's nearest), or None where the index
+    has no vectors of this size."""
     try:
-        vectors = read_once(index_folder / CODES_FILE, _card_vectors)
+        cards = read_once(index_folder / CODES_FILE, _card_vectors)
     except (OSError, ValueError):
         return None
-    if vectors.dimensions != len(vector) or not len(vectors):
+    if not vectors or cards.dimensions != len(vectors[0]) or not len(cards):
         return None
-    return LakeSimilarity.of(vectors.similarities(np.asarray(vector, dtype=np.float32)))
+    return LakeSimilarity.of(cards.similarities(np.asarray(vectors, dtype=np.float32)))
 
 
-def embedding_meta(vector: list[float] | None, lakes: Mapping[str, LakeSimilarity] | None = None) -> dict[str, Any] | None:
-    """The `_meta` of a helper call that carries `vector` (None when there is none) and, per lake
-    search index (its folder), the vector's similarity there."""
-    if vector is None:
+def embedding_meta(vectors: list[list[float]] | None,
+                   lakes: Mapping[str, LakeSimilarity] | None = None) -> dict[str, Any] | None:
+    """The `_meta` of a helper call that carries `vectors` (None when there are none) and, per lake
+    search index (its folder), their similarities there."""
+    if not vectors:
         return None
-    entry: dict[str, Any] = {"model": MODEL_NAME, "vector": vector}
+    entry: dict[str, Any] = {"model": MODEL_NAME, "vector": vectors[0]}
+    if len(vectors) > 1:
+        entry["sentences"] = vectors[1:]
     if lakes:
         entry["lakes"] = {folder: sim.model_dump() for folder, sim in lakes.items()}
     return {META_KEY: entry}
 
 
-def embedding_from_meta(meta: Mapping[str, Any] | None) -> np.ndarray | None:
-    """The vector a caller sent, or None when it sent none or one this side cannot use.
+def _unit_vector(value: Any) -> np.ndarray | None:
+    if not isinstance(value, list) or len(value) != DIMENSIONS:
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        return None
+    out = np.asarray(value, dtype=np.float32)
+    return out if abs(float(np.linalg.norm(out)) - 1.0) <= 1e-3 else None
 
-    The caller is not trusted: anything but 384 finite numbers of about unit length from the
-    same model is ignored, and the helper embeds the request itself.
+
+def embedding_from_meta(meta: Mapping[str, Any] | None) -> np.ndarray | None:
+    """The vectors a caller sent (a row for the whole request, then one per sentence), or None
+    when it sent none or any this side cannot use.
+
+    The caller is not trusted: anything but rows of 384 finite numbers of about unit length from
+    the same model (and at most `MAX_SENTENCES` sentences) is ignored, and the helper embeds the
+    request itself.
     """
     entry = meta.get(META_KEY) if isinstance(meta, Mapping) else None
     if not isinstance(entry, Mapping) or entry.get("model") != MODEL_NAME:
         return None
-    vector = entry.get("vector")
-    if not isinstance(vector, list) or len(vector) != DIMENSIONS:
+    sentences = entry.get("sentences", [])
+    if not isinstance(sentences, list) or len(sentences) > MAX_SENTENCES:
         return None
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in vector):
+    rows = [_unit_vector(v) for v in [entry.get("vector"), *sentences]]
+    if any(r is None for r in rows):
         return None
-    out = np.asarray(vector, dtype=np.float32)
-    if abs(float(np.linalg.norm(out)) - 1.0) > 1e-3:
-        return None
-    return out
+    return np.stack(rows)
 
 
 def similarity_from_meta(meta: Mapping[str, Any] | None, index_folder: str) -> LakeSimilarity | None:

@@ -13,28 +13,33 @@ from lakeboard.schemas.profiles import LoaderCheck, TableShape
 
 
 class LakeSimilarity(BaseModel):
-    """A request's embedding against every file of one lake: its best similarity and how the
-    similarities spread (a request that one file stands out for differs from one every file meets alike).
+    """A request's embeddings against every file of one lake: the whole request's best similarity,
+    and how each file's nearest similarity (to the whole or to the request's sentence nearest it)
+    spreads: a request that one file stands out for differs from one every file meets alike.
     Strict: it also comes from a caller's `_meta`, where a string or a bool is no similarity.
     Frozen, so hashable: a file agent keys the rankings it keeps by it."""
 
     model_config = ConfigDict(strict=True, allow_inf_nan=False, frozen=True)
 
-    best: float = Field(ge=-1.001, le=1.001)
-    mean: float = Field(ge=-1.001, le=1.001)
-    std: float = Field(ge=0.0, le=2.0)
+    best: float = Field(ge=-1.001, le=1.001, description="the whole request's best similarity to a file")
+    nearest: float = Field(ge=-1.001, le=1.001, description="the best of the files' nearest similarities")
+    mean: float = Field(ge=-1.001, le=1.001, description="the mean of the files' nearest similarities")
+    std: float = Field(ge=0.0, le=2.0, description="their standard deviation")
 
     @property
     def standing(self) -> float:
-        """How far the best stands above the lake's similarities, in standard deviations."""
-        return (self.best - self.mean) / self.std if self.std > 1e-6 else 0.0
+        """How far the nearest file stands above the lake's files, in standard deviations."""
+        return (self.nearest - self.mean) / self.std if self.std > 1e-6 else 0.0
 
     @classmethod
     def of(cls, similarities) -> LakeSimilarity:
-        """From one request's similarities to a lake's files (a numpy array); int8 codes can
-        overshoot a cosine by a hair, hence the clipping."""
-        best, mean = (min(max(float(v), -1.0), 1.0) for v in (similarities.max(), similarities.mean()))
-        return cls(best=best, mean=mean, std=min(float(similarities.std()), 2.0))
+        """From one request's similarities to a lake's files (a numpy array: one row for the whole
+        request, then one per sentence, or one row alone); int8 codes can overshoot a cosine by a
+        hair, hence the clipping."""
+        rows = similarities.reshape(-1, similarities.shape[-1])
+        nearest = rows.max(0)
+        best, top, mean = (min(max(float(v), -1.0), 1.0) for v in (rows[0].max(), nearest.max(), nearest.mean()))
+        return cls(best=best, nearest=top, mean=mean, std=min(float(nearest.std()), 2.0))
 
 
 class BlackboardRequest(BaseModel):
@@ -43,10 +48,10 @@ class BlackboardRequest(BaseModel):
     request: str = Field(min_length=1, description="what is needed, in plain words")
     reason: str = Field("", description="why it is needed (context for helpers)")
     id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
-    embedding: list[float] | None = Field(
+    embedding: list[list[float]] | None = Field(
         default=None, exclude=True, repr=False,
-        description="the request's sentence embedding, made once by the host (common/request_embedding.py); "
-        "it travels in a call's _meta, never in traces",
+        description="the request's sentence embeddings, made once by the host (common/request_embedding.py): "
+        "the whole request's, then its sentences' where it has several; they travel in a call's _meta, never in traces",
     )
     lake_similarity: dict[str, LakeSimilarity] | None = Field(
         default=None, exclude=True, repr=False,

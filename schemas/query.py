@@ -18,6 +18,10 @@ class QueryPeriod(BaseModel):
 class Query(BaseModel):
     text: str = Field(description="the request as written")
     data_text: str = Field(description="the request without its sentences about the answer's form")
+    sentences: list[str] = Field(
+        default_factory=list,
+        description="the data text's sentences, where it has several (each is embedded beside the whole)",
+    )
     terms: dict[str, str] = Field(
         default_factory=dict, description="stemmed content terms -> the word each came from, times left out"
     )

@@ -91,23 +91,23 @@ class FileAgent:
         return "\n".join(lines)
 
     # -- the blackboard protocol ----------------------------------------------------------
-    def rank(self, request: str | Query, embedding: list[float] | None = None,
+    def rank(self, request: str | Query, embedding: list[list[float]] | None = None,
              lake: LakeSimilarity | None = None) -> Ranking:
-        """`embedding`: the request's vector as the host sent it (the agent embeds the request without
-        one); `lake`: its similarity to the whole lake, as the host sent it with the vector.
+        """`embedding`: the request's vectors as the host sent them (the agent embeds the request
+        without them); `lake`: their similarity to the whole lake, as the host sent it with them.
 
         The last few rankings are kept: `respond` follows `can_help` for the same request, and
         ranking it again would repeat the work (the embedding included, where none was sent).
         """
         query = request if isinstance(request, Query) else parse_query(request)
-        vector = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
-        key = (query.text, None if vector is None else vector.tobytes(), lake)
+        vectors = np.asarray(embedding, dtype=np.float32) if embedding is not None else None
+        key = (query.text, None if vectors is None else vectors.tobytes(), lake)
         with self._ranking_lock:
             known = self._rankings.pop(key, None)
             if known is not None:
                 self._rankings[key] = known  # most recent last
                 return known
-        ranking = self.engine.rank(query, vector, lake)  # the engine ignores a similarity sent without a vector
+        ranking = self.engine.rank(query, vectors, lake)  # the engine ignores a similarity sent without vectors
         with self._ranking_lock:
             self._rankings[key] = ranking
             while len(self._rankings) > _RANKINGS_KEPT:

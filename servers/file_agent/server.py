@@ -137,14 +137,14 @@ def _result(answer: Answer | mcp_types.InputRequiredResult, render: Callable[[An
 
 
 def _posted(request: str, reason: str, ctx: Context, index_folder: str) -> BlackboardRequest:
-    """The request, with the embedding the host sent in the call's `_meta` where it sent a usable
-    one, and the embedding's similarity to this agent's lake where the host sent that too."""
+    """The request, with the embeddings the host sent in the call's `_meta` where it sent usable
+    ones, and their similarity to this agent's lake where the host sent that too."""
     if not request.strip():
         raise ToolError("The request is empty: say in plain words what data is needed.")
     context = ctx.request_context
     meta = context.meta if context is not None else None
-    vector = embedding_from_meta(meta)
+    vectors = embedding_from_meta(meta)
     lake = similarity_from_meta(meta, index_folder)
     return BlackboardRequest(request=request, reason=reason,
-                             embedding=vector.tolist() if vector is not None else None,
+                             embedding=vectors.tolist() if vectors is not None else None,
                              lake_similarity={index_folder: lake} if lake is not None else None)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lakeboard.common.request_embedding import embed_request
 from lakeboard.servers.relevance.relevance_model import RelevanceWeights, relevance_weights
 from lakeboard.schemas.families import TimeCoverage
 from lakeboard.schemas.messages import FileMatch, LakeSimilarity
@@ -23,7 +24,7 @@ from lakeboard.servers.relevance.lake_index import LakeIndex
 
 Embed = Callable[[list[str]], np.ndarray]
 # the absolute evidence the gate reads, maximised over the files it is asked about
-GATE_FEATURES = ("dense", "name_fit", "quoted", "log_all")
+GATE_FEATURES = ("dense_nearest", "name_fit", "quoted", "log_all")
 # what the gate weighs: those, the best file's probability, its lead on the next, and how far the
 # request's best dense similarity stands above the rest of the lake's
 GATE_INPUTS = (*GATE_FEATURES, "best_p", "lead", "dense_standing")
@@ -72,26 +73,28 @@ class RelevanceEngine:
     def coverage_of(self, path: str) -> TimeCoverage | None:
         return self._facts_of[path].coverage
 
-    def evidence(self, query: Query, vector: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> LakeEvidence:
-        """`vector`: the request's embedding as the host sent it; without one the agent embeds it.
-        `lake`: the vector's similarity over the whole lake, as the host sent it; with it only
-        this partition's vectors are weighed (the others' similarities are left at 0)."""
+    def evidence(self, query: Query, vectors: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> LakeEvidence:
+        """`vectors`: the request's embeddings as the host sent them (the whole request's, then its
+        sentences'); without them the agent embeds the request. `lake`: their similarity over the
+        whole lake, as the host sent it; with it only this partition's vectors are weighed (the
+        others' similarities are left at 0)."""
         dense = None
         if self.embed is not None:  # set only where the lake has vectors
-            if vector is None:
-                vector, lake = self.embed([query.data_text])[0], None
+            if vectors is None:
+                vectors, lake = embed_request(self.embed, [query.data_text, *query.sentences]), None
             if lake is None:
-                dense = self.lake.vectors.similarities(vector)
+                dense = self.lake.vectors.similarities(vectors)
             else:
-                own = self.lake.vectors.similarities(vector, self.positions)
-                dense = np.zeros(len(self.lake.vectors), dtype=np.float32)
-                dense[self.positions] = own
-                if len(own) and own.max() > lake.best:  # the host's best is never below a file's
-                    lake = lake.model_copy(update={"best": float(own.max())})
+                own = self.lake.vectors.similarities(vectors, self.positions).reshape(-1, len(self.positions))
+                dense = np.zeros((len(own), len(self.lake.vectors)), dtype=np.float32)
+                dense[:, self.positions] = own
+                if own.size:  # the host's best is never below a file's
+                    lake = lake.model_copy(update={"best": max(lake.best, float(own[0].max())),
+                                                   "nearest": max(lake.nearest, float(own.max()))})
         return LakeEvidence(query, self.lake.index, dense, lake)
 
-    def rank(self, query: Query, vector: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> Ranking:
-        ev = self.evidence(query, vector, lake)
+    def rank(self, query: Query, vectors: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> Ranking:
+        ev = self.evidence(query, vectors, lake)
         rows = feature_rows(ev, self.positions, self.facts, self._fact_columns)
         p = self.weights.file.probability(rows[:, self.columns]) * self._usable
         gate = float(self.weights.gate.probability(gate_row(rows, p, ev.standing))[0]) if len(p) else 0.0

@@ -24,7 +24,7 @@ _NAME_FIELDS = ("name", "folder")
 FEATURES: tuple[str, ...] = (
     *(f"bm25_{f}" for f in FIELDS),
     "bm25_all", "rank_all", "log_all", "bm25_plain", "log_plain", "cover", "cover_rel",
-    "name_fit", "period_fit", "period_conflict", "dictionary", "quoted", "dense", "dense_rel",
+    "name_fit", "period_fit", "period_conflict", "dictionary", "quoted", "dense", "dense_rel", "dense_nearest",
 )
 # Cross-validation dropped (each cost macro F1 or carried no weight on the real lakes): an id of the
 # request in a file's name (ids stay content terms, so BM25 and coverage see them), a file format
@@ -51,7 +51,8 @@ class LakeEvidence:
     def __init__(self, query: Query, index: SearchIndex, dense: np.ndarray | None = None,
                  lake: LakeSimilarity | None = None) -> None:
         """`dense`: the request's similarity to each file (only some files', their agent's, where
-        the host found `lake`); `lake`: its best over the lake's files and their spread."""
+        the host found `lake`): one row for the whole request, then one per sentence, or that one
+        row alone; `lake`: the best over the lake's files and their spread."""
         self.query = query
         n = len(index.paths)
         content = list(query.terms)
@@ -81,10 +82,14 @@ class LakeEvidence:
         self.cover = (idf @ hits) / weight if weight > 0 else np.zeros(n)
         self.cover_rel = _relative(self.cover)
         if dense is not None and dense.size:
-            lake = lake if lake is not None else LakeSimilarity.of(dense)  # `dense` is the whole lake's
-            self.dense, self.dense_rel, self.standing = dense, dense - lake.best, lake.standing
+            rows = dense.reshape(-1, n)
+            lake = lake if lake is not None else LakeSimilarity.of(rows)  # `dense` is the whole lake's
+            self.dense, self.dense_rel, self.standing = rows[0], rows[0] - lake.best, lake.standing
+            # each file's similarity to the whole request or to its sentence nearest the file:
+            # the gate reads it (a long request's method dilutes its whole embedding)
+            self.dense_nearest = rows.max(0)
         else:
-            self.dense = self.dense_rel = np.zeros(n)
+            self.dense = self.dense_rel = self.dense_nearest = np.zeros(n)
             self.standing = 0.0
         self.parts = set(query.name_parts)
 
@@ -176,7 +181,7 @@ def feature_rows(ev: LakeEvidence, positions: Sequence[int], facts: Sequence[Fil
         fits[:, 0], fits[:, 1],
         known.describes,
         np.array([bool(phrases & set(f.labels)) for f in facts], dtype=np.float64) if phrases else none,
-        ev.dense[at], ev.dense_rel[at],
+        ev.dense[at], ev.dense_rel[at], ev.dense_nearest[at],
     ]
     rows = np.zeros((n, len(FEATURES)), dtype=np.float32)
     for j, column in enumerate(columns):

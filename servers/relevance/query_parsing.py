@@ -10,7 +10,7 @@ import re
 
 from lakeboard.schemas.query import Query, QueryPeriod
 from lakeboard.servers.relevance.constraints import parse_constraints
-from lakeboard.common.request_text import data_part
+from lakeboard.common.request_text import data_part, data_sentences
 from lakeboard.servers.relevance.tokens import FUNCTION_WORDS, STOPWORDS, query_terms, quoted_phrases, stem, words
 
 _CODE = re.compile(r"(?<![\w.])([A-Za-z]*\d[\w-]*)(?![\w])")
@@ -64,6 +64,7 @@ def parse_query(request: str) -> Query:
     return Query(
         text=request,
         data_text=data,
+        sentences=data_sentences(request),
         terms=terms,
         name_parts=parts,
         ids=ids,

@@ -23,11 +23,26 @@ from lakeboard.schemas.clusters import ClusterConfig
 REQUEST = "Daily rainfall in Ashford in 2023. Round the answer to 2 decimal places."
 
 
+LONG = ("Use the monthly rainfall table of Ashford. Drop the months with missing gauges first. "
+        "Then fit a linear trend to the yearly totals. Round the answer to 2 decimal places.")
+
+
 def test_the_vector_is_the_models_embedding_of_the_requests_data_part():
-    vector = request_embedding(REQUEST)
+    vectors = request_embedding(REQUEST)
     assert "Round" not in embedding_text(REQUEST)
-    assert np.allclose(vector, embed([embedding_text(REQUEST)])[0], atol=1e-6)
-    assert np.allclose(embedding_from_meta(embedding_meta(vector)), vector, atol=0)
+    assert len(vectors) == 1, "a request of one sentence is embedded once"
+    assert np.allclose(vectors[0], embed([embedding_text(REQUEST)])[0], atol=1e-6)
+    assert np.allclose(embedding_from_meta(embedding_meta(vectors)), vectors, atol=0)
+
+
+def test_a_request_of_several_sentences_is_embedded_whole_and_sentence_by_sentence():
+    vectors = request_embedding(LONG)
+    sentences = ["Use the monthly rainfall table of Ashford.", "Drop the months with missing gauges first.",
+                 "Then fit a linear trend to the yearly totals."]  # not the answer's form
+    assert np.allclose(vectors, embed([embedding_text(LONG), *sentences]), atol=1e-5)
+    sent = embedding_meta(vectors)
+    assert len(sent[META_KEY]["sentences"]) == 3
+    assert np.allclose(embedding_from_meta(sent), vectors, atol=0)
 
 
 def _unit(n: int = 384) -> list[float]:
@@ -46,7 +61,11 @@ def _unit(n: int = 384) -> list[float]:
     {META_KEY: {"model": MODEL_NAME, "vector": ["0.05"] + _unit()[1:]}},
     {META_KEY: {"model": MODEL_NAME, "vector": [3 * x for x in _unit()]}},  # not unit length
     {META_KEY: {"model": MODEL_NAME, "vector": "0.1,0.2"}},
-], ids=["none", "empty", "not-mapping", "other-model", "short", "nan", "bool", "text", "not-unit", "not-list"])
+    {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "sentences": _unit()}},
+    {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "sentences": [_unit(), _unit(383)]}},
+    {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "sentences": [_unit()] * 17}},
+], ids=["none", "empty", "not-mapping", "other-model", "short", "nan", "bool", "text", "not-unit", "not-list",
+        "sentences-not-rows", "a-bad-sentence", "too-many-sentences"])
 def test_a_vector_this_side_cannot_use_is_ignored(meta):
     assert embedding_from_meta(meta) is None
 
@@ -83,7 +102,7 @@ async def test_the_blackboard_sends_every_helper_one_embedding_of_the_request():
     from lakeboard.host.blackboard import Blackboard
     from lakeboard.host.pool import ClientPool, InMemoryServer
 
-    seen: list[tuple[str, list[float] | None]] = []
+    seen: list[tuple[str, list[list[float]] | None]] = []
 
     def helper(name: str) -> FastMCP:
         mcp = FastMCP(name)
@@ -109,7 +128,7 @@ async def test_the_blackboard_sends_every_helper_one_embedding_of_the_request():
     assert [v for _, v in seen[3:]] == [None, None, None]
 
 
-GOOD = {"best": 0.5, "mean": 0.1, "std": 0.2}
+GOOD = {"best": 0.5, "nearest": 0.6, "mean": 0.1, "std": 0.2}
 
 
 @pytest.mark.parametrize("lakes", [
@@ -129,11 +148,23 @@ def test_the_lake_similarity_is_the_best_over_the_lakes_files_and_their_spread(t
     CardVectors.quantize(np.eye(384, dtype=np.float32)[:5]).save(tmp_path)
     query = [0.0] * 384
     query[3], query[7] = 0.8, 0.6
-    found = lake_similarity(tmp_path, query)
-    assert found.best == pytest.approx(0.8, abs=0.005) and found.mean == pytest.approx(0.16, abs=0.005)
+    found = lake_similarity(tmp_path, [query])
+    assert found.best == found.nearest == pytest.approx(0.8, abs=0.005) and found.mean == pytest.approx(0.16, abs=0.005)
     assert found.std == pytest.approx(0.32, abs=0.005) and found.standing == pytest.approx(2.0, abs=0.05)
-    assert lake_similarity(tmp_path / "missing", query) is None
-    assert lake_similarity(tmp_path, query[:10]) is None  # another model's size
+    assert lake_similarity(tmp_path / "missing", [query]) is None
+    assert lake_similarity(tmp_path, [query[:10]]) is None  # another model's size
+    assert lake_similarity(tmp_path, []) is None
+
+
+def test_a_sentence_nearer_a_file_than_the_whole_request_counts_in_the_spread(tmp_path):
+    """`best` stays the whole request's; each file's nearest similarity makes `nearest`, `mean` and `std`."""
+    CardVectors.quantize(np.eye(384, dtype=np.float32)[:5]).save(tmp_path)
+    whole, sentence = [0.0] * 384, [0.0] * 384
+    whole[3], whole[7] = 0.8, 0.6
+    sentence[1] = 1.0
+    found = lake_similarity(tmp_path, [whole, sentence])
+    assert found.best == pytest.approx(0.8, abs=0.005) and found.nearest == pytest.approx(1.0, abs=0.005)
+    assert found.mean == pytest.approx(0.36, abs=0.005)  # (1.0 + 0.8) / 5
 
 
 async def test_an_agent_sent_the_lakes_similarity_weighs_only_its_own_files_alike(demo_config, tmp_path):
@@ -182,6 +213,6 @@ async def test_the_blackboard_sends_the_lakes_similarity_with_the_embedding(tmp_
     async with ClientPool({"a": InMemoryServer(mcp)}) as pool:
         await Blackboard(pool, lake_index=tmp_path).post(BlackboardRequest(request=REQUEST))
         await Blackboard(pool).post(BlackboardRequest(request=REQUEST))
-    first = np.asarray(request_embedding(REQUEST))[:3]  # the similarities to the three files
+    first = np.asarray(request_embedding(REQUEST))[0, :3]  # the similarities to the three files
     assert seen[0].best == pytest.approx(first.max(), abs=0.005) and seen[0].mean == pytest.approx(first.mean(), abs=0.005)
     assert seen[0].std == pytest.approx(first.std(), abs=0.005) and seen[1] is None

@@ -29,3 +29,27 @@ def test_the_facts_arrays_give_what_each_file_gives_on_its_own():
         assert known.name_fit(set(q.name_parts)).tolist() == own, request
         assert known.period_fit(q, facts).tolist() == [list(period_fit(f, q)) for f in facts], request
     assert known.describes.tolist() == [0, 1, 0, 0]
+
+
+def test_the_gate_sees_each_files_nearest_similarity_the_file_model_the_whole_requests():
+    """Rows of `dense`: the whole request, then its sentences. `dense` and `dense_rel` are the
+    whole request's; `dense_nearest` is the best of the rows, file by file."""
+    import numpy as np
+
+    from lakeboard.servers.relevance import LakeIndex, parse_query
+    from lakeboard.servers.profiling.families import describe_families
+    from lakeboard.servers.relevance.features import LakeEvidence
+
+    from .conftest import table_profile
+
+    profiles = [table_profile(f"t{i}.csv", {"a": ["x"]}) for i in range(3)]
+    lake = LakeIndex.build(profiles, describe_families(profiles))
+    dense = np.array([[0.5, 0.2, 0.1], [0.1, 0.7, 0.0], [0.3, 0.3, 0.4]], dtype=np.float32)
+    ev = LakeEvidence(parse_query("a request. And its second sentence here."), lake.index, dense)
+    assert ev.dense.tolist() == dense[0].tolist()
+    assert np.allclose(ev.dense_rel, dense[0] - 0.5)
+    assert np.allclose(ev.dense_nearest, [0.5, 0.7, 0.4])
+    nearest = np.array([0.5, 0.7, 0.4])
+    assert abs(ev.standing - (0.7 - nearest.mean()) / nearest.std()) < 1e-5
+    alone = LakeEvidence(parse_query("a request"), lake.index, dense[0])
+    assert np.allclose(alone.dense_nearest, dense[0])

@@ -29,3 +29,12 @@ def test_quotes_around_the_answers_form_name_no_column():
     q = parse_query('Is the "High Price" correlated with the "Low Price" column? Answer with only \'Yes\' or \'No\'. '
                     'Use "5" bins.')
     assert q.phrases == ["high price", "low price"]
+
+
+def test_a_long_requests_sentences_are_kept_beside_its_whole_text():
+    q = parse_query("Load the ferry timetable of the harbour. See above. Then drop the cancelled crossings and "
+                    "count the rest by month. Round your answer to 2 decimal places.")
+    assert q.sentences == ["Load the ferry timetable of the harbour.",
+                           "Then drop the cancelled crossings and count the rest by month."]
+    # one sentence is its whole text: nothing to embed twice
+    assert parse_query("ferry crossings by month. Round to 2 decimals.").sentences == []
