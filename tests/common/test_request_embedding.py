@@ -122,10 +122,13 @@ async def test_the_blackboard_sends_every_helper_one_embedding_of_the_request():
         posting = await Blackboard(pool).post(BlackboardRequest(request=REQUEST))
         assert "embedding" not in posting.request.model_dump(mode="json"), "traces never carry the vector"
         await Blackboard(pool, embed_requests=False).post(BlackboardRequest(request=REQUEST))
+        await Blackboard(pool).post(BlackboardRequest(request=LONG))
     sent = [v for _, v in seen[:3]]
     assert sorted(n for n, _ in seen[:3]) == ["a", "b", "c"]
     assert all(v is not None and np.allclose(v, request_embedding(REQUEST), atol=1e-6) for v in sent)
-    assert [v for _, v in seen[3:]] == [None, None, None]
+    assert [v for _, v in seen[3:6]] == [None, None, None]
+    # a request of several sentences: each helper gets the whole's vector and each sentence's
+    assert all(len(v) == 4 and np.allclose(v, request_embedding(LONG), atol=1e-6) for _, v in seen[6:])
 
 
 GOOD = {"best": 0.5, "nearest": 0.6, "mean": 0.1, "std": 0.2}
@@ -167,8 +170,11 @@ def test_a_sentence_nearer_a_file_than_the_whole_request_counts_in_the_spread(tm
     assert found.mean == pytest.approx(0.36, abs=0.005)  # (1.0 + 0.8) / 5
 
 
-async def test_an_agent_sent_the_lakes_similarity_weighs_only_its_own_files_alike(demo_config, tmp_path):
-    """Its files' scores and its gate are those it finds weighing the whole lake itself."""
+@pytest.mark.parametrize("method", ["", " Then drop the rows with missing values and sort them by date. "
+                                         "Report the mean of each group."], ids=["one-sentence", "three-sentences"])
+async def test_an_agent_sent_the_lakes_similarity_weighs_only_its_own_files_alike(demo_config, tmp_path, method):
+    """Its files' scores and its gate are those it finds weighing the whole lake itself, for a
+    request of one sentence as for one of several (whose sentences are sent too)."""
     from pathlib import Path
 
     from lakeboard.servers.file_agent.agent import FileAgent
@@ -177,8 +183,9 @@ async def test_an_agent_sent_the_lakes_similarity_weighs_only_its_own_files_alik
 
     config = ClusterConfig.model_validate_json((demo_config / "clusters.json").read_text())
     index = Path(config.relevance_index)
-    request = _request(demo_config)
+    request = _request(demo_config) + ("." + method if method else "")
     vector = request_embedding(request)
+    assert len(vector) == (4 if method else 1)
     lake = lake_similarity(index, vector)
     assert lake is not None
     for cluster in config.clusters:
