@@ -26,7 +26,7 @@ Embed = Callable[[list[str]], np.ndarray]
 # the absolute evidence the gate reads, maximised over the files it is asked about
 GATE_FEATURES = ("dense_nearest", "name_fit", "quoted", "log_all")
 # what the gate weighs: those, the best file's probability, its lead on the next, and how far the
-# request's best dense similarity stands above the rest of the lake's
+# files' best nearest similarity (to the whole request or one of its sentences) stands above the lake's
 GATE_INPUTS = (*GATE_FEATURES, "best_p", "lead", "dense_standing")
 _SHOWN = 21  # matches a file agent reports: the one it chose and the next 20
 
