@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from relevance_data import (LakeData, Question, embedder, features, index_lake, index_versions,  # noqa: E402
+from relevance_data import (LakeData, Question, embedder, features, index_lake, rows_version,  # noqa: E402
                             lake_data, real_lakes)
 
 # Evidence the file model weighs better without, under cross-validation: the gate reads log_all
@@ -236,11 +236,12 @@ WEIGHTS = Path(__file__).resolve().parents[1] / "servers" / "relevance" / "relev
 
 
 def rows_of(work: Path, dense: str | None) -> list[LakeData]:
-    """The real lakes' rows, cached per version of their indexes (indexed again first when stale)."""
+    """The real lakes' rows, cached per version of their indexes and of the relevance code (the
+    lakes are indexed again first when stale)."""
     configs = work / "configs"
     for spec in real_lakes():
         index_lake(spec, configs)
-    cache = work / f"rows-{dense or 'lexical'}-{index_versions(configs)}.pickle"
+    cache = work / f"rows-{dense or 'lexical'}-{rows_version(configs)}.pickle"
     if cache.exists():
         return pickle.loads(cache.read_bytes())
     lakes = build(configs, dense)

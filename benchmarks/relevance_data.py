@@ -62,12 +62,12 @@ def index_lake(spec: LakeSpec, configs: Path) -> Path:
     return folder
 
 
-def index_versions(configs: Path) -> str:
-    """A digest of the index each real lake's config folder holds now (its current config set)."""
+def rows_version(configs: Path) -> str:
+    """A digest of the index each real lake's config folder holds now (its current config set)
+    and of the code that turns a request into evidence: rows made by older code are stale."""
     import hashlib
 
     names = [str((configs / s.name / "current").resolve()) for s in real_lakes()]
-    # and of the code that turns a request into evidence: rows from older code are stale
     code = [p.read_bytes() for p in sorted([*(REPO / "servers" / "relevance").glob("*.py"),
                                             *(REPO / "common").glob("request_*.py")])]
     return hashlib.sha1("\n".join(names).encode() + b"".join(code)).hexdigest()[:10]
