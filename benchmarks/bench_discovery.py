@@ -10,7 +10,9 @@ of files). Beside it, in the same run: a plain BM25 peer (one BM25 over all of a
 its top k files, k chosen on the other three lakes) and `--mode rag` (the paper's RAG baseline:
 the five files closest to the question). Also recall of the top 10 ranked files, and the
 off-topic rate: each lake is asked the other lakes' questions, which must get no files.
-Usage: python benchmarks/bench_discovery.py [--cv] [--work DIR] [--lakes general demo]
+`--cv --pooled`: also each lake's questions asked of the four lakes pooled into one lake (a
+folder each, hard links in --work), fitted as --cv: how the gate holds on a bigger lake.
+Usage: python benchmarks/bench_discovery.py [--cv [--pooled]] [--work DIR] [--lakes general demo]
 """
 
 from __future__ import annotations
@@ -63,6 +65,28 @@ def bm25_peer(lakes: list, held) -> dict:
             "precision": statistics.fmean(r[1] for r in rows), "f1": statistics.fmean(r[2] for r in rows), "k": k}
 
 
+def pooled_rows(lakes: list, work: Path) -> list[dict]:
+    """Each lake's questions asked of the four lakes pooled into one, with weights fitted on the
+    other three lakes (as --cv): F1, and the share of the questions the gate lets through."""
+    from relevance_data import embedder, index_lake, lake_data, pooled_lake
+
+    spec = pooled_lake([lake.spec for lake in lakes], work)
+    index_lake(spec, work / "configs")
+    pool, _, _ = lake_data(spec, work / "configs", embedder(work / "vectors-minilm.pickle", "minilm"))
+    columns = fit.model_columns(dense=True)
+    out = []
+    for held in lakes:
+        rel = fit.train(fit.without_questions_of(held, lakes), columns)
+        texts = {q.text for q in held.questions}
+        asked = [q for q in pool.questions if q.text in texts]
+        preds = rel.predict(asked, pool.facts)
+        rows = [fit.f1(fit.select(pred, rel.cutoff, pool.facts), q) for pred, q in zip(preds, asked)]
+        out.append({"lake": held.spec.name, **{k: statistics.fmean(r[i] for r in rows)
+                                                for i, k in enumerate(("recall", "precision", "f1"))},
+                    "passed": statistics.fmean(g >= rel.cutoff.gate_at for _, g in preds)})
+    return out
+
+
 def print_rows(title: str, rows: list[dict], extra: bool = False) -> None:
     print(title)
     head = f"  {'lake':11s} {'recall':>7s} {'prec.':>7s} {'F1':>7s}"
@@ -81,7 +105,11 @@ def main() -> int:
     ap.add_argument("--cv", action="store_true", help="cross-validate across the real lakes, with the peers")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "lakeboard-fit")
     ap.add_argument("--lakes", nargs="*", default=[], help="generated lakes of lakes/ to run as well (mechanism checks)")
+    ap.add_argument("--pooled", action="store_true",
+                    help="with --cv: also ask each lake's questions of the four lakes pooled into one")
     args = ap.parse_args()
+    if args.work.resolve().is_relative_to(REPO):
+        ap.error(f"--work {args.work} is inside the repository; choose a folder outside it")
     args.work.mkdir(parents=True, exist_ok=True)
     specs = real_lakes()
     if args.cv:
@@ -91,6 +119,11 @@ def main() -> int:
                    extra=True)
         print_rows("peer: plain BM25, top k (k fitted on the other three lakes)", [bm25_peer(lakes, l) for l in lakes])
         print_rows("peer: --mode rag (the paper's RAG baseline)", [run_eval(s, args.work, "rag") for s in specs])
+        if args.pooled:
+            rows = pooled_rows(lakes, args.work)
+            print_rows("Lakeboard, cross-validated, each lake's questions asked of the four lakes pooled into one", rows)
+            print("  share of the questions the gate lets through: "
+                  + ", ".join(f"{r['lake']} {r['passed']:.3f}" for r in rows))
     else:
         print_rows("Lakeboard end to end, weights fitted on these lakes (in-sample)",
                    [run_eval(s, args.work) for s in specs])

@@ -29,6 +29,32 @@ def real_lakes(shared: Path = SHARED) -> list[LakeSpec]:
     return [s for s in out if s.lake.is_dir() and s.workload.is_file()]
 
 
+def pooled_lake(specs: list[LakeSpec], work: Path) -> LakeSpec:
+    """The lakes of `specs` as one lake (a folder each) in `work`, with their questions together:
+    how the engine does on a bigger lake of real files and real questions. Files are hard links
+    where the file system allows them, copies in `work` otherwise; nothing is written beside the
+    real lakes."""
+    import os
+    import shutil
+
+    root = work / "pooled"
+    lake = root / "lake"
+    for spec in specs:
+        for src in sorted(p for p in spec.lake.rglob("*") if p.is_file() and not p.is_symlink()):
+            dst = lake / spec.name / src.relative_to(spec.lake)
+            if dst.exists():
+                continue
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copy2(src, dst)
+    tasks = [t for spec in specs for t in json.loads(spec.workload.read_text())]
+    workload = root / "workload.json"
+    workload.write_text(json.dumps(tasks))
+    return LakeSpec("pooled", lake, workload)
+
+
 @dataclass
 class Question:
     text: str
@@ -69,7 +95,7 @@ def rows_version(configs: Path) -> str:
 
     names = [str((configs / s.name / "current").resolve()) for s in real_lakes()]
     code = [p.read_bytes() for p in sorted([*(REPO / "servers" / "relevance").glob("*.py"),
-                                            *(REPO / "common").glob("request_*.py")])]
+                                            *(REPO / "common").glob("request_*.py"), REPO / "schemas" / "messages.py"])]
     return hashlib.sha1("\n".join(names).encode() + b"".join(code)).hexdigest()[:10]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from fastmcp import Client, Context, FastMCP
@@ -131,15 +133,16 @@ async def test_the_blackboard_sends_every_helper_one_embedding_of_the_request():
     assert all(len(v) == 4 and np.allclose(v, request_embedding(LONG), atol=1e-6) for _, v in seen[6:])
 
 
-GOOD = {"best": 0.5, "nearest": 0.6, "mean": 0.1, "std": 0.2}
+GOOD = {"best": 0.5, "nearest": 0.6, "mean": 0.1, "std": 0.2, "files": 40}
 
 
 @pytest.mark.parametrize("lakes", [
     None, "0.5", {"/other/index": GOOD}, {"/lake/index": 0.5}, {"/lake/index": {**GOOD, "best": "0.5"}},
     {"/lake/index": {**GOOD, "mean": True}}, {"/lake/index": {**GOOD, "std": float("nan")}},
     {"/lake/index": {**GOOD, "best": 7.0}}, {"/lake/index": {**GOOD, "std": -0.1}}, {"/lake/index": {"best": 0.5}},
+    {"/lake/index": {**GOOD, "files": 0}}, {"/lake/index": {**GOOD, "files": 4.5}},
 ], ids=["none", "not-mapping", "other-lake", "a-number", "text", "bool", "nan", "no-cosine", "negative-spread",
-        "incomplete"])
+        "incomplete", "no-files", "files-not-a-count"])
 def test_a_lake_similarity_this_agent_cannot_use_is_ignored(lakes):
     meta = {META_KEY: {"model": MODEL_NAME, "vector": _unit(), "lakes": lakes}}
     assert similarity_from_meta(meta, "/lake/index") is None
@@ -153,10 +156,22 @@ def test_the_lake_similarity_is_the_best_over_the_lakes_files_and_their_spread(t
     query[3], query[7] = 0.8, 0.6
     found = lake_similarity(tmp_path, [query])
     assert found.best == found.nearest == pytest.approx(0.8, abs=0.005) and found.mean == pytest.approx(0.16, abs=0.005)
-    assert found.std == pytest.approx(0.32, abs=0.005) and found.standing == pytest.approx(2.0, abs=0.05)
+    assert found.files == 5 and found.std == pytest.approx(0.32, abs=0.005)
+    # two standard deviations above the mean, less what the best of five files reaches by chance
+    assert found.standing == pytest.approx(2.0 - math.sqrt(2 * math.log(5)), abs=0.05)
     assert lake_similarity(tmp_path / "missing", [query]) is None
     assert lake_similarity(tmp_path, [query[:10]]) is None  # another model's size
     assert lake_similarity(tmp_path, []) is None
+
+
+def test_the_same_standing_counts_for_less_in_a_bigger_lake():
+    """The best of many files stands out further by chance: the standing allows for it, so a gate
+    fitted on small lakes does not decline a big lake's requests for how far its best file stands."""
+    small = LakeSimilarity(best=0.6, nearest=0.6, mean=0.2, std=0.1, files=20)
+    big = small.model_copy(update={"files": 50_000})
+    assert small.standing == pytest.approx(4.0 - math.sqrt(2 * math.log(20)))
+    assert big.standing < small.standing
+    assert LakeSimilarity(best=0.6, nearest=0.6, mean=0.6, std=0.0, files=3).standing == 0.0
 
 
 def test_a_sentence_nearer_a_file_than_the_whole_request_counts_in_the_spread(tmp_path):

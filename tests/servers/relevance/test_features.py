@@ -50,6 +50,6 @@ def test_the_gate_sees_each_files_nearest_similarity_the_file_model_the_whole_re
     assert np.allclose(ev.dense_rel, dense[0] - 0.5)
     assert np.allclose(ev.dense_nearest, [0.5, 0.7, 0.4])
     nearest = np.array([0.5, 0.7, 0.4])
-    assert abs(ev.standing - (0.7 - nearest.mean()) / nearest.std()) < 1e-5
+    assert abs(ev.standing - ((0.7 - nearest.mean()) / nearest.std() - np.sqrt(2 * np.log(3)))) < 1e-5
     alone = LakeEvidence(parse_query("a request"), lake.index, dense[0])
     assert np.allclose(alone.dense_nearest, dense[0])
