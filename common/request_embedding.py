@@ -1,11 +1,12 @@
-"""A request's sentence embedding, made once by the host and sent to every helper with the call.
+"""A request's sentence embeddings, made once by the host and sent to every helper with the call.
 
 A lake has a file agent per partition, and each would otherwise run the model on the same
 words: at 10k files the request's embedding was four fifths of a file agent's `can_help`
-(benchmarks/bench_scale.py). The host embeds the request's data part once and sends the
-vector in the call's `_meta`, where MCP carries what a tool's arguments do not; a helper
-that does not know the key ignores it, and a file agent that gets none embeds the request
-itself. Both sides use this module, so the text embedded and the model agree.
+(benchmarks/bench_scale.py). The host embeds the request's data part once (and each of its
+sentences, where it has several: the gate reads the nearest) and sends the vectors in the
+call's `_meta`, where MCP carries what a tool's arguments do not; a helper that does not know
+the key ignores it, and a file agent that gets none embeds the request itself. Both sides use
+this module, so the texts embedded and the model agree.
 
 Beside it goes the request's similarity to the lake (`lake_similarity`: the best over its files
 and their spread): a file agent's dense evidence is on the lake's scale (its files against the
