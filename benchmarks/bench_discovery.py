@@ -18,6 +18,7 @@ Usage: python benchmarks/bench_discovery.py [--cv [--pooled]] [--work DIR] [--la
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import subprocess
@@ -78,11 +79,9 @@ def pooled_rows(lakes: list, work: Path) -> list[dict]:
     for held in lakes:
         rel = fit.train(fit.without_questions_of(held, lakes), columns)
         texts = {q.text for q in held.questions}
-        asked = [q for q in pool.questions if q.text in texts]
-        preds = rel.predict(asked, pool.facts)
-        rows = [fit.f1(fit.select(pred, rel.cutoff, pool.facts), q) for pred, q in zip(preds, asked)]
-        out.append({"lake": held.spec.name, **{k: statistics.fmean(r[i] for r in rows)
-                                                for i, k in enumerate(("recall", "precision", "f1"))},
+        asked = dataclasses.replace(pool, questions=[q for q in pool.questions if q.text in texts], off_topic=[])
+        preds = rel.predict(asked.questions, pool.facts)
+        out.append({"lake": held.spec.name, **fit.lake_scores(asked, preds, [], rel.cutoff),
                     "passed": statistics.fmean(g >= rel.cutoff.gate_at for _, g in preds)})
     return out
 

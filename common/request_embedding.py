@@ -49,7 +49,8 @@ def request_embedding(request: str) -> list[list[float]] | None:
         embed = available_embedder()
     if embed is None:
         return None
-    rows = embed_request(embed, [embedding_text(request), *data_sentences(request)])
+    data = embedding_text(request)
+    rows = embed_request(embed, [data, *data_sentences(data)])
     return [[float(v) for v in row] for row in rows]
 
 

@@ -27,14 +27,15 @@ def data_part(request: str) -> str:
     return _PLACEHOLDER.sub(" ", "".join(kept))
 
 
-def data_sentences(request: str) -> list[str]:
-    """The data part's sentences of three words or more, where it has two or more of them (else none).
+def data_sentences(data: str) -> list[str]:
+    """The sentences of a request's data part (`data_part`) of three words or more, where it has two
+    or more of them (else none).
 
     A long request asks for its data in one sentence and says how to work on it in the others;
     its embedding as a whole is diluted by the method, and one sentence of it may still be near
     a file. Cross-validated on the real lakes, the gate reading the nearest of the whole and its
     sentences (benchmarks/fit_relevance.py) passed more of the long questions a lake can answer.
     """
-    found = [s.strip() for s in _SENTENCE.findall(data_part(request))]
+    found = [s.strip() for s in _SENTENCE.findall(data)]
     found = [s for s in found if len(s.split()) >= _SENTENCE_WORDS]
     return found[:MAX_SENTENCES] if len(found) >= 2 else []

@@ -48,7 +48,7 @@ def discovery_of(posting: Posting) -> DiscoveryResult:
         matches=chosen,
         # every agent's scores are on one lake-wide scale: the decliners' best files rank among the rest
         ranked_next=next_data_files(matches + declined, chosen, RANKED_NEXT) if chosen else [],
-        closest=[] if chosen else closest_declined(posting),
+        closest=[] if chosen else _closest(declined),
         responses=responses,
         volunteers=[o.helper for o in posting.volunteers],
         errors={o.helper: o.error.message for o in posting.errors if o.error},
@@ -65,4 +65,8 @@ def closest_declined(posting: Posting) -> list[FileMatch]:
     """The best files (dictionaries aside) of the file agents that declined, ranked across them (their scores are on
     one lake-wide scale): what is shown, marked as below every threshold, when no file is chosen.
     A model or a person may still look there; the lake may also not hold what the request needs."""
-    return next_data_files(_declined_matches(posting), [], SHOWN_FILES)
+    return _closest(_declined_matches(posting))
+
+
+def _closest(declined: list[FileMatch]) -> list[FileMatch]:
+    return next_data_files(declined, [], SHOWN_FILES)

@@ -74,8 +74,8 @@ class RelevanceEngine:
         return self._facts_of[path].coverage
 
     def evidence(self, query: Query, vectors: np.ndarray | None = None, lake: LakeSimilarity | None = None) -> LakeEvidence:
-        """`vectors`: the request's embeddings as the host sent them (the whole request's, then its
-        sentences'); without them the agent embeds the request. `lake`: their similarity over the
+        """`vectors`: the request's embeddings as the host sent them, one row each (the whole
+        request's, then its sentences'); without them the agent embeds the request. `lake`: their similarity over the
         whole lake, as the host sent it; with it only this partition's vectors are weighed (the
         others' similarities are left at 0)."""
         dense = None
@@ -85,7 +85,7 @@ class RelevanceEngine:
             if lake is None:
                 dense = self.lake.vectors.similarities(vectors)
             else:
-                own = self.lake.vectors.similarities(vectors, self.positions).reshape(-1, len(self.positions))
+                own = self.lake.vectors.similarities(vectors, self.positions)
                 dense = np.zeros((len(own), len(self.lake.vectors)), dtype=np.float32)
                 dense[:, self.positions] = own
                 if own.size:  # the host's best is never below a file's

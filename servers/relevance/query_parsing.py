@@ -64,7 +64,7 @@ def parse_query(request: str) -> Query:
     return Query(
         text=request,
         data_text=data,
-        sentences=data_sentences(request),
+        sentences=data_sentences(data),
         terms=terms,
         name_parts=parts,
         ids=ids,
