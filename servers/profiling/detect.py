@@ -54,6 +54,15 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".npy": ("npy", "arrays"),
     ".npz": ("npz", "arrays"),
     ".cdf": ("cdf", "cdf"),
+    ".fits": ("fits", "fits"),
+    ".fit": ("fits", "fits"),
+    ".fts": ("fits", "fits"),
+    ".h5": ("hdf5", "hdf5"),
+    ".hdf5": ("hdf5", "hdf5"),
+    ".he5": ("hdf5", "hdf5"),
+    ".nc": ("netcdf", "netcdf"),
+    ".nc4": ("netcdf", "netcdf"),
+    ".netcdf": ("netcdf", "netcdf"),
     ".html": ("html", "html"),
     ".htm": ("html", "html"),
     ".xhtml": ("html", "html"),
@@ -97,7 +106,10 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"II*\x00", "image", "images"),
     (b"MM\x00*", "image", "images"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "excel", "excel"),
-    (b"\x89HDF\r\n\x1a\n", "hdf5", "fallback"),
+    (b"\x89HDF\r\n\x1a\n", "hdf5", "hdf5"),  # NetCDF-4 files too
+    (b"SIMPLE  =", "fits", "fits"),
+    (b"CDF\x01", "netcdf", "netcdf"),
+    (b"CDF\x02", "netcdf", "netcdf"),
     (b"SQLite format 3\x00", "sqlite", "fallback"),
 )
 
@@ -154,6 +166,9 @@ def _describe(fmt: str) -> str:
         "csv": "delimited text",
         "geo": "geographic data",
         "docx": "a Word document",
+        "hdf5": "an HDF5 file",
+        "netcdf": "a NetCDF file",
+        "fits": "a FITS file",
     }.get(fmt, fmt)
 
 
@@ -184,7 +199,8 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
 
 
 def _family(fmt: str) -> str:
-    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json"}.get(fmt, fmt)
+    # a NetCDF-4 file is an HDF5 file
+    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json", "netcdf": "hdf5"}.get(fmt, fmt)
 
 
 def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detection | None:

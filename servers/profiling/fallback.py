@@ -20,11 +20,6 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if det.format == "sqlite":
         _sqlite(path, prof)
         return
-    if det.format == "hdf5":
-        prof.kind, prof.format, prof.status = "array", "hdf5", "skipped"
-        prof.reason = "HDF5 file: no HDF5 reader is installed here (h5py or pytables would read it)"
-        prof.summary = "HDF5 file (not profiled: no reader installed)"
-        return
     head = read_head(path, 8192)
     if det.format == "binary" or looks_binary(head):
         prof.kind, prof.format, prof.status = "binary", "binary", "skipped"

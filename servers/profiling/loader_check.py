@@ -25,7 +25,7 @@ from typing import Any
 from lakeboard.common.code_text import comment_text
 from lakeboard.common.loaded_tables import expected_shapes, problems, shapes_of
 from lakeboard.schemas.profiles import FileProfile, LoaderCheck
-from lakeboard.servers.profiling.loader_code import make_loader
+from lakeboard.servers.profiling.loader_code import make_loader, readable_arrays
 from lakeboard.servers.profiling.processes import max_fd, resident_bytes
 
 LOADER_CHECK_S = 15.0  # most a loader runs at index time
@@ -40,7 +40,7 @@ CHECK_ENDS_BY_S = 45.0
 _POLL_S = 0.02  # how often the child's memory is looked at
 _MAX_REASONS = 12
 _TEXT_FORMATS = frozenset({"pdf", "docx", "text", "markdown", "html"})
-_ARRAY_FORMATS = frozenset({"npy", "npz", "cdf"})
+_ARRAY_FORMATS = frozenset({"npy", "npz", "cdf", "hdf5", "netcdf", "fits"})
 
 
 def check_budget(profiled_s: float) -> float:
@@ -110,8 +110,9 @@ def _kind_problems(profile: FileProfile, data: Any) -> list[str]:
         arrays = list(data.values()) if isinstance(data, dict) else [data]
         if not any(hasattr(a, "shape") for a in arrays):
             return [f"it returned {type(data).__name__}, not arrays"]
-        if profile.arrays and len(arrays) < len(profile.arrays):
-            return [f"it returned {len(arrays)} arrays; the profile lists {len(profile.arrays)}"]
+        wanted = len(readable_arrays(profile))
+        if profile.arrays and len(arrays) < wanted:
+            return [f"it returned {len(arrays)} arrays; the profile lists {wanted} it can read"]
         return [] if any(getattr(a, "size", 1) for a in arrays) else ["its arrays are empty"]
     if profile.kind == "document" or profile.format in _TEXT_FORMATS:
         if not isinstance(data, str):

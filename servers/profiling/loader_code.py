@@ -82,6 +82,12 @@ def _body(profile: FileProfile) -> _Body:
         return _arrays(profile)
     if fmt == "cdf":
         return _Body(["import cdflib"], _cdf(profile))
+    if fmt == "hdf5":
+        return _Body(["import h5py"], _hdf5(profile))
+    if fmt == "netcdf":
+        return _Body(["from scipy.io import netcdf_file"], _netcdf(profile))
+    if fmt == "fits":
+        return _Body(["from astropy.io import fits", "from astropy.table import Table"], _fits(profile))
     if fmt == "geo":
         return _Body(["import geopandas as gpd"], _geo(profile))
     if fmt == "html":
@@ -296,6 +302,54 @@ def _cdf(profile: FileProfile) -> list[str]:
     lines.append(f"variables = {{name: cdf.varget(name) for name in {literal(names)}}}")
     lines.append("# epochs to datetimes: cdflib.cdfepoch.to_datetime(variables[name])")
     lines.append("return variables")
+    return lines
+
+
+def _variable_comments(profile: FileProfile) -> list[str]:
+    """A comment per array (the first 15): its name, type, shape, units and long name."""
+    lines = []
+    for a in profile.arrays[:15]:
+        units = f" [{a.attributes['units']}]" if a.attributes.get("units") else ""
+        desc = f" {a.attributes['long_name']}" if a.attributes.get("long_name") else ""
+        lines.append(comment(f"{a.name}: {a.dtype} {tuple(a.shape)}{units}{desc}", 200))
+    return lines
+
+
+def readable_arrays(profile: FileProfile) -> list[str]:
+    """The arrays a loader reads: not those whose data live in other files or could not be read."""
+    return [a.name for a in profile.arrays if "note" not in a.attributes and "error" not in a.attributes]
+
+
+def _arrays_by_name(profile: FileProfile, opening: str, read: str) -> list[str]:
+    """Open the file (`opening`, binding `f`) and read each readable array by its name (`read` of `name`):
+    only the arrays profiled are read, never through a link to another file."""
+    return [*_variable_comments(profile), opening,
+            f"    arrays = {{name: {read} for name in {literal(readable_arrays(profile))}}}",
+            "return arrays"]
+
+
+def _hdf5(profile: FileProfile) -> list[str]:
+    return _arrays_by_name(profile, 'with h5py.File(path, "r") as f:', "f[name][()]")
+
+
+def _netcdf(profile: FileProfile) -> list[str]:
+    # mmap=False: the arrays stay valid after the file is closed
+    return _arrays_by_name(profile, 'with netcdf_file(path, "r", mmap=False) as f:', "f.variables[name].data.copy()")
+
+
+def _fits(profile: FileProfile) -> list[str]:
+    """Each HDU profiled, by its position: a table as a DataFrame of its one-value-a-row columns, an image as an array."""
+    hdus = sorted([(t.options["hdu"], t.name, True) for t in profile.tables]
+                  + [(int(a.attributes["hdu"]), a.name, False) for a in profile.arrays])
+    lines = ["hdus = {}", "with fits.open(path, memmap=False) as hdul:"]
+    for i, name, table in hdus:
+        lines.append(comment(f"HDU {i}: {name}", 200, "    "))
+        if table:
+            lines += [f"    table = Table(hdul[{int(i)}].data)",
+                      f"    hdus[{literal(name)}] = table[[c for c in table.colnames if table[c].ndim <= 1]].to_pandas()"]
+        else:
+            lines.append(f"    hdus[{literal(name)}] = hdul[{int(i)}].data")
+    lines.append("return hdus")
     return lines
 
 

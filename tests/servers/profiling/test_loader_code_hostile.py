@@ -78,6 +78,7 @@ def _every_format(text: str) -> list[FileProfile]:
         return TableProfile(columns=col, notes=notes, title=text, **kw)
 
     arrays = [ArrayProfile(name=text, shape=[2], dtype=text, attributes={"UNITS": text, "CATDESC": text})]
+    variables = [ArrayProfile(name=text, shape=[2], dtype=text, attributes={"units": text, "long_name": text})]
     return [
         FileProfile(path=f"{text}.csv", format="csv", summary=text,
                     tables=[table(options={"sep": text, "na_values": [text], "skiprows": 1}, drop_blank_rows=True)]),
@@ -93,6 +94,10 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.npy", format="npy", arrays=arrays),
         FileProfile(path=f"{text}.npz", format="npz", arrays=arrays * 3),
         FileProfile(path=f"{text}.cdf", format="cdf", arrays=arrays * 2),
+        FileProfile(path=f"{text}.h5", format="hdf5", arrays=variables * 2),
+        FileProfile(path=f"{text}.nc", format="netcdf", arrays=variables * 2),
+        FileProfile(path=f"{text}.fits", format="fits", tables=[table(name=text, options={"hdu": 1})],
+                    arrays=[variables[0].model_copy(update={"attributes": {"hdu": "0", "OBJECT": text}})]),
         FileProfile(path=f"{text}.gpkg", format="geo", attributes={"crs": text},
                     tables=[table(options={"layer": text})]),
         FileProfile(path=f"{text}.gpkg", format="geo", attributes={"crs": text},

@@ -101,3 +101,21 @@ def test_a_match_names_the_files_with_its_bytes_and_a_partition_reads_them_back(
     eng = RelevanceEngine(LakeIndex.load(tmp_path, paths=["budget/city_budget_2023.csv"]), ["budget/city_budget_2023.csv"])
     [best] = eng.rank(parse_query("total amount spent by the Parks department")).matches
     assert best.path == "budget/city_budget_2023.csv" and best.copies == ["archive/budget_copy.csv"]
+
+
+def test_a_scientific_file_is_found_by_what_its_variables_say_they_hold(small_lake, tmp_path):
+    """A NetCDF variable's long name is evidence, as a table's columns are: the words of the
+    request below are in no file's name and no variable's name."""
+    from scipy.io import netcdf_file
+
+    from lakeboard.servers.profiling import profile_file
+
+    nc = tmp_path / "hydro" / "station_17.nc"
+    nc.parent.mkdir()
+    with netcdf_file(nc, "w") as f:
+        f.createDimension("time", 3)
+        v = f.createVariable("q", "f4", ("time",))
+        v[:] = [1.0, 2.0, 3.0]
+        v.long_name = b"river discharge at the gauge"
+    eng = _engine([*small_lake, profile_file(nc, tmp_path)])
+    assert _paths(eng.rank(parse_query("discharge of the river at its gauge")))[0] == "hydro/station_17.nc"

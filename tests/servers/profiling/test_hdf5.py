@@ -1,0 +1,138 @@
+"""HDF5 and NetCDF-4 via h5py: datasets in groups, attributes, first values, a loader that reads them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.relevance.search_fields import profile_texts
+from tests.servers.profiling.loading import profile_and_load
+
+
+def _hdf5(path: Path, **root_attrs: str) -> None:
+    with h5py.File(path, "w") as f:
+        f.attrs.update(root_attrs)
+        g = f.create_group("surface")
+        t = g.create_dataset("temperature", data=np.arange(24, dtype=np.float32).reshape(2, 12) + 270)
+        t.attrs["units"] = "K"
+        t.attrs["long_name"] = "air temperature at two metres"
+        f.create_dataset("station", data=np.array([b"north", b"south"]))
+        f.create_dataset("readings", data=np.array([(1, 2.5), (2, 3.5)], dtype=[("hour", "i4"), ("wind_speed", "f8")]))
+
+
+def test_groups_datasets_attributes_and_loader(tmp_path: Path) -> None:
+    f = tmp_path / "climate.h5"
+    _hdf5(f, title="Hourly station climate")
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "hdf5" and prof.kind == "array"
+    assert prof.attributes["title"] == "Hourly station climate"
+    arrays = {a.name: a for a in prof.arrays}
+    assert set(arrays) == {"surface/temperature", "station", "readings"}
+    temp = arrays["surface/temperature"]
+    assert temp.shape == [2, 12] and temp.attributes["units"] == "K"
+    assert temp.sample == [270.0, 271.0, 272.0, 273.0, 274.0, 275.0, 276.0, 277.0]  # a slab of the first row
+    assert arrays["station"].sample == ["north", "south"]
+    assert arrays["readings"].attributes["fields"] == "hour, wind_speed"
+    assert "Hourly station climate" in prof.summary and "surface/temperature [K]" in prof.summary
+    assert ns["data"]["surface/temperature"].shape == (2, 12)
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+
+def test_search_fields_read_long_names_and_compound_fields(tmp_path: Path) -> None:
+    f = tmp_path / "climate.h5"
+    _hdf5(f)
+    texts = profile_texts(profile_file(f, tmp_path))
+    assert "air temperature at two metres" in texts.notes
+    assert {"hour", "wind_speed", "surface/temperature"} <= set(texts.columns)
+
+
+def test_netcdf4_is_named_so_and_nc_is_not_a_mismatch(tmp_path: Path) -> None:
+    f = tmp_path / "ocean.nc"
+    _hdf5(f, _NCProperties="version=2,netcdf=4.9.2", title="Sea state")
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "ok" and prof.format == "hdf5"
+    assert prof.summary.startswith("NetCDF-4 file (Sea state)") and prof.attributes["layout"] == "NetCDF-4"
+    assert "note" not in prof.attributes and "_NCProperties" not in prof.attributes
+
+
+def test_links_to_other_files_are_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.h5"
+    with h5py.File(secret, "w") as s:
+        s.create_dataset("secret", data=np.arange(5))
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    f = lake / "links.h5"
+    with h5py.File(f, "w") as h:
+        h.create_dataset("own", data=np.arange(3))
+        h["elsewhere"] = h5py.ExternalLink(str(secret), "/secret")
+        h["alias"] = h5py.SoftLink("/own")
+        layout = h5py.VirtualLayout(shape=(5,), dtype="i8")
+        layout[:] = h5py.VirtualSource(str(secret), "secret", shape=(5,))
+        h.create_virtual_dataset("mapped", layout)
+    prof, ns = profile_and_load(f, lake)
+    arrays = {a.name: a for a in prof.arrays}
+    assert set(arrays) == {"own", "mapped"}  # neither link is walked
+    assert arrays["mapped"].sample == [] and "other files" in arrays["mapped"].attributes["note"]
+    assert set(ns["data"]) == {"own"}  # the loader reads only the file's own data
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+
+def test_a_group_linked_into_itself_is_walked_once(tmp_path: Path) -> None:
+    f = tmp_path / "loop.h5"
+    with h5py.File(f, "w") as h:
+        g = h.create_group("g")
+        g.create_dataset("x", data=np.arange(3))
+        g["again"] = g  # a hard link: the group holds itself
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "ok" and [a.name for a in prof.arrays] == ["g/x"]
+
+
+def test_damaged_and_misnamed_files(tmp_path: Path) -> None:
+    good = tmp_path / "good.h5"
+    _hdf5(good)
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(good.read_bytes()[:600])
+    prof = profile_file(bad, tmp_path)
+    assert prof.status == "unreadable" and "HDF5" in prof.reason
+    misnamed = tmp_path / "export.dat"
+    misnamed.write_bytes(good.read_bytes())
+    prof = profile_file(misnamed, tmp_path)
+    assert prof.status == "ok" and prof.format == "hdf5" and "content is an HDF5 file" in prof.attributes["note"]
+
+
+def test_a_file_with_no_datasets_is_empty(tmp_path: Path) -> None:
+    f = tmp_path / "empty.h5"
+    with h5py.File(f, "w") as h:
+        h.create_group("nothing")
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "empty" and "no datasets" in prof.reason
+
+
+def test_hostile_dataset_names_stay_data(tmp_path: Path) -> None:
+    """Dataset and attribute names a hostile file holds reach the loader as literals and comments only."""
+    import subprocess
+    import sys
+
+    from tests.support.hostile_names import MARKER, hostile_names
+
+    names = [n for n in hostile_names(12, seed=3) if "/" not in n and n not in (".", "")]
+    f = tmp_path / "hostile.h5"
+    with h5py.File(f, "w") as h:
+        for n in names:
+            ds = h.create_dataset(n, data=np.arange(2))
+            ds.attrs["long_name"] = n
+    prof = profile_file(f, tmp_path)
+    assert sorted(a.name for a in prof.arrays) == sorted(names)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    run = "import json, sys; ns = {}; exec(sys.stdin.read(), ns); print(json.dumps(sorted(ns['data'])))"
+    done = subprocess.run([sys.executable, "-c", run], input=prof.loader, cwd=scratch, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == sorted(names) and not (scratch / MARKER).exists()
