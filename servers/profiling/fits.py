@@ -107,12 +107,15 @@ def _table(i: int, hdu: Any, name: str) -> TableProfile:
     if data is None or not len(data):
         tp.notes.append("the table has no rows")
         return tp
-    table = Table(data[:SAMPLE_ROWS])
+    table = Table(data[:SAMPLE_ROWS])  # scaled (TSCAL, TZERO) and logical columns as the loader gets them
     flat = [c for c in table.colnames if table[c].ndim <= 1]
     wide = [f"{c} {tuple(table[c].shape[1:])}" for c in table.colnames if table[c].ndim > 1]
     if wide:
         tp.notes.append("columns of several values a row, left out of the table: " + ", ".join(wide[:20]))
-    units = [f"{c.name} [{c.unit}]" for c in hdu.columns if c.unit]
+    # from the header: reading `hdu.columns` once the data is mapped makes astropy copy whole columns at close
+    header = hdu.header
+    units = [f"{header.get(f'TTYPE{n}')} [{header[f'TUNIT{n}']}]"
+             for n in range(1, int(header.get("TFIELDS", 0)) + 1) if header.get(f"TUNIT{n}")]
     if units:
         tp.notes.append("units: " + ", ".join(units[:40]))
     tp.notes += [f"{k}: {v}" for k, v in _keywords(hdu.header).items() if k != "EXTNAME"][:10]

@@ -75,3 +75,15 @@ def test_damaged_misnamed_and_empty_files(tmp_path: Path) -> None:
     fits.PrimaryHDU().writeto(empty)
     prof = profile_file(empty, tmp_path)
     assert prof.status == "empty" and "no table and no image" in prof.reason
+
+
+def test_scaled_and_logical_table_columns_come_as_their_values(tmp_path: Path) -> None:
+    f = tmp_path / "flags.fits"
+    fits.BinTableHDU.from_columns([
+        fits.Column(name="COUNT", format="I", bzero=32768, array=np.array([40000, 50000], dtype=np.uint16)),
+        fits.Column(name="GOOD", format="L", array=np.array([True, False])),
+    ], name="FLAGS").writeto(f)
+    prof, ns = profile_and_load(f)
+    (table,) = prof.tables
+    assert table.sample_rows == [{"COUNT": 40000, "GOOD": True}, {"COUNT": 50000, "GOOD": False}]
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
