@@ -104,9 +104,11 @@ def _table(i: int, hdu: Any, name: str) -> TableProfile:
 
     tp = TableProfile(name=name, options={"hdu": i}, n_rows=int(hdu.header.get("NAXIS2", 0)), n_rows_exact=True)
     data = hdu.data
-    if data is None or not len(data):
-        tp.notes.append("the table has no rows")
+    if data is None:
+        tp.notes.append("the table has no columns")
         return tp
+    if not len(data):
+        tp.notes.append("the table has no rows")
     table = Table(data[:SAMPLE_ROWS])  # scaled (TSCAL, TZERO) and logical columns as the loader gets them
     flat = [c for c in table.colnames if table[c].ndim <= 1]
     wide = [f"{c} {tuple(table[c].shape[1:])}" for c in table.colnames if table[c].ndim > 1]

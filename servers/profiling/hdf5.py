@@ -80,6 +80,8 @@ def _datasets(group: Any, max_groups: int):
 
 
 def _attributes(attrs: Any) -> dict[str, str]:
+    import h5py
+
     out: dict[str, str] = {}
     for key in list(attrs.keys())[:MAX_ATTRIBUTES]:
         if key in _INTERNAL:
@@ -87,6 +89,8 @@ def _attributes(attrs: Any) -> dict[str, str]:
         try:
             value = attrs[key]
         except (OSError, TypeError, ValueError):  # a type h5py cannot read back
+            continue
+        if isinstance(value, (h5py.Empty, h5py.Reference, h5py.RegionReference)):  # no text a person reads
             continue
         out[str(key)] = value_text(_plain(value), 300)
     return out
@@ -96,6 +100,8 @@ def _plain(value: Any) -> Any:
     """An attribute's value as text or a number: bytes decoded, small arrays joined."""
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
+    if isinstance(value, str):  # h5py keeps undecodable bytes as lone surrogates: they are no text
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if hasattr(value, "tolist"):
         value = value.tolist()
     if isinstance(value, list):
@@ -110,6 +116,9 @@ def _dataset(name: str, ds: Any) -> ArrayProfile:
         ap.attributes["fields"] = ", ".join(ds.dtype.names)
     if ds.is_virtual or ds.external:
         ap.attributes["note"] = "its data is stored in other files (not read)"
+        return ap
+    if ds.shape is None:
+        ap.attributes["note"] = "no data (an empty dataspace): a placeholder for its attributes"
         return ap
     try:
         ap.sample = _first_values(ds)

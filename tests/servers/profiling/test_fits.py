@@ -87,3 +87,20 @@ def test_scaled_and_logical_table_columns_come_as_their_values(tmp_path: Path) -
     (table,) = prof.tables
     assert table.sample_rows == [{"COUNT": 40000, "GOOD": True}, {"COUNT": 50000, "GOOD": False}]
     assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+
+def test_compressed_images_unsigned_images_and_tables_without_rows(tmp_path: Path) -> None:
+    f = tmp_path / "mixed.fits"
+    fits.HDUList([
+        fits.PrimaryHDU(),
+        fits.CompImageHDU(np.arange(100, dtype=np.float32).reshape(10, 10), name="COMP"),
+        fits.BinTableHDU.from_columns([fits.Column(name="A", format="D", array=np.array([]))], name="NONE"),
+        fits.ImageHDU(np.arange(6, dtype=np.uint16).reshape(2, 3), name="U16"),
+    ]).writeto(f)
+    prof, ns = profile_and_load(f)
+    arrays = {a.name: a for a in prof.arrays}
+    assert arrays["COMP"].sample[:3] == [0.0, 1.0, 2.0] and arrays["U16"].dtype == "uint16"
+    (empty,) = prof.tables
+    assert empty.n_rows == 0 and [c.name for c in empty.columns] == ["A"] and "no rows" in empty.notes[0]
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+    assert ns["data"]["U16"].dtype == np.uint16

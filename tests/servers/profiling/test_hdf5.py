@@ -136,3 +136,25 @@ def test_hostile_dataset_names_stay_data(tmp_path: Path) -> None:
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == sorted(names) and not (scratch / MARKER).exists()
+
+
+def test_unusual_datasets_and_attributes(tmp_path: Path) -> None:
+    """Scalars, empty and null dataspaces, variable-length strings, references and bytes that are
+    not UTF-8: one profile, every readable dataset loaded, attributes readable as text."""
+    f = tmp_path / "unusual.h5"
+    with h5py.File(f, "w") as h:
+        h.create_dataset("scalar", data=3.5)
+        h.create_dataset("no_rows", shape=(0, 3), dtype="f4")
+        h.create_dataset("null", data=h5py.Empty("f"))
+        h.create_dataset("names", data=["a", "bb"], dtype=h5py.string_dtype())
+        h.create_dataset("refs", data=[h["scalar"].ref], dtype=h5py.ref_dtype)
+        h.attrs["empty"] = h5py.Empty("f")
+        h.attrs["ref"] = h["scalar"].ref
+        h.attrs["latin1"] = b"caf\xe9"
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+    arrays = {a.name: a for a in prof.arrays}
+    assert arrays["scalar"].sample == [3.5] and arrays["names"].sample == ["a", "bb"]
+    assert "empty dataspace" in arrays["null"].attributes["note"] and "null" not in ns["data"]
+    assert set(prof.attributes) == {"latin1"} and prof.attributes["latin1"] == "caf\ufffd"
+    prof.model_dump_json()  # no lone surrogate in the profile: it serialises
