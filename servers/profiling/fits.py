@@ -24,7 +24,7 @@ SAMPLE_VALUES = 8
 MAX_KEYWORDS = 60
 _STRUCTURAL = re.compile(
     r"^(SIMPLE|BITPIX|NAXIS\d*|EXTEND|PCOUNT|GCOUNT|XTENSION|TFIELDS|T(TYPE|FORM|UNIT|DIM|NULL|SCAL|ZERO|DISP|BCOL)\d+"
-    r"|BSCALE|BZERO|BLANK|CHECKSUM|DATASUM|COMMENT|HISTORY|Z[A-Z]+\d*|)$"
+    r"|BSCALE|BZERO|BLANK|CHECKSUM|DATASUM|COMMENT|HISTORY|)$"
 )
 
 
@@ -48,9 +48,9 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
                         break
                     if i == 0:
                         prof.attributes.update(_keywords(hdu.header))
-                    _hdu(path, i, hdu, _unique(hdu_name(i, hdu.header), names), prof)
-            except (OSError, ValueError, TypeError, IndexError) as e:  # a damaged HDU ends the walk, not the profile
-                prof.attributes["error"] = f"HDUs after the {len(names)}th could not be read: {value_text(str(e), 200)}"
+                    _hdu(path, i, hdu, _unique(_hdu_name(i, hdu.header), names), prof)
+            except Exception as e:  # noqa: BLE001 - astropy raises many kinds on a damaged HDU: it ends the walk, not the profile
+                prof.attributes["error"] = f"HDU {len(names)} and those after it could not be read: {value_text(str(e), 200)}"
     prof.kind = "table" if prof.tables else "array"
     if not prof.tables and not prof.arrays:
         if "error" in prof.attributes:
@@ -64,7 +64,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.summary = f"FITS file{' (' + title[:100] + ')' if title else ''}: " + "; ".join(parts)
 
 
-def hdu_name(i: int, header: Any) -> str:
+def _hdu_name(i: int, header: Any) -> str:
     """An HDU's name: its EXTNAME, PRIMARY for the first, HDU<i> for an unnamed extension."""
     name = str(header.get("EXTNAME", "") or "").strip()
     return name or ("PRIMARY" if i == 0 else f"HDU{i}")

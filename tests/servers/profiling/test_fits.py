@@ -104,3 +104,12 @@ def test_compressed_images_unsigned_images_and_tables_without_rows(tmp_path: Pat
     assert empty.n_rows == 0 and [c.name for c in empty.columns] == ["A"] and "no rows" in empty.notes[0]
     assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
     assert ns["data"]["U16"].dtype == np.uint16
+
+
+def test_a_file_cut_in_its_second_hdu_keeps_the_first(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.fits"
+    fits.HDUList([fits.PrimaryHDU(np.arange(10.0)), fits.ImageHDU(np.arange(2000.0), name="B")]).writeto(whole)
+    cut = tmp_path / "cut.fits"
+    cut.write_bytes(whole.read_bytes()[:2880 * 2 + 1000])
+    prof = profile_file(cut, tmp_path)
+    assert prof.status == "ok" and [a.name for a in prof.arrays] == ["PRIMARY"]
