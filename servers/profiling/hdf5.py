@@ -17,6 +17,7 @@ from lakeboard.servers.profiling.detect import Detection
 
 SAMPLE_VALUES = 8
 MAX_ARRAYS = 200
+MAX_COUNTED = 10_000  # datasets counted at most
 MAX_GROUPS = 2000  # groups walked at most: a file of millions of tiny groups ends the walk, not the worker
 MAX_ATTRIBUTES = 60
 # attributes the HDF5 and NetCDF-4 libraries keep for themselves (dimension bookkeeping)
@@ -43,8 +44,11 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
             names += 1
             if len(prof.arrays) < MAX_ARRAYS:
                 prof.arrays.append(_dataset(name, ds))
+            elif names >= MAX_COUNTED:  # a group of a million datasets is not walked to its end
+                break
+    counted = str(names) if names < MAX_COUNTED else f"at least {MAX_COUNTED}"
     if names > MAX_ARRAYS:
-        prof.attributes["datasets"] = f"{names} (first {MAX_ARRAYS} profiled)"
+        prof.attributes["datasets"] = f"{counted} (first {MAX_ARRAYS} profiled)"
     if netcdf:
         prof.attributes["layout"] = "NetCDF-4"
     if not prof.arrays:
@@ -55,7 +59,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
                      for a in prof.arrays[:10])
     more = f", ... (+{len(prof.arrays) - 10})" if len(prof.arrays) > 10 else ""
     kind = "NetCDF-4 file" if netcdf else "HDF5 file"
-    prof.summary = f"{kind}{' (' + title[:100] + ')' if title else ''} with {names} datasets: {desc}{more}"
+    prof.summary = f"{kind}{' (' + title[:100] + ')' if title else ''} with {counted} datasets: {desc}{more}"
 
 
 def _datasets(group: Any, max_groups: int):

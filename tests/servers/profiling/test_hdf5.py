@@ -158,3 +158,17 @@ def test_unusual_datasets_and_attributes(tmp_path: Path) -> None:
     assert "empty dataspace" in arrays["null"].attributes["note"] and "null" not in ns["data"]
     assert set(prof.attributes) == {"latin1"} and prof.attributes["latin1"] == "caf\ufffd"
     prof.model_dump_json()  # no lone surrogate in the profile: it serialises
+
+
+def test_many_datasets_are_counted_up_to_a_bound(tmp_path: Path, monkeypatch) -> None:
+    from lakeboard.servers.profiling import hdf5
+
+    monkeypatch.setattr(hdf5, "MAX_ARRAYS", 3)
+    monkeypatch.setattr(hdf5, "MAX_COUNTED", 10)
+    f = tmp_path / "many.h5"
+    with h5py.File(f, "w") as h:
+        for i in range(25):
+            h.create_dataset(f"d{i:02d}", data=np.arange(2))
+    prof = profile_file(f, tmp_path)
+    assert [a.name for a in prof.arrays] == ["d00", "d01", "d02"]
+    assert prof.attributes["datasets"] == "at least 10 (first 3 profiled)" and "at least 10 datasets" in prof.summary
