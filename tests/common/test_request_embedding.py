@@ -12,6 +12,7 @@ from lakeboard.common.card_vectors import CardVectors
 from lakeboard.common.minilm import MODEL_NAME, embed
 from lakeboard.common.request_embedding import (
     META_KEY,
+    embed_request,
     embedding_from_meta,
     embedding_meta,
     embedding_text,
@@ -45,6 +46,20 @@ def test_a_request_of_several_sentences_is_embedded_whole_and_sentence_by_senten
     sent = embedding_meta(vectors)
     assert len(sent[META_KEY]["sentences"]) == 3
     assert np.allclose(embedding_from_meta(sent), vectors, atol=0)
+
+
+def test_the_two_passes_give_the_rows_of_passes_made_in_turn_and_their_errors():
+    texts = [embedding_text(LONG), "Use the monthly rainfall table of Ashford.", "Drop the months with missing gauges first."]
+    assert np.array_equal(embed_request(embed, texts), np.vstack([embed(texts[:1]), embed(texts[1:])]))
+    assert np.array_equal(embed_request(embed, texts[:1]), embed(texts[:1]))
+
+    def fails_on_sentences(batch: list[str]) -> np.ndarray:
+        if len(batch) > 1:
+            raise RuntimeError("the sentences' pass failed")
+        return embed(batch)
+
+    with pytest.raises(RuntimeError, match="sentences' pass"):
+        embed_request(fails_on_sentences, texts)
 
 
 def _unit(n: int = 384) -> list[float]:
