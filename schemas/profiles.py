@@ -80,6 +80,11 @@ class TableProfile(BaseModel):
         return [dict(zip(value, row)) for row in zip(*columns)]
 
 
+# the attributes that say what an array holds and its units, as NetCDF, HDF5, CDF and FITS files name them
+ARRAY_DESCRIPTIONS = ("long_name", "standard_name", "description", "CATDESC", "FIELDNAM", "LABLAXIS")
+ARRAY_UNITS = ("units", "UNITS", "BUNIT")
+
+
 class ArrayProfile(BaseModel):
     name: str
     shape: list[int]
@@ -88,6 +93,15 @@ class ArrayProfile(BaseModel):
     attributes: dict[str, str] = Field(
         default_factory=dict, description="per-array metadata, e.g. units and description of a CDF variable"
     )
+
+    @property
+    def descriptions(self) -> list[str]:
+        """What its attributes say it holds (a long name, a description), in the order of ARRAY_DESCRIPTIONS."""
+        return [self.attributes[k] for k in ARRAY_DESCRIPTIONS if self.attributes.get(k)]
+
+    @property
+    def units(self) -> str | None:
+        return next((self.attributes[k] for k in ARRAY_UNITS if self.attributes.get(k)), None)
 
 
 class TableShape(BaseModel):

@@ -81,7 +81,9 @@ def explanation(
         for note in t.notes[:4]:
             lines.append(f"    note: {note}")
     for a in p.arrays[:10]:
-        lines.append(f"  array {a.name}: shape {a.shape}, dtype {a.dtype}")
+        units = f", units {a.units}" if a.units else ""
+        said = f": {'; '.join(a.descriptions[:2])}" if a.descriptions else ""
+        lines.append(f"  array {a.name}: shape {a.shape}, dtype {a.dtype}{units}{said}")
     if p.attributes:
         lines.append("  attributes: " + "; ".join(f"{k}={v}" for k, v in list(p.attributes.items())[:8]))
     if p.text and not p.tables:

@@ -55,7 +55,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.status, prof.reason = "empty", "the HDF5 file holds no datasets"
         return
     title = next((prof.attributes[k] for k in _TITLE_KEYS if k in prof.attributes), "")
-    desc = ", ".join(f"{a.name}{' [' + a.attributes['units'] + ']' if a.attributes.get('units') else ''}"
+    desc = ", ".join(f"{a.name}{' [' + a.units + ']' if a.units else ''}"
                      for a in prof.arrays[:10])
     more = f", ... (+{len(prof.arrays) - 10})" if len(prof.arrays) > 10 else ""
     kind = "NetCDF-4 file" if netcdf else "HDF5 file"
@@ -114,7 +114,7 @@ def _plain(value: Any) -> Any:
 
 
 def _dataset(name: str, ds: Any) -> ArrayProfile:
-    ap = ArrayProfile(name=name, shape=[int(s) for s in ds.shape or ()], dtype=str(ds.dtype))
+    ap = ArrayProfile(name=name, shape=[int(s) for s in ds.shape or ()], dtype=str(ds.dtype.newbyteorder("=")))
     ap.attributes.update(_attributes(ds.attrs))
     if ds.dtype.names:
         ap.attributes["fields"] = ", ".join(ds.dtype.names)

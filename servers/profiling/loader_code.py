@@ -294,11 +294,7 @@ def _arrays(profile: FileProfile) -> _Body:
 
 def _cdf(profile: FileProfile) -> list[str]:
     names = [a.name for a in profile.arrays]
-    lines = ["cdf = cdflib.CDF(str(path))", "global_attributes = cdf.globalattsget()"]
-    for a in profile.arrays[:15]:
-        units = f" [{a.attributes['UNITS']}]" if a.attributes.get("UNITS") else ""
-        desc = f" {a.attributes['CATDESC']}" if a.attributes.get("CATDESC") else ""
-        lines.append(comment(f"{a.name}: {a.dtype} {tuple(a.shape)}{units}{desc}", 200))
+    lines = ["cdf = cdflib.CDF(str(path))", "global_attributes = cdf.globalattsget()", *_variable_comments(profile)]
     lines.append(f"variables = {{name: cdf.varget(name) for name in {literal(names)}}}")
     lines.append("# epochs to datetimes: cdflib.cdfepoch.to_datetime(variables[name])")
     lines.append("return variables")
@@ -306,11 +302,11 @@ def _cdf(profile: FileProfile) -> list[str]:
 
 
 def _variable_comments(profile: FileProfile) -> list[str]:
-    """A comment per array (the first 15): its name, type, shape, units and long name."""
+    """A comment per array (the first 15): its name, type, shape, units and what it holds."""
     lines = []
     for a in profile.arrays[:15]:
-        units = f" [{a.attributes['units']}]" if a.attributes.get("units") else ""
-        desc = f" {a.attributes['long_name']}" if a.attributes.get("long_name") else ""
+        units = f" [{a.units}]" if a.units else ""
+        desc = f" {a.descriptions[0]}" if a.descriptions else ""
         lines.append(comment(f"{a.name}: {a.dtype} {tuple(a.shape)}{units}{desc}", 200))
     return lines
 

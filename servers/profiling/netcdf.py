@@ -42,7 +42,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.status, prof.reason = "empty", "the NetCDF file holds no variables"
         return
     title = prof.attributes.get("title") or prof.attributes.get("Title") or ""
-    desc = ", ".join(f"{a.name}{' [' + a.attributes['units'] + ']' if a.attributes.get('units') else ''}"
+    desc = ", ".join(f"{a.name}{' [' + a.units + ']' if a.units else ''}"
                      for a in prof.arrays[:10])
     more = f", ... (+{len(names) - 10})" if len(names) > 10 else ""
     prof.summary = f"NetCDF file{' (' + title[:100] + ')' if title else ''} with {len(names)} variables: {desc}{more}"
@@ -62,7 +62,8 @@ def _attributes(attrs: dict[str, Any]) -> dict[str, str]:
 def _variable(name: str, var: Any) -> ArrayProfile:
     import numpy as np
 
-    ap = ArrayProfile(name=name, shape=[int(s) for s in var.shape], dtype=str(var.data.dtype))
+    # classic NetCDF is big-endian: the type as a reader of the values sees it
+    ap = ArrayProfile(name=name, shape=[int(s) for s in var.shape], dtype=str(var.data.dtype.newbyteorder("=")))
     ap.attributes.update(_attributes(var._attributes))
     if var.dimensions:
         ap.attributes["dimensions"] = ", ".join(var.dimensions)

@@ -13,8 +13,6 @@ from lakeboard.servers.time_vocabulary import TIME_COLUMN_WORDS
 
 _MAX_VALUES_PER_COLUMN = 30
 MAX_TEXT_CHARS = 4000  # of a document's prose, and of a description from dictionaries
-# the attributes of an array (a NetCDF or HDF5 variable, a CDF variable) that say what it holds
-_ARRAY_DESCRIPTIONS = ("long_name", "standard_name", "description", "CATDESC", "FIELDNAM", "LABLAXIS")
 
 
 def _is_placeholder_column(name: str) -> bool:
@@ -63,7 +61,7 @@ def profile_texts(profile: FileProfile) -> ProfileTexts:
         columns.append(a.name)
         # a compound dataset's fields are columns; a variable's long name says what it holds
         columns.extend(f.strip() for f in a.attributes.get("fields", "").split(",") if f.strip())
-        notes.extend(a.attributes[k] for k in _ARRAY_DESCRIPTIONS if a.attributes.get(k))
+        notes.extend(a.descriptions)
     # Prose around tables (an HTML page's navigation, a workbook's notes sheet) is weak
     # evidence next to the tables themselves.
     text = (profile.text or "")[: MAX_TEXT_CHARS // (4 if profile.tables else 1)]

@@ -66,6 +66,22 @@ def test_an_explanation_says_what_time_a_file_covers():
     assert "It holds no data" in explanation(prof, role="template") and "It holds no data" not in text
 
 
+def test_an_explanation_gives_an_arrays_units_and_what_it_holds(tmp_path):
+    from scipy.io import netcdf_file
+
+    from lakeboard.servers.file_agent.response_writing import explanation
+
+    f = tmp_path / "rivers.nc"
+    with netcdf_file(f, "w") as nc:
+        nc.createDimension("time", 2)
+        v = nc.createVariable("q", "f8", ("time",))
+        v[:] = [1.0, 2.0]
+        v.units = b"m3 s-1"
+        v.long_name = b"river discharge at the gauge"
+    text = explanation(profile_file(f, tmp_path))
+    assert "array q: shape [2], dtype float64, units m3 s-1: river discharge at the gauge" in text
+
+
 # -- families share a loader only when they share a layout --------------------------------------
 
 _SHEETS = {1: ["north", "south"], 2: ["east"], 3: ["west", "summary"], 4: ["hills"], 5: ["coast", "bay"]}
