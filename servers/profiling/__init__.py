@@ -7,7 +7,7 @@
     loader_code(profile, root)        Python that loads the file correctly
 
 One reader module per kind of file (delimited, with fixed_width for text aligned with
-spaces, excel, json_files, parquet, arrays, cdf, hdf5, netcdf, fits, geo, html, documents, images, fallback);
+spaces, excel, json_files, parquet, arrays, cdf, hdf5, netcdf, fits, statistical_packages, geo, html, documents, images, fallback);
 detect picks one from the extension and the content. `families` groups the profiled files
 that belong together (dated series, same-shaped siblings).
 """

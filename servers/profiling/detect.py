@@ -57,6 +57,12 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".fits": ("fits", "fits"),
     ".fit": ("fits", "fits"),
     ".fts": ("fits", "fits"),
+    ".dta": ("stata", "statistical_packages"),
+    ".sav": ("spss", "statistical_packages"),
+    ".zsav": ("spss", "statistical_packages"),
+    ".por": ("spss", "statistical_packages"),
+    ".sas7bdat": ("sas", "statistical_packages"),
+    ".xpt": ("sas", "statistical_packages"),
     ".h5": ("hdf5", "hdf5"),
     ".hdf5": ("hdf5", "hdf5"),
     ".he5": ("hdf5", "hdf5"),
@@ -108,6 +114,10 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "excel", "excel"),
     (b"\x89HDF\r\n\x1a\n", "hdf5", "hdf5"),  # NetCDF-4 files too
     (b"SIMPLE  =", "fits", "fits"),
+    (b"<stata_dta>", "stata", "statistical_packages"),
+    (b"$FL2", "spss", "statistical_packages"),
+    (b"$FL3", "spss", "statistical_packages"),
+    (b"HEADER RECORD*******LIB", "sas", "statistical_packages"),  # SAS transport, versions 5 and 8
     (b"CDF\x01", "netcdf", "netcdf"),
     (b"CDF\x02", "netcdf", "netcdf"),
     (b"SQLite format 3\x00", "sqlite", "fallback"),
@@ -169,6 +179,9 @@ def _describe(fmt: str) -> str:
         "hdf5": "an HDF5 file",
         "netcdf": "a NetCDF file",
         "fits": "a FITS file",
+        "stata": "a Stata data file",
+        "spss": "an SPSS data file",
+        "sas": "a SAS data file",
     }.get(fmt, fmt)
 
 

@@ -88,6 +88,8 @@ def _body(profile: FileProfile) -> _Body:
         return _Body(["from scipy.io import netcdf_file"], _netcdf(profile))
     if fmt == "fits":
         return _Body(["from astropy.io import fits", "from astropy.table import Table"], _fits(profile))
+    if fmt in ("stata", "spss", "sas"):
+        return _statistical(profile)
     if fmt == "geo":
         return _Body(["import geopandas as gpd"], _geo(profile))
     if fmt == "html":
@@ -347,6 +349,16 @@ def _fits(profile: FileProfile) -> list[str]:
             lines.append(f"    hdus[{literal(name)}] = hdul[{int(i)}].data")
     lines.append("return hdus")
     return lines
+
+
+def _statistical(profile: FileProfile) -> _Body:
+    from lakeboard.servers.profiling.statistical_packages import reader_of
+
+    reader, labelled = reader_of(profile.path, profile.format)
+    lines = [comment(n, 300) for t in profile.tables for n in t.notes[:1]]
+    labels = ", apply_value_formats=True" if labelled else ""
+    lines += [f"df, meta = pyreadstat.{reader}(path{labels})  # meta: variable and value labels", "return df"]
+    return _Body(["import pyreadstat"], lines)
 
 
 def _geo(profile: FileProfile) -> list[str]:

@@ -95,6 +95,8 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.npz", format="npz", arrays=arrays * 3),
         FileProfile(path=f"{text}.cdf", format="cdf", arrays=arrays * 2),
         FileProfile(path=f"{text}.h5", format="hdf5", arrays=variables * 2),
+        FileProfile(path=f"{text}.dta", format="stata", tables=[table()]),
+        FileProfile(path=f"{text}.xpt", format="sas", tables=[table()]),
         FileProfile(path=f"{text}.nc", format="netcdf", arrays=variables * 2),
         FileProfile(path=f"{text}.fits", format="fits", tables=[table(name=text, options={"hdu": 1})],
                     arrays=[variables[0].model_copy(update={"attributes": {"hdu": "0", "OBJECT": text}})]),

@@ -1,0 +1,79 @@
+"""Stata (.dta), SPSS (.sav, .zsav, .por) and SAS (.sas7bdat, .xpt) files via pyreadstat.
+
+Their metadata say what the data hold: a label for each variable ("Age of respondent" for
+`age`), the file's label, and value labels (1 = "male"). The labels go into the table's notes,
+where the search index reads them. Value labels are applied: a coded column reads as its
+labels, in the profile and in the loader alike. Only the first rows are read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lakeboard.schemas.profiles import FileProfile, TableProfile
+from lakeboard.servers.profiling.column_stats import profile_frame, value_text
+from lakeboard.servers.profiling.detect import Detection
+
+SAMPLE_ROWS = 2000
+MAX_LABELS = 200
+
+# extension -> (format, pyreadstat's reader, whether it takes value labels from the file itself)
+READERS: dict[str, tuple[str, str, bool]] = {
+    ".dta": ("stata", "read_dta", True),
+    ".sav": ("spss", "read_sav", True),
+    ".zsav": ("spss", "read_sav", True),
+    ".por": ("spss", "read_por", True),
+    ".sas7bdat": ("sas", "read_sas7bdat", False),  # SAS keeps its formats in a separate catalog file
+    ".xpt": ("sas", "read_xport", False),
+}
+_BY_FORMAT = {"stata": ".dta", "spss": ".sav", "sas": ".sas7bdat"}
+
+
+def reader_of(path: str, fmt: str) -> tuple[str, bool]:
+    """pyreadstat's reader for a file (by its extension, else by the format its content showed),
+    and whether value labels are applied."""
+    ext = Path(path).suffix.lower()
+    _, reader, labelled = READERS.get(ext) or READERS[_BY_FORMAT.get(fmt, ".dta")]
+    return reader, labelled
+
+
+def profile(path: Path, prof: FileProfile, det: Detection) -> None:
+    import pyreadstat
+
+    prof.kind = "table"
+    prof.format = det.format
+    reader, labelled = reader_of(prof.path, det.format)
+    read = getattr(pyreadstat, reader)
+    options: dict[str, Any] = {"row_limit": SAMPLE_ROWS}
+    if labelled:
+        options["apply_value_formats"] = True
+    try:
+        df, meta = read(str(path), **options)
+    except Exception as e:  # noqa: BLE001 - pyreadstat raises its own errors and others on damaged files
+        prof.status = "unreadable"
+        prof.reason = f"not a readable {_NAMES[det.format]} file: {value_text(str(e), 200)}"
+        return
+    rows = meta.number_rows if meta.number_rows is not None and meta.number_rows >= 0 else None
+    exact = rows is not None or len(df) < SAMPLE_ROWS
+    tp = TableProfile(n_rows=rows if rows is not None else len(df), n_rows_exact=exact)
+    labels = [f"{name}: {label}" for name, label in zip(meta.column_names, meta.column_labels or []) if label]
+    if labels:
+        tp.notes.append("variable labels: " + "; ".join(labels[:MAX_LABELS]))
+    if meta.file_label:
+        tp.title = value_text(meta.file_label, 200)
+        prof.attributes["file label"] = tp.title
+    if getattr(meta, "table_name", None):
+        prof.attributes["table name"] = value_text(meta.table_name, 100)
+    tp.columns, tp.sample_rows = profile_frame(df)
+    prof.tables = [tp]
+    if not tp.columns:
+        prof.status, prof.reason = "empty", "the file holds no variables"
+        return
+    what = f" ({tp.title})" if tp.title else ""
+    count = f"{tp.n_rows:,}" if exact else f"at least {tp.n_rows:,}"
+    prof.summary = (f"{_NAMES[det.format]} data file{what}: {count} rows x {len(tp.columns)} variables "
+                    f"({', '.join(c.name for c in tp.columns[:8])}{', ...' if len(tp.columns) > 8 else ''})")
+
+
+_NAMES = {"stata": "Stata", "spss": "SPSS", "sas": "SAS"}

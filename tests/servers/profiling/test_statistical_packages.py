@@ -1,0 +1,60 @@
+"""Stata, SPSS and SAS files via pyreadstat: variable labels, value labels, a loader that reads them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyreadstat
+import pytest
+
+from lakeboard.servers.profiling import profile_file
+from lakeboard.servers.relevance.search_fields import profile_texts
+from tests.servers.profiling.loading import profile_and_load
+
+_FRAME = pd.DataFrame({"age": [30, 40, 50], "sex": [1, 2, 1], "town": ["Ashford", "Brill", "Calne"]})
+_LABELS = ["Age of respondent", "Sex of respondent", "Home town"]
+
+
+def _write(path: Path) -> None:
+    if path.suffix == ".dta":
+        pyreadstat.write_dta(_FRAME, str(path), file_label="Household survey 2020", column_labels=_LABELS,
+                             variable_value_labels={"sex": {1: "male", 2: "female"}})
+    elif path.suffix == ".sav":
+        pyreadstat.write_sav(_FRAME, str(path), file_label="Household survey 2020", column_labels=_LABELS,
+                             variable_value_labels={"sex": {1: "male", 2: "female"}})
+    else:
+        pyreadstat.write_xport(_FRAME, str(path), table_name="SURVEY", column_labels=_LABELS)
+
+
+@pytest.mark.parametrize("name, fmt, labelled", [("survey.dta", "stata", True), ("survey.sav", "spss", True),
+                                                 ("survey.xpt", "sas", False)])
+def test_labels_sample_and_loader(tmp_path: Path, name: str, fmt: str, labelled: bool) -> None:
+    f = tmp_path / name
+    _write(f)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == fmt and prof.kind == "table"
+    (table,) = prof.tables
+    assert [c.name for c in table.columns] == ["age", "sex", "town"] and table.n_rows == 3 and table.n_rows_exact
+    assert "age: Age of respondent" in table.notes[0]
+    assert table.sample_rows[0]["sex"] == ("male" if labelled else 1)  # value labels applied where the file has them
+    assert list(ns["data"].columns) == ["age", "sex", "town"] and len(ns["data"]) == 3
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+    texts = profile_texts(prof)
+    assert any("Age of respondent" in n for n in texts.notes)
+    if labelled:
+        assert table.title == "Household survey 2020" and "Household survey 2020" in prof.summary
+        assert "male" in texts.values
+
+
+def test_damaged_and_misnamed_files(tmp_path: Path) -> None:
+    good = tmp_path / "good.sav"
+    _write(good)
+    bad = tmp_path / "bad.sav"
+    bad.write_bytes(good.read_bytes()[:200])
+    prof = profile_file(bad, tmp_path)
+    assert prof.status == "unreadable" and "SPSS" in prof.reason
+    misnamed = tmp_path / "export.dat"
+    misnamed.write_bytes(good.read_bytes())
+    prof = profile_file(misnamed, tmp_path)
+    assert prof.status == "ok" and prof.format == "spss" and "content is an SPSS data file" in prof.attributes["note"]
