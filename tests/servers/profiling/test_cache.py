@@ -6,6 +6,8 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
+
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import ProfileCache
 from lakeboard.servers.profiling.cache import DB_NAME, PROFILER_VERSION, CacheWriteError

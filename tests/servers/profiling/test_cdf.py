@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 from cdflib.cdfwrite import CDF
 
-from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
 
@@ -39,12 +38,3 @@ def test_cdf_variables_and_attributes(tmp_path: Path) -> None:
     assert "first_times" in arrays["Epoch"].attributes
     assert "Solar wind monitor" in prof.summary and "B_field [nT]" in prof.summary
     assert ns["data"]["B_field"].shape == (10, 3)
-
-
-def test_damaged_cdf(tmp_path: Path) -> None:
-    good = tmp_path / "good.cdf"
-    _cdf(good)
-    bad = tmp_path / "bad.cdf"
-    bad.write_bytes(good.read_bytes()[:300])
-    prof = profile_file(bad, tmp_path)
-    assert prof.status == "unreadable" and prof.reason

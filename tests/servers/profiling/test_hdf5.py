@@ -93,19 +93,6 @@ def test_a_group_linked_into_itself_is_walked_once(tmp_path: Path) -> None:
     assert prof.status == "ok" and [a.name for a in prof.arrays] == ["g/x"]
 
 
-def test_damaged_and_misnamed_files(tmp_path: Path) -> None:
-    good = tmp_path / "good.h5"
-    _hdf5(good)
-    bad = tmp_path / "bad.h5"
-    bad.write_bytes(good.read_bytes()[:600])
-    prof = profile_file(bad, tmp_path)
-    assert prof.status == "unreadable" and "HDF5" in prof.reason
-    misnamed = tmp_path / "export.dat"
-    misnamed.write_bytes(good.read_bytes())
-    prof = profile_file(misnamed, tmp_path)
-    assert prof.status == "ok" and prof.format == "hdf5" and "content is an HDF5 file" in prof.attributes["note"]
-
-
 def test_a_file_with_no_datasets_is_empty(tmp_path: Path) -> None:
     f = tmp_path / "empty.h5"
     with h5py.File(f, "w") as h:

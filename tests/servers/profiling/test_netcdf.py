@@ -45,15 +45,6 @@ def test_variables_attributes_and_loader(tmp_path: Path, version: int) -> None:
     assert "river discharge at the gauge" in profile_texts(prof).notes
 
 
-def test_damaged_netcdf(tmp_path: Path) -> None:
-    good = tmp_path / "good.nc"
-    _netcdf(good)
-    bad = tmp_path / "bad.nc"
-    bad.write_bytes(good.read_bytes()[:120])
-    prof = profile_file(bad, tmp_path)
-    assert prof.status == "unreadable" and "NetCDF" in prof.reason
-
-
 def test_netcdf_named_cdf_is_read_as_netcdf(tmp_path: Path) -> None:
     f = tmp_path / "rivers.cdf"
     _netcdf(f)

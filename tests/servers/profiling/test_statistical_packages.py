@@ -8,7 +8,6 @@ import pandas as pd
 import pyreadstat
 import pytest
 
-from lakeboard.servers.profiling import profile_file
 from lakeboard.servers.relevance.search_fields import profile_texts
 from tests.servers.profiling.loading import profile_and_load
 
@@ -45,16 +44,3 @@ def test_labels_sample_and_loader(tmp_path: Path, name: str, fmt: str, labelled:
     if labelled:
         assert table.title == "Household survey 2020" and "Household survey 2020" in prof.summary
         assert "male" in texts.values
-
-
-def test_damaged_and_misnamed_files(tmp_path: Path) -> None:
-    good = tmp_path / "good.sav"
-    _write(good)
-    bad = tmp_path / "bad.sav"
-    bad.write_bytes(good.read_bytes()[:200])
-    prof = profile_file(bad, tmp_path)
-    assert prof.status == "unreadable" and "SPSS" in prof.reason
-    misnamed = tmp_path / "export.dat"
-    misnamed.write_bytes(good.read_bytes())
-    prof = profile_file(misnamed, tmp_path)
-    assert prof.status == "ok" and prof.format == "spss" and "content is an SPSS data file" in prof.attributes["note"]
