@@ -103,6 +103,11 @@ class ArrayProfile(BaseModel):
     def units(self) -> str | None:
         return next((self.attributes[k] for k in ARRAY_UNITS if self.attributes.get(k)), None)
 
+    @property
+    def heading(self) -> str:
+        """Its name, with its units in brackets where it has them: how summaries list arrays."""
+        return f"{self.name} [{self.units}]" if self.units else self.name
+
 
 class TableShape(BaseModel):
     """A table as a loader returns it, or as its profile says it should come out.

@@ -50,9 +50,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         ),
         "",
     )
-    desc = ", ".join(
-        f"{a.name}{' [' + a.units + ']' if a.units else ''}" for a in prof.arrays[:10]
-    )
+    desc = ", ".join(a.heading for a in prof.arrays[:10])
     more = f", ... (+{len(names) - 10})" if len(names) > 10 else ""
     prof.summary = f"CDF file{' (' + title[:100] + ')' if title else ''} with {len(names)} variables: {desc}{more}"
 

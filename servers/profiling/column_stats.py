@@ -52,6 +52,24 @@ def value_text(v: Any, limit: int = _MAX_VALUE_CHARS) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def attribute_text(value: Any, limit: int = _MAX_VALUE_CHARS) -> str:
+    """A file's metadata attribute (HDF5, NetCDF ...) as one line: bytes decoded, arrays and lists
+    joined by spaces (as many as `limit` characters can show), lone surrogates made U+FFFD."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, list):
+        value = " ".join(str(_decoded(v)) for v in value[:limit])
+    return value_text(_decoded(value), limit)
+
+
+def _decoded(v: Any) -> Any:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, str):  # h5py keeps undecodable bytes as lone surrogates: they are no text
+        return v.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return v
+
+
 def json_value(v: Any) -> Any:
     """A cell as a JSON-safe value (numpy scalars, timestamps, NaN, long strings)."""
     if v is None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import ArrayProfile, FileProfile
-from lakeboard.servers.profiling.column_stats import json_value, value_text
+from lakeboard.servers.profiling.column_stats import attribute_text, json_value, value_text
 from lakeboard.servers.profiling.detect import Detection
 
 SAMPLE_VALUES = 8
@@ -38,11 +38,12 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         return
     with f:
         prof.attributes.update(_attributes(f.attrs))
-        netcdf = "_NCProperties" in f.attrs or any("_Netcdf4Dimid" in ds.attrs for _, ds in _datasets(f, 20))
+        netcdf = "_NCProperties" in f.attrs
         names = 0
         for name, ds in _datasets(f, MAX_GROUPS):
             names += 1
             if len(prof.arrays) < MAX_ARRAYS:
+                netcdf = netcdf or "_Netcdf4Dimid" in ds.attrs
                 prof.arrays.append(_dataset(name, ds))
             elif names >= MAX_COUNTED:  # a group of a million datasets is not walked to its end
                 break
@@ -55,8 +56,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.status, prof.reason = "empty", "the HDF5 file holds no datasets"
         return
     title = next((prof.attributes[k] for k in _TITLE_KEYS if k in prof.attributes), "")
-    desc = ", ".join(f"{a.name}{' [' + a.units + ']' if a.units else ''}"
-                     for a in prof.arrays[:10])
+    desc = ", ".join(a.heading for a in prof.arrays[:10])
     more = f", ... (+{len(prof.arrays) - 10})" if len(prof.arrays) > 10 else ""
     kind = "NetCDF-4 file" if netcdf else "HDF5 file"
     prof.summary = f"{kind}{' (' + title[:100] + ')' if title else ''} with {counted} datasets: {desc}{more}"
@@ -96,21 +96,8 @@ def _attributes(attrs: Any) -> dict[str, str]:
             continue
         if isinstance(value, (h5py.Empty, h5py.Reference, h5py.RegionReference)):  # no text a person reads
             continue
-        out[str(key)] = value_text(_plain(value), 300)
+        out[str(key)] = attribute_text(value, 300)
     return out
-
-
-def _plain(value: Any) -> Any:
-    """An attribute's value as text or a number: bytes decoded, small arrays joined."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, str):  # h5py keeps undecodable bytes as lone surrogates: they are no text
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, list):
-        return " ".join(str(_plain(v)) for v in value[:20])
-    return value
 
 
 def _dataset(name: str, ds: Any) -> ArrayProfile:
@@ -140,5 +127,5 @@ def _first_values(ds: Any) -> list[Any]:
     index = () if not ds.shape else (0,) * (len(ds.shape) - 1) + (slice(0, SAMPLE_VALUES),)
     values = np.atleast_1d(ds[index])
     if values.dtype.names or values.dtype.kind in ("S", "O", "U", "V"):
-        return [value_text(_plain(v), 80) for v in values.tolist()]
+        return [attribute_text(v, 80) for v in values.tolist()]
     return [json_value(v) for v in values.tolist()]

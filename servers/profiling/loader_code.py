@@ -18,6 +18,7 @@ from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
+from lakeboard.servers.profiling.statistical_packages import reader_of
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
@@ -352,8 +353,6 @@ def _fits(profile: FileProfile) -> list[str]:
 
 
 def _statistical(profile: FileProfile) -> _Body:
-    from lakeboard.servers.profiling.statistical_packages import reader_of
-
     reader, labelled = reader_of(profile.path, profile.format)
     lines = [comment(n, 300) for t in profile.tables for n in t.notes[:1]]
     labels = ", apply_value_formats=True" if labelled else ""

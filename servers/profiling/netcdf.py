@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import ArrayProfile, FileProfile
-from lakeboard.servers.profiling.column_stats import json_value, value_text
+from lakeboard.servers.profiling.column_stats import attribute_text, json_value, value_text
 from lakeboard.servers.profiling.detect import Detection
 
 SAMPLE_VALUES = 8
@@ -42,21 +42,13 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.status, prof.reason = "empty", "the NetCDF file holds no variables"
         return
     title = prof.attributes.get("title") or prof.attributes.get("Title") or ""
-    desc = ", ".join(f"{a.name}{' [' + a.units + ']' if a.units else ''}"
-                     for a in prof.arrays[:10])
+    desc = ", ".join(a.heading for a in prof.arrays[:10])
     more = f", ... (+{len(names) - 10})" if len(names) > 10 else ""
     prof.summary = f"NetCDF file{' (' + title[:100] + ')' if title else ''} with {len(names)} variables: {desc}{more}"
 
 
 def _attributes(attrs: dict[str, Any]) -> dict[str, str]:
-    out = {}
-    for key, value in list(attrs.items())[:MAX_ATTRIBUTES]:
-        if isinstance(value, bytes):
-            value = value.decode("utf-8", "replace")
-        elif hasattr(value, "tolist"):
-            value = value.tolist()
-        out[str(key)] = value_text(" ".join(map(str, value)) if isinstance(value, list) else value, 300)
-    return out
+    return {str(key): attribute_text(value, 300) for key, value in list(attrs.items())[:MAX_ATTRIBUTES]}
 
 
 def _variable(name: str, var: Any) -> ArrayProfile:
@@ -71,7 +63,7 @@ def _variable(name: str, var: Any) -> ArrayProfile:
     if data.size:
         first = np.array(data.reshape(-1)[:SAMPLE_VALUES] if data.ndim else data.reshape(1))  # a copy, off the map
         if first.dtype.kind == "S":
-            ap.sample = [value_text(v.decode("utf-8", "replace"), 80) for v in first.tolist()]
+            ap.sample = [attribute_text(v, 80) for v in first.tolist()]
         else:
             ap.sample = [json_value(v) for v in first.tolist()]
     return ap
