@@ -18,24 +18,19 @@ from lakeboard.servers.profiling.detect import Detection
 SAMPLE_ROWS = 2000
 MAX_LABELS = 200
 
-# extension -> (format, pyreadstat's reader, whether it takes value labels from the file itself)
-READERS: dict[str, tuple[str, str, bool]] = {
-    ".dta": ("stata", "read_dta", True),
-    ".sav": ("spss", "read_sav", True),
-    ".zsav": ("spss", "read_sav", True),
-    ".por": ("spss", "read_por", True),
-    ".sas7bdat": ("sas", "read_sas7bdat", False),  # SAS keeps its formats in a separate catalog file
-    ".xpt": ("sas", "read_xport", False),
-}
-_BY_FORMAT = {"stata": ".dta", "spss": ".sav", "sas": ".sas7bdat"}
+# pyreadstat's reader for each format detect.py found (by content where the file has a signature),
+# and for the extensions that tell two kinds of one format apart: SPSS portable files, and SAS
+# data sets (the signature found for SAS is the transport file's)
+_BY_FORMAT = {"stata": "read_dta", "spss": "read_sav", "sas": "read_xport"}
+_BY_EXTENSION = {("spss", ".por"): "read_por", ("sas", ".sas7bdat"): "read_sas7bdat"}
+_NAMES = {"stata": "Stata", "spss": "SPSS", "sas": "SAS"}
 
 
 def reader_of(path: str, fmt: str) -> tuple[str, bool]:
-    """pyreadstat's reader for a file (by its extension, else by the format its content showed),
-    and whether value labels are applied."""
-    ext = Path(path).suffix.lower()
-    _, reader, labelled = READERS.get(ext) or READERS[_BY_FORMAT.get(fmt, ".dta")]
-    return reader, labelled
+    """pyreadstat's reader for a file of format `fmt`, and whether value labels are applied (SAS
+    keeps its formats in a separate catalog file)."""
+    reader = _BY_EXTENSION.get((fmt, Path(path).suffix.lower())) or _BY_FORMAT[fmt]
+    return reader, fmt != "sas"
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -75,5 +70,3 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.summary = (f"{_NAMES[det.format]} data file{what}: {count} rows x {len(tp.columns)} variables "
                     f"({', '.join(c.name for c in tp.columns[:8])}{', ...' if len(tp.columns) > 8 else ''})")
 
-
-_NAMES = {"stata": "Stata", "spss": "SPSS", "sas": "SAS"}

@@ -44,3 +44,15 @@ def test_labels_sample_and_loader(tmp_path: Path, name: str, fmt: str, labelled:
     if labelled:
         assert table.title == "Household survey 2020" and "Household survey 2020" in prof.summary
         assert "male" in texts.values
+
+
+@pytest.mark.parametrize("written, named, fmt", [("survey.xpt", "survey.dat", "sas"), ("survey.sav", "survey.dta", "spss")])
+def test_the_content_picks_the_reader_whatever_the_extension(tmp_path: Path, written: str, named: str, fmt: str) -> None:
+    source = tmp_path / "source" / written
+    source.parent.mkdir()
+    _write(source)
+    f = tmp_path / named
+    f.write_bytes(source.read_bytes())
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == fmt and [c.name for c in prof.tables[0].columns] == ["age", "sex", "town"]
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
