@@ -46,9 +46,11 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
                     if i >= MAX_HDUS:
                         prof.attributes["hdus"] = f"more than {MAX_HDUS} (first {MAX_HDUS} profiled)"
                         break
+                    keywords = _keywords(hdu.header)
                     if i == 0:
-                        prof.attributes.update(_keywords(hdu.header))
-                    _hdu(path, i, hdu, _unique(_hdu_name(i, hdu.header), names), prof)
+                        prof.attributes.update(keywords)
+                    keywords.pop("EXTNAME", None)  # it names the table or the array
+                    _hdu(path, i, hdu, _unique(_hdu_name(i, hdu.header), names), keywords, prof)
             except Exception as e:  # noqa: BLE001 - astropy raises many kinds on a damaged HDU: it ends the walk, not the profile
                 prof.attributes["error"] = f"HDU {len(names)} and those after it could not be read: {value_text(str(e), 200)}"
     prof.kind = "table" if prof.tables else "array"
@@ -90,16 +92,17 @@ def _keywords(header: Any) -> dict[str, str]:
     return out
 
 
-def _hdu(path: Path, i: int, hdu: Any, name: str, prof: FileProfile) -> None:
+def _hdu(path: Path, i: int, hdu: Any, name: str, keywords: dict[str, str], prof: FileProfile) -> None:
+    """`keywords`: the HDU's header less its structural keywords and its name."""
     from astropy.io import fits
 
     if isinstance(hdu, (fits.BinTableHDU, fits.TableHDU)):
-        prof.tables.append(_table(i, hdu, name))
+        prof.tables.append(_table(i, hdu, name, keywords))
     elif getattr(hdu, "shape", ()) and hdu.header.get("NAXIS", 0):
-        prof.arrays.append(_image(path, i, hdu, name))
+        prof.arrays.append(_image(path, i, hdu, name, keywords))
 
 
-def _table(i: int, hdu: Any, name: str) -> TableProfile:
+def _table(i: int, hdu: Any, name: str, keywords: dict[str, str]) -> TableProfile:
     from astropy.table import Table
 
     tp = TableProfile(name=name, options={"hdu": i}, n_rows=int(hdu.header.get("NAXIS2", 0)), n_rows_exact=True)
@@ -120,19 +123,19 @@ def _table(i: int, hdu: Any, name: str) -> TableProfile:
              for n in range(1, int(header.get("TFIELDS", 0)) + 1) if header.get(f"TUNIT{n}")]
     if units:
         tp.notes.append("units: " + ", ".join(units[:40]))
-    tp.notes += [f"{k}: {v}" for k, v in _keywords(hdu.header).items() if k != "EXTNAME"][:10]
+    tp.notes += [f"{k}: {v}" for k, v in keywords.items()][:10]
     tp.columns, tp.sample_rows = profile_frame(table[flat].to_pandas())
     return tp
 
 
-def _image(path: Path, i: int, hdu: Any, name: str) -> ArrayProfile:
+def _image(path: Path, i: int, hdu: Any, name: str, keywords: dict[str, str]) -> ArrayProfile:
     import numpy as np
     from astropy.io import fits
 
     shape = [int(s) for s in hdu.shape]
     bitpix = int(hdu.header.get("BITPIX", -64))
     ap = ArrayProfile(name=name, shape=shape, dtype=_BITPIX.get(bitpix, "float64"), attributes={"hdu": str(i)})
-    ap.attributes.update({k: v for k, v in _keywords(hdu.header).items() if k != "EXTNAME"})
+    ap.attributes.update(keywords)
     first_values = (0,) * (len(shape) - 1) + (slice(0, SAMPLE_VALUES),)
     try:
         if any(k in hdu.header for k in ("BSCALE", "BZERO", "BLANK")):
