@@ -147,6 +147,26 @@ class LoaderCheck(BaseModel):
         return "unverified: " + "; ".join(self.reasons or ["it was not run"])
 
 
+class ArchiveMember(BaseModel):
+    """A file inside an archive whose tables the archive's profile lists (`FileProfile.tables`, in order).
+
+    The archive names a member's only table by the member's path, and each table of a member that
+    holds several (the sheets of a workbook) by the member's path and the table's name."""
+
+    name: str = Field(description="the member's path inside the archive")
+    format: str = Field(description="its detected format: csv, tsv, fwf, excel, json, jsonl, parquet, feather")
+    encoding: str | None = None
+    attributes: dict[str, str] = Field(default_factory=dict, description="its reader's metadata (engine ...)")
+    size_bytes: int = Field(0, description="its size unpacked")
+    tables: list[str | None] = Field(default_factory=list, description="each of its tables' names in the member")
+
+    def table_names(self) -> list[str]:
+        """Its tables' names in the archive's profile."""
+        if len(self.tables) == 1:
+            return [self.name]
+        return [f"{self.name}: {t if t is not None else i + 1}" for i, t in enumerate(self.tables)]
+
+
 class FileProfile(BaseModel):
     path: str = Field(description="lake-relative POSIX path")
     format: str = Field(description="detected format: csv, tsv, fwf, excel, json, jsonl, parquet, npz, npy, cdf, geo, html, pdf, text, markdown, image, binary, ...")
@@ -163,6 +183,9 @@ class FileProfile(BaseModel):
     summary: str = Field("", description="one line a person reads to know what the file is")
     loader: str | None = Field(None, description="python code that loads the file correctly (from the profile)")
     loader_check: LoaderCheck | None = Field(None, description="the loader run on the file; None: not checked")
+    members: list[ArchiveMember] = Field(
+        default_factory=list, exclude_if=lambda v: not v, description="an archive's members read as tables"
+    )
     profiled_in_s: float | None = None
 
     @property

@@ -156,7 +156,7 @@ def _zip_kind(path: Path) -> tuple[str, str] | None:
         return ("geo", "geo")
     if "content.xml" in lower and "mimetype" in lower:
         return ("excel", "excel")  # OpenDocument spreadsheet
-    return ("zip", "fallback")
+    return ("zip", "archives")
 
 
 def _describe(fmt: str) -> str:
@@ -234,7 +234,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         return Detection("geo", "geo")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         if compression:
-            return Detection("zip", "fallback")
+            return Detection("binary", "fallback", note="a zip archive compressed again with gzip")
         kind = _zip_kind(path)
         if kind is None and _EXTENSION_FORMATS.get(ext, ("", ""))[1] in ("excel", "text_documents", "arrays", "geo"):
             return None  # a damaged container: its own reader says what is wrong with it

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile
@@ -14,9 +13,6 @@ MAX_SQLITE_TABLES = 50
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
-    if det.format == "zip":
-        _zip(path, prof)
-        return
     if det.format == "sqlite":
         _sqlite(path, prof)
         return
@@ -39,22 +35,6 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         return
     first = next((ln.strip() for ln in lines if ln.strip()), "")
     prof.summary = f"text file ({path.suffix or 'no extension'}); starts: {first[:120]}"
-
-
-def _zip(path: Path, prof: FileProfile) -> None:
-    prof.kind, prof.format = "binary", "zip"
-    try:
-        with zipfile.ZipFile(path) as z:
-            infos = z.infolist()
-    except (zipfile.BadZipFile, OSError) as e:
-        prof.status, prof.reason = "unreadable", f"damaged zip archive: {e}"
-        return
-    names = [i.filename for i in infos if not i.is_dir()]
-    prof.status = "skipped"
-    prof.reason = f"zip archive with {len(names)} files, not extracted (unzip it into the lake to profile them)"
-    prof.text = "\n".join(names[:200])
-    prof.attributes["members"] = str(len(names))
-    prof.summary = f"zip archive with {len(names)} files: " + ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
 
 
 def _sqlite(path: Path, prof: FileProfile) -> None:

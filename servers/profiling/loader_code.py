@@ -120,6 +120,8 @@ def _body(profile: FileProfile) -> _Body:
             "    image = path.read_bytes()",
             "return image",
         ])
+    if fmt == "zip" and profile.members:
+        return _archive(profile)
     if fmt == "zip":
         return _Body(["import zipfile"], [
             comment(profile.reason or "zip archive"),
@@ -165,11 +167,10 @@ def _not_data(status: str, reason: str) -> _Body:
     ])
 
 
-def _read_call(t: TableProfile, fn: str = "pd.read_csv") -> str:
-    if t.delimiter == "fixed-width":
-        fn = "pd.read_fwf"
+def _read_call(t: TableProfile, source: str = "path") -> str:
+    fn = "pd.read_fwf" if t.delimiter == "fixed-width" else "pd.read_csv"
     args = _kwargs(t.options)
-    return f"{fn}(path{', ' + args if args else ''})"
+    return f"{fn}({source}{', ' + args if args else ''})"
 
 
 def _big_note(profile: FileProfile) -> list[str]:
@@ -181,13 +182,13 @@ def _big_note(profile: FileProfile) -> list[str]:
     return []
 
 
-def _delimited(profile: FileProfile) -> _Body:
+def _delimited(profile: FileProfile, source: str = "path") -> _Body:
     lines = _big_note(profile)
     tables = profile.tables
     if len(tables) == 1:
         t = tables[0]
         lines += _comment_notes(t)
-        lines.append(f"df = {_read_call(t)}")
+        lines.append(f"df = {_read_call(t, source)}")
         if t.drop_blank_rows:
             lines.append('df = df.dropna(how="all")  # blank separator rows')
         lines.append("return df")
@@ -197,18 +198,18 @@ def _delimited(profile: FileProfile) -> _Body:
     for t in tables:
         name = literal(t.name)
         lines += _comment_notes(t)
-        lines.append(f"tables[{name}] = {_read_call(t)}")
+        lines.append(f"tables[{name}] = {_read_call(t, source)}")
         if t.drop_blank_rows:
             lines.append(f'tables[{name}] = tables[{name}].dropna(how="all")')
     lines.append("return tables")
     return _Body([_PANDAS], lines)
 
 
-def _excel(profile: FileProfile) -> _Body:
+def _excel(profile: FileProfile, source: str = "path") -> _Body:
     engine = profile.attributes.get("engine")
     eng = f", engine={literal(engine)}" if engine else ""
     lines = ["sheets = {}  # every table of every sheet, with its header offset"]
-    lines.append(f"with pd.ExcelFile(path{eng}) as xl:")
+    lines.append(f"with pd.ExcelFile({source}{eng}) as xl:")
     for t in profile.tables:
         name = literal(t.name)
         lines += _comment_notes(t, "    ")
@@ -250,8 +251,8 @@ def _open_text(profile: FileProfile) -> tuple[list[str], str]:
     return [], f'open(path, encoding={enc}, errors="replace")'
 
 
-def _json(profile: FileProfile) -> _Body:
-    imports, opened = _open_text(profile)
+def _json(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
+    imports, opened = opened or _open_text(profile)
     lines = [f"with {opened} as f:", "    obj = json.load(f)"]
     records = _json_records(profile.tables[0]) if profile.tables else []
     if records:
@@ -259,8 +260,8 @@ def _json(profile: FileProfile) -> _Body:
     return _Body(imports + ["import json"], lines + ["return obj"])
 
 
-def _jsonl(profile: FileProfile) -> _Body:
-    imports, opened = _open_text(profile)
+def _jsonl(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
+    imports, opened = opened or _open_text(profile)
     return _Body(imports + ["import json", _PANDAS], [
         "records = []",
         f"with {opened} as f:",
@@ -414,3 +415,45 @@ def _sqlite(profile: FileProfile) -> _Body:
         "    con.close()",
         "return tables",
     ])
+
+
+def _member_body(member: FileProfile) -> _Body:
+    """A member's loader body, reading the member's bytes (`data`) in memory as its own loader reads the file."""
+    fmt, source = member.format, "io.BytesIO(data)"
+    if fmt in ("csv", "tsv", "fwf"):
+        body = _delimited(member, source)
+    elif fmt == "excel":
+        body = _excel(member, source)
+    elif fmt in ("parquet", "feather"):
+        body = _Body([_PANDAS], [f"df = pd.read_{fmt}({source})", "return df"])
+    elif fmt in ("json", "jsonl"):
+        text = ([], f'io.StringIO(data.decode({literal(member.encoding or "utf-8")}, errors="replace"))')
+        body = _json(member, text) if fmt == "json" else _jsonl(member, text)
+    else:
+        raise ValueError(f"archive member {member.path!r} is {fmt}, which is not read from an archive")
+    return _Body(body.imports + ["import io"], body.lines)
+
+
+def _archive(profile: FileProfile) -> _Body:
+    """A zip archive's tables: each member read from the archive in memory by a function of its bytes."""
+    imports, lines, reads = ["import zipfile"], [], []
+    tables = iter(profile.tables)
+    for n, m in enumerate(profile.members, 1):
+        own = [next(tables).model_copy(update={"name": name}) for name in m.tables]
+        member = FileProfile(path=m.name, format=m.format, encoding=m.encoding, attributes=m.attributes,
+                             size_bytes=m.size_bytes, tables=own)
+        body = _member_body(member)
+        imports += body.imports
+        lines += [comment(f"{m.name}: {m.format}, {m.size_bytes:,} bytes unpacked", 200), f"def member_{n}(data):"]
+        lines += [f"    {line}" if line else "" for line in body.lines]
+        read = f"member_{n}(archive.read({literal(m.name)}))"
+        if m.format != "excel" and len(m.tables) == 1:
+            reads.append(f"    tables[{literal(m.table_names()[0])}] = {read}")
+            continue
+        reads.append(f"    part = {read}")
+        reads += [f"    tables[{literal(archived)}] = part[{literal(own_name)}]"
+                  for own_name, archived in zip(m.tables, m.table_names())]
+    listed = int(profile.attributes.get("members", "0") or 0)
+    lines.append(comment(f"{len(profile.members)} of the archive's {listed} files read as tables", 200))
+    lines += ["tables = {}", "with zipfile.ZipFile(path) as archive:", *reads, "return tables"]
+    return _Body(imports, lines)

@@ -67,7 +67,7 @@ def test_formats_by_extension_and_magic(tmp_path: Path) -> None:
         "t.py": ("text", "text_documents"),
         "t.png": ("image", "images"),
         "t.pdf": ("pdf", "text_documents"),
-        "t.zip": ("zip", "fallback"),
+        "t.zip": ("zip", "archives"),
         "t.csv.gz": ("csv", "delimited"),
     }
     for name, (fmt, reader) in expected.items():

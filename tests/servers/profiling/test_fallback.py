@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import zipfile
 from pathlib import Path
 
 from lakeboard.servers.profiling import profile_file
@@ -24,16 +23,6 @@ def test_unknown_text_shows_its_first_lines(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.status == "ok" and prof.kind == "document"
     assert ns["data"].startswith("line 0: step done")
-
-
-def test_zip_archive_lists_its_members(tmp_path: Path) -> None:
-    f = tmp_path / "bundle.zip"
-    with zipfile.ZipFile(f, "w") as z:
-        z.writestr("a.csv", "x\n1\n")
-        z.writestr("docs/readme.txt", "hello")
-    prof, ns = profile_and_load(f)
-    assert prof.status == "skipped" and "2 files" in prof.reason
-    assert ns["data"] == ["a.csv", "docs/readme.txt"]
 
 
 def test_sqlite_database(tmp_path: Path) -> None:

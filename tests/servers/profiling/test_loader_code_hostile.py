@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lakeboard.common.loader_programs import loading_code
-from lakeboard.schemas.profiles import ArrayProfile, ColumnProfile, FileProfile, TableProfile
+from lakeboard.schemas.profiles import ArchiveMember, ArrayProfile, ColumnProfile, FileProfile, TableProfile
 from lakeboard.servers.profiling import profile_file
 from lakeboard.servers.profiling.loader_code import make_loader
 from tests.support.hostile_names import MARKER, file_name, hostile_names
@@ -111,6 +111,14 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.docx", format="docx"),
         FileProfile(path=f"{text}.png", format="image"),
         FileProfile(path=f"{text}.zip", format="zip", reason=text),
+        FileProfile(path=f"{text}.zip", format="zip", attributes={"members": "3"},
+                    tables=[table(name=text, options={"skiprows": 1}), table(name=text, options={"sheet_name": text})],
+                    members=[ArchiveMember(name=text, format="csv", tables=[None]),
+                             ArchiveMember(name=text + "2", format="excel", attributes={"engine": text}, tables=[text])]),
+        FileProfile(path=f"{text}.zip", format="zip", attributes={"members": "2"},
+                    tables=[table(name=text), table(name=text)],
+                    members=[ArchiveMember(name=text, format="json", encoding=text, tables=[None]),
+                             ArchiveMember(name=text, format="parquet", tables=[None])]),
         FileProfile(path=f"{text}.sqlite", format="sqlite", tables=[table(name=text), table(name=text + "2")]),
         FileProfile(path=f"{text}.txt", format="text", encoding=text),
         FileProfile(path=f"{text}.bin", format="binary", status="unreadable", reason=text),

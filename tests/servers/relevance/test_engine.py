@@ -119,3 +119,18 @@ def test_a_scientific_file_is_found_by_what_its_variables_say_they_hold(small_la
         v.long_name = b"river discharge at the gauge"
     eng = _engine([*small_lake, profile_file(nc, tmp_path)])
     assert _paths(eng.rank(parse_query("discharge of the river at its gauge")))[0] == "hydro/station_17.nc"
+
+
+def test_a_table_inside_a_zip_archive_is_found_by_its_columns(small_lake, tmp_path):
+    """The tables inside an archive are evidence for the archive: the request's words are only in
+    the columns and values of a CSV zipped in it."""
+    import zipfile
+
+    from lakeboard.servers.profiling import profile_file
+
+    archive = tmp_path / "downloads" / "bundle_3.zip"
+    archive.parent.mkdir()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("part/a.csv", "glacier,meltwater_runoff_m3\nvatna,120\nlangjokull,80\n")
+    eng = _engine([*small_lake, profile_file(archive, tmp_path)])
+    assert _paths(eng.rank(parse_query("meltwater runoff of each glacier")))[0] == "downloads/bundle_3.zip"
