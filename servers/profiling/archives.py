@@ -1,4 +1,4 @@
-"""Zip archives: the members listed, and the tables inside them profiled as the archive's tables.
+"""Zip and tar archives: the members listed, and the tables inside them profiled as the archive's tables.
 
 A lake often ships its tables zipped. Each member that a table reader reads (delimited text,
 a workbook, JSON, Parquet) is unpacked, one at a time, into a private temporary folder (never
@@ -15,10 +15,12 @@ bytes and time so that the profile and its loader check fit in the worker's boun
 from __future__ import annotations
 
 import importlib
+import tarfile
 import tempfile
 import time
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from lakeboard.schemas.profiles import ArchiveMember, FileProfile
@@ -29,37 +31,96 @@ MEMBER_BYTES = 128 << 20  # most one member may unpack to
 ARCHIVE_BYTES = 256 << 20  # most the members profiled may unpack to, together
 ARCHIVE_SECONDS = 25.0  # profiling time across members: the loader check still fits in the pool's bound
 LISTED = 200  # member names kept in the profile's text
+LISTED_TAR = 10_000  # entries of a tar archive looked at (listing a compressed tar unpacks it)
 MAX_DOCUMENTS, DOCUMENT_CHARS = 3, 2000  # documents in an archive whose leading text the profile keeps
 _TABLE_READERS = frozenset({"delimited", "excel", "json_files", "parquet"})
 _CHUNK = 1 << 20
 
 
+@dataclass
+class _Entry:
+    """A regular file inside an archive."""
+
+    name: str
+    size: int  # what it says it unpacks to
+    encrypted: bool = False
+
+
+class _Zip:
+    def __init__(self, path: Path) -> None:
+        self._zip = zipfile.ZipFile(path)
+        self._infos = {i.filename: i for i in self._zip.infolist() if not i.is_dir()}
+        self.complete = True
+
+    def entries(self) -> list[_Entry]:
+        return [_Entry(i.filename, i.file_size, bool(i.flag_bits & 0x1)) for i in self._infos.values()]
+
+    def open(self, name: str):
+        return self._zip.open(self._infos[name])
+
+    def close(self) -> None:
+        self._zip.close()
+
+
+class _Tar:
+    """A tar archive, compressed or not. Only its regular files are entries: links and devices are
+    never followed or read. A compressed tar is read in order, so its listing stops at `LISTED_TAR`."""
+
+    def __init__(self, path: Path) -> None:
+        self._tar = tarfile.open(path, "r:*")
+        self._infos: dict[str, tarfile.TarInfo] = {}
+        self.complete = True
+        for n, info in enumerate(self._tar):
+            if n >= LISTED_TAR:
+                self.complete = False
+                break
+            if info.isfile():
+                self._infos[info.name] = info
+
+    def entries(self) -> list[_Entry]:
+        return [_Entry(i.name, i.size) for i in self._infos.values()]
+
+    def open(self, name: str):
+        return self._tar.extractfile(self._infos[name])
+
+    def close(self) -> None:
+        self._tar.close()
+
+
+_DAMAGED = (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, OSError, EOFError, ValueError, zlib.error)
+
+
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
-    prof.kind, prof.format = "binary", "zip"
+    kind = "tar" if det.format == "tar" else "zip"
+    prof.kind, prof.format = "binary", kind
     try:
-        with zipfile.ZipFile(path) as archive:
-            infos = [i for i in archive.infolist() if not i.is_dir()]
-            names = [i.filename for i in infos]
-            prof.attributes["members"] = str(len(names))
-            skipped, prose = _profile_members(archive, infos, prof)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as e:
-        prof.status, prof.reason = "unreadable", f"damaged zip archive: {e}"
+        archive = _Tar(path) if kind == "tar" else _Zip(path)
+        try:
+            entries = archive.entries()
+            skipped, prose = _profile_members(archive, entries, prof)
+        finally:
+            archive.close()
+    except _DAMAGED as e:
+        prof.status, prof.reason = "unreadable", f"damaged {kind} archive: {e}"
         prof.tables, prof.members = [], []
         return
+    names = [e.name for e in entries]
+    count = f"{len(names)}" if archive.complete else f"more than {len(names)}"
+    prof.attributes["members"] = count
     # the members' names, what was not read and why, then the documents' leading text
     prof.text = "\n".join([*names[:LISTED], *(f"not read: {s}" for s in skipped[:LISTED]), *prose])
     listing = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
     if not prof.tables:
         prof.status = "skipped"
-        prof.reason = f"zip archive with {len(names)} files, none of them a table read here"
+        prof.reason = f"{kind} archive with {count} files, none of them a table read here"
         if skipped:
             prof.reason += f" ({'; '.join(skipped[:3])})"
-        prof.summary = f"zip archive with {len(names)} files: {listing}"
+        prof.summary = f"{kind} archive with {count} files: {listing}"
         return
     prof.kind, prof.status = "table", "ok"
     read = ", ".join(f"{m.name} ({_size_text(prof, m)})" for m in prof.members[:6])
     more = f" and {len(prof.members) - 6} more" if len(prof.members) > 6 else ""
-    prof.summary = f"zip archive with {len(names)} files; tables read from {read}{more}"
+    prof.summary = f"{kind} archive with {count} files; tables read from {read}{more}"
 
 
 def _size_text(prof: FileProfile, member: ArchiveMember) -> str:
@@ -69,44 +130,44 @@ def _size_text(prof: FileProfile, member: ArchiveMember) -> str:
     return f"{len(tables)} tables"
 
 
-def _candidates(infos: list[zipfile.ZipInfo]) -> list[tuple[zipfile.ZipInfo, str]]:
+def _candidates(entries: list[_Entry]) -> list[tuple[_Entry, str]]:
     """The members a table reader may read, with the extension that names their format."""
     out = []
-    for info in infos:
-        pure = PurePosixPath(info.filename)
+    for entry in entries:
+        pure = PurePosixPath(entry.name)
         if pure.name.startswith("._") or (pure.parts and pure.parts[0] == "__MACOSX"):
             continue  # macOS resource forks, not data
         ext = pure.suffix.lower()
         fmt = _EXTENSION_FORMATS.get(ext)
         if fmt and fmt[1] in _TABLE_READERS:
-            out.append((info, ext))
+            out.append((entry, ext))
     return out
 
 
-def _profile_members(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], prof: FileProfile) -> tuple[list[str], list[str]]:
+def _profile_members(archive: _Zip | _Tar, entries: list[_Entry], prof: FileProfile) -> tuple[list[str], list[str]]:
     """Profile the archive's table members into `prof`. What was not read, one sentence each, and
     the leading text of the members that are documents (a README beside the tables)."""
     skipped: list[str] = []
     prose: list[str] = []
     budget, t0 = ARCHIVE_BYTES, time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lakeboard-archive-") as folder:
-        for n, (info, ext) in enumerate(_candidates(infos)):
-            name = info.filename
+        for n, (entry, ext) in enumerate(_candidates(entries)):
+            name = entry.name
             if len(prof.members) >= MAX_MEMBERS or time.perf_counter() - t0 > ARCHIVE_SECONDS:
                 skipped.append(f"{name}: not read, the archive's other members used this file's bound")
                 continue
-            if info.flag_bits & 0x1:
+            if entry.encrypted:
                 skipped.append(f"{name}: encrypted")
                 continue
             limit = min(MEMBER_BYTES, budget)
-            if info.file_size > limit:
-                skipped.append(f"{name}: {info.file_size / 2**20:,.0f} MB unpacked, more than the {limit >> 20} MB read")
+            if entry.size > limit:
+                skipped.append(f"{name}: {entry.size / 2**20:,.0f} MB unpacked, more than the {limit >> 20} MB read")
                 continue
             target = Path(folder) / f"member{n}{ext}"
             try:
-                size = _unpack(archive, info, target, limit)
-            except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError, zlib.error) as e:
-                # damaged, or a compression method or password zipfile does not read
+                size = _unpack(archive, entry, target, limit)
+            except (*_DAMAGED, RuntimeError, NotImplementedError) as e:
+                # damaged, or a compression method or password the library does not read
                 target.unlink(missing_ok=True)
                 skipped.append(f"{name}: cannot be unpacked: {str(e)[:200]}")
                 continue
@@ -124,12 +185,12 @@ def _profile_members(archive: zipfile.ZipFile, infos: list[zipfile.ZipInfo], pro
     return skipped, prose
 
 
-def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, limit: int) -> int | None:
+def _unpack(archive: _Zip | _Tar, entry: _Entry, target: Path, limit: int) -> int | None:
     """Copy the member to `target`, reading at most `limit` bytes (and no more than it says it
     holds); its size, or None when it holds more."""
-    most = min(limit, info.file_size)
+    most = min(limit, entry.size)
     written = 0
-    with archive.open(info) as src, open(target, "wb") as out:
+    with archive.open(entry.name) as src, open(target, "wb") as out:
         while chunk := src.read(min(_CHUNK, most + 1 - written)):
             written += len(chunk)
             if written > most:

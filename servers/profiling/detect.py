@@ -69,6 +69,11 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".nc": ("netcdf", "netcdf"),
     ".nc4": ("netcdf", "netcdf"),
     ".netcdf": ("netcdf", "netcdf"),
+    ".zip": ("zip", "archives"),
+    ".tar": ("tar", "archives"),
+    ".tgz": ("tar", "archives"),
+    ".tbz2": ("tar", "archives"),
+    ".txz": ("tar", "archives"),
     ".html": ("html", "html"),
     ".htm": ("html", "html"),
     ".xhtml": ("html", "html"),
@@ -169,6 +174,7 @@ def _describe(fmt: str) -> str:
         "pdf": "a PDF document",
         "image": "an image",
         "zip": "a zip archive",
+        "tar": "a tar archive",
         "npy": "a NumPy array",
         "npz": "a NumPy archive",
         "binary": "binary data",
@@ -196,11 +202,12 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
         compression = "gzip"
         inner_ext = Path(path.name[: -len(ext)]).suffix.lower() if ext == ".gz" else ext
         import gzip
+        import zlib
 
         try:
             with gzip.open(path, "rb") as f:
                 head = f.read(SNIFF_BYTES)
-        except (OSError, EOFError) as e:
+        except (OSError, EOFError, zlib.error) as e:
             return Detection("binary", "fallback", compression, f"gzip data that does not decompress ({e})")
     expected = _EXTENSION_FORMATS.get(inner_ext)
     found = _sniff(path, head, inner_ext, compression)
@@ -209,6 +216,11 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
     if found and expected and _family(found.format) != _family(expected[0]) and not det.note:
         det.note = f"named {inner_ext} but the content is {_describe(found.format)}"
     return det
+
+
+def _is_tar_name(path: Path) -> bool:
+    name = path.name.lower()
+    return name.endswith((".tar.bz2", ".tar.xz", ".tbz2", ".txz"))
 
 
 def _family(fmt: str) -> str:
@@ -226,6 +238,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
                 continue  # too weak a signature on its own
             return Detection(fmt, reader)
+    if head[257:262] == b"ustar" or (head.startswith((b"BZh", b"\xfd7zXZ\x00")) and _is_tar_name(path)):
+        return Detection("tar", "archives")  # a tar's header (a gzipped one's, decompressed), or a named .tar.bz2/.tar.xz
     if head[8:12] == b"WEBP" and head.startswith(b"RIFF"):
         return Detection("image", "images")
     if head.startswith(b"BM") and ext == ".bmp":
@@ -236,7 +250,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         if compression:
             return Detection("binary", "fallback", note="a zip archive compressed again with gzip")
         kind = _zip_kind(path)
-        if kind is None and _EXTENSION_FORMATS.get(ext, ("", ""))[1] in ("excel", "text_documents", "arrays", "geo"):
+        if kind is None and _EXTENSION_FORMATS.get(ext, ("", ""))[1] in ("excel", "text_documents", "arrays", "geo", "archives"):
             return None  # a damaged container: its own reader says what is wrong with it
         return Detection(*(kind or ("binary", "fallback")))
     if not head:

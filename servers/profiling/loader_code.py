@@ -120,7 +120,7 @@ def _body(profile: FileProfile) -> _Body:
             "    image = path.read_bytes()",
             "return image",
         ])
-    if fmt == "zip" and profile.members:
+    if fmt in ("zip", "tar") and profile.members:
         return _archive(profile)
     if fmt == "zip":
         return _Body(["import zipfile"], [
@@ -435,8 +435,12 @@ def _member_body(member: FileProfile) -> _Body:
 
 
 def _archive(profile: FileProfile) -> _Body:
-    """A zip archive's tables: each member read from the archive in memory by a function of its bytes."""
-    imports, lines, reads = ["import zipfile"], [], []
+    """An archive's tables: each member read from the archive in memory by a function of its bytes."""
+    if profile.format == "tar":  # only regular files are members: extractfile never follows a link
+        imports, opening, reading = ["import tarfile"], "tarfile.open(path)", "archive.extractfile({}).read()"
+    else:
+        imports, opening, reading = ["import zipfile"], "zipfile.ZipFile(path)", "archive.read({})"
+    lines, reads = [], []
     tables = iter(profile.tables)
     for n, m in enumerate(profile.members, 1):
         own = [next(tables).model_copy(update={"name": name}) for name in m.tables]
@@ -446,14 +450,14 @@ def _archive(profile: FileProfile) -> _Body:
         imports += body.imports
         lines += [comment(f"{m.name}: {m.format}, {m.size_bytes:,} bytes unpacked", 200), f"def member_{n}(data):"]
         lines += [f"    {line}" if line else "" for line in body.lines]
-        read = f"member_{n}(archive.read({literal(m.name)}))"
+        read = f"member_{n}({reading.format(literal(m.name))})"
         if m.format != "excel" and len(m.tables) == 1:
             reads.append(f"    tables[{literal(m.table_names()[0])}] = {read}")
             continue
         reads.append(f"    part = {read}")
         reads += [f"    tables[{literal(archived)}] = part[{literal(own_name)}]"
                   for own_name, archived in zip(m.tables, m.table_names())]
-    listed = int(profile.attributes.get("members", "0") or 0)
+    listed = profile.attributes.get("members", "?")
     lines.append(comment(f"{len(profile.members)} of the archive's {listed} files read as tables", 200))
-    lines += ["tables = {}", "with zipfile.ZipFile(path) as archive:", *reads, "return tables"]
+    lines += ["tables = {}", f"with {opening} as archive:", *reads, "return tables"]
     return _Body(imports, lines)

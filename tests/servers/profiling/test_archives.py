@@ -142,3 +142,32 @@ def test_an_archive_is_found_by_its_content(tmp_path: Path, name: str) -> None:
     with zipfile.ZipFile(f, "w") as z:
         z.writestr("rain.csv", RAIN.to_csv(index=False))
     assert (detect(f).format, detect(f).reader) == ("zip", "archives")
+
+
+@pytest.mark.parametrize("mode, name", [("w", "bundle.tar"), ("w:gz", "bundle.tar.gz"), ("w:gz", "bundle.tgz"),
+                                        ("w:bz2", "bundle.tar.bz2"), ("w:xz", "bundle.tar.xz")])
+def test_tables_in_a_tar_archive_are_profiled_and_loaded(tmp_path: Path, mode: str, name: str) -> None:
+    """Compressed or not; a link inside is neither followed nor read."""
+    import tarfile
+
+    f = tmp_path / name
+    csv = RAIN.to_csv(index=False).encode()
+    with tarfile.open(f, mode) as tar:
+        info = tarfile.TarInfo("data/rain.csv")
+        info.size = len(csv)
+        tar.addfile(info, io.BytesIO(csv))
+        link = tarfile.TarInfo("data/passwords.csv")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.format == "tar", prof.reason
+    assert [t.name for t in prof.tables] == ["data/rain.csv"] and prof.loader_check.verified
+    assert "passwords" not in prof.text
+    pd.testing.assert_frame_equal(ns["data"]["data/rain.csv"], RAIN)
+
+
+def test_a_damaged_tar_archive_says_so(tmp_path: Path) -> None:
+    f = tmp_path / "bundle.tar.gz"
+    f.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 40)
+    prof, _ = profile_and_load(f)
+    assert prof.status == "unreadable" and "gzip data that does not decompress" in prof.reason, prof.reason

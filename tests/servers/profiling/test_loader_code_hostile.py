@@ -115,6 +115,8 @@ def _every_format(text: str) -> list[FileProfile]:
                     tables=[table(name=text, options={"skiprows": 1}), table(name=text, options={"sheet_name": text})],
                     members=[ArchiveMember(name=text, format="csv", tables=[None]),
                              ArchiveMember(name=text + "2", format="excel", attributes={"engine": text}, tables=[text])]),
+        FileProfile(path=f"{text}.tar", format="tar", attributes={"members": text},
+                    tables=[table(name=text)], members=[ArchiveMember(name=text, format="csv", tables=[None])]),
         FileProfile(path=f"{text}.zip", format="zip", attributes={"members": "2"},
                     tables=[table(name=text), table(name=text)],
                     members=[ArchiveMember(name=text, format="json", encoding=text, tables=[None]),
