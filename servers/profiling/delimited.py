@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import gzip
 import io
 import re
 from bisect import bisect_left
@@ -42,7 +41,7 @@ from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from lakeboard.servers.profiling.text_lines import TextLines
-from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, read_text_sample
+from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, open_compressed, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
 # Lines wider than the head a profile reads (a table of ~100,000 columns or more): the first
@@ -287,7 +286,7 @@ def _line_heads(path: Path, sample: TextSample) -> tuple[list[tuple[str, bool]],
     heads: list[tuple[str, bool]] = []
     kept = scanned = 0
     encoding = sample.encoding  # "utf-8-sig" drops the BOM of the first line; later lines have none
-    with (gzip.open(path, "rb") if sample.compression == "gzip" else open(path, "rb")) as f:
+    with open_compressed(path, sample.compression) as f:
         while kept < WIDE_KEEP_BYTES and scanned < WIDE_SCAN_BYTES:
             head = f.readline(WIDE_LINE_BYTES)
             if not head:
@@ -746,7 +745,7 @@ def summarise(prof: FileProfile) -> None:
     fmt = "TSV" if prof.format == "tsv" else "CSV"
     parts = []
     for t in prof.tables[:4]:
-        rows = f"{t.n_rows}" if t.n_rows_exact else f"~{t.n_rows}"
+        rows = "an uncounted number of" if t.n_rows is None else f"{t.n_rows}" if t.n_rows_exact else f"~{t.n_rows}"
         cols = ", ".join(c.name for c in t.columns[:8]) + (", ..." if len(t.columns) > 8 else "")
         label = f"{t.name}: " if t.name else ""
         parts.append(f"{label}{rows} rows x {len(t.columns)} columns ({cols})")

@@ -11,7 +11,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakeboard.servers.profiling.text_sample import SNIFF_BYTES, detect_encoding, looks_binary, read_head
+from lakeboard.servers.profiling.text_sample import (SNIFF_BYTES, compression_of, detect_encoding, looks_binary,
+                                                     open_compressed, read_head)
 
 # extension -> (format, reader module)
 _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
@@ -198,17 +199,15 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
         head = read_head(path, SNIFF_BYTES)
     compression = None
     inner_ext = ext
-    if head.startswith(b"\x1f\x8b"):
-        compression = "gzip"
-        inner_ext = Path(path.name[: -len(ext)]).suffix.lower() if ext == ".gz" else ext
-        import gzip
-        import zlib
-
+    compressed = compression_of(head)
+    if compressed:
+        compression, suffixes = compressed
+        inner_ext = Path(path.name[: -len(ext)]).suffix.lower() if ext in suffixes else ext
         try:
-            with gzip.open(path, "rb") as f:
+            with open_compressed(path, compression) as f:
                 head = f.read(SNIFF_BYTES)
-        except (OSError, EOFError, zlib.error) as e:
-            return Detection("binary", "fallback", compression, f"gzip data that does not decompress ({e})")
+        except Exception as e:  # noqa: BLE001 - each library raises its own errors for damaged data
+            return Detection("binary", "fallback", compression, f"{compression} data that does not decompress ({e})")
     expected = _EXTENSION_FORMATS.get(inner_ext)
     found = _sniff(path, head, inner_ext, compression)
     det = found or Detection(*(expected or ("unknown", "fallback")))
@@ -216,11 +215,6 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
     if found and expected and _family(found.format) != _family(expected[0]) and not det.note:
         det.note = f"named {inner_ext} but the content is {_describe(found.format)}"
     return det
-
-
-def _is_tar_name(path: Path) -> bool:
-    name = path.name.lower()
-    return name.endswith((".tar.bz2", ".tar.xz", ".tbz2", ".txz"))
 
 
 def _family(fmt: str) -> str:
@@ -238,8 +232,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
                 continue  # too weak a signature on its own
             return Detection(fmt, reader)
-    if head[257:262] == b"ustar" or (head.startswith((b"BZh", b"\xfd7zXZ\x00")) and _is_tar_name(path)):
-        return Detection("tar", "archives")  # a tar's header (a gzipped one's, decompressed), or a named .tar.bz2/.tar.xz
+    if head[257:262] == b"ustar":
+        return Detection("tar", "archives")  # a tar's header (a compressed one's, decompressed)
     if head[8:12] == b"WEBP" and head.startswith(b"RIFF"):
         return Detection("image", "images")
     if head.startswith(b"BM") and ext == ".bmp":
@@ -248,7 +242,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         return Detection("geo", "geo")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         if compression:
-            return Detection("binary", "fallback", note="a zip archive compressed again with gzip")
+            return Detection("binary", "fallback", note=f"a zip archive compressed again ({compression})")
         kind = _zip_kind(path)
         if kind is None and _EXTENSION_FORMATS.get(ext, ("", ""))[1] in ("excel", "text_documents", "arrays", "geo", "archives"):
             return None  # a damaged container: its own reader says what is wrong with it

@@ -19,6 +19,7 @@ from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.statistical_packages import reader_of
+from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
@@ -244,10 +245,11 @@ def _json_records(t: TableProfile) -> list[str]:
 
 
 def _open_text(profile: FileProfile) -> tuple[list[str], str]:
-    """The imports and the expression that open the file as text (gzip-compressed or not)."""
+    """The imports and the expression that open the file as text (compressed or not)."""
     enc = literal(profile.encoding or "utf-8")
-    if profile.attributes.get("compression") == "gzip" or str(profile.path).endswith(".gz"):
-        return ["import gzip"], f'gzip.open(path, "rt", encoding={enc}, errors="replace")'
+    module = COMPRESSION_MODULES.get(profile.attributes.get("compression", ""))
+    if module:
+        return [f"import {module}"], f'{module}.open(path, "rt", encoding={enc}, errors="replace")'
     return [], f'open(path, encoding={enc}, errors="replace")'
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import codecs
-import gzip
+import importlib
+import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,81 @@ _BOMS = (
 _CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
 # Bytes that are not control characters (tab, newlines, form feed, backspace, escape are text).
 _NOT_CONTROL = bytes(b for b in range(256) if b >= 32 or b in (8, 9, 10, 12, 13, 27))
+
+
+# A compressed file's format, its first bytes, and the suffixes that name it. The names are
+# pandas' `compression` values, so a loader passes them on as they are.
+COMPRESSIONS: tuple[tuple[str, bytes, tuple[str, ...]], ...] = (
+    ("gzip", b"\x1f\x8b", (".gz", ".gzip")),
+    ("bz2", b"BZh", (".bz2", ".bz")),
+    ("xz", b"\xfd7zXZ\x00", (".xz", ".lzma")),
+    ("zstd", b"\x28\xb5\x2f\xfd", (".zst", ".zstd")),
+)
+# the module whose `open(path, mode)` reads each, for generated loaders too
+COMPRESSION_MODULES = {"gzip": "gzip", "bz2": "bz2", "xz": "lzma", "zstd": "zstandard"}
+
+
+def compression_of(head: bytes) -> tuple[str, tuple[str, ...]] | None:
+    """The compression `head` starts with, and the suffixes that name it; None for none."""
+    for name, magic, suffixes in COMPRESSIONS:
+        if head.startswith(magic) and (name != "bz2" or head[3:4].isdigit() and head[4:10] == b"1AY&SY"):
+            return name, suffixes
+    return None
+
+
+def open_compressed(path: Path, compression: str | None):
+    """`path` opened for reading bytes, decompressed. Data that ends before its compressed stream
+    does raises EOFError, as gzip, bz2 and lzma do (zstandard's own reader returns nothing)."""
+    if compression is None:
+        return open(path, "rb")
+    if compression == "zstd":
+        return io.BufferedReader(_ZstdReader(path))
+    return importlib.import_module(COMPRESSION_MODULES[compression]).open(path, "rb")
+
+
+class _ZstdReader(io.RawIOBase):
+    """zstd frames decompressed one after another; EOFError when the file ends inside a frame."""
+
+    # compressed bytes fed at a time: what one call unpacks is bounded by about 32,000 times this
+    # (zstd's most, for a run of one byte), since the decompressor takes no output limit
+    READ = 4096
+
+    def __init__(self, path: Path) -> None:
+        import zstandard
+
+        self._zstd = zstandard
+        self._file = open(path, "rb")
+        self._obj = zstandard.ZstdDecompressor().decompressobj()
+        self._pending = b""  # decompressed, not read yet from `_at` on
+        self._at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._pending:
+            if self._obj.eof and self._obj.unused_data:  # the next frame began in the last chunk
+                data = self._obj.unused_data
+                self._obj = self._zstd.ZstdDecompressor().decompressobj()
+            else:
+                data = self._file.read(self.READ)
+                if not data:
+                    if not self._obj.eof:
+                        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+                    return 0
+                if self._obj.eof:
+                    self._obj = self._zstd.ZstdDecompressor().decompressobj()
+            self._pending = self._obj.decompress(data)
+        n = min(len(buffer), len(self._pending) - self._at)
+        buffer[:n] = self._pending[self._at:self._at + n]
+        self._at += n
+        if self._at == len(self._pending):
+            self._pending, self._at = b"", 0
+        return n
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
 
 
 def read_head(path: Path, n: int = SNIFF_BYTES) -> bytes:
@@ -108,8 +184,8 @@ class TextSample:
 
 def read_text_sample(path: Path, head_bytes: int = HEAD_BYTES, compression: str | None = None) -> TextSample:
     size = path.stat().st_size
-    if compression == "gzip":
-        with gzip.open(path, "rb") as f:
+    if compression:
+        with open_compressed(path, compression) as f:
             raw = f.read(head_bytes + 1)
         complete = len(raw) <= head_bytes
         tail_raw = None
