@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_frame
+from lakeboard.servers.profiling.column_stats import STATS_ROWS, missing_markers, profile_frame, unique_names
 from lakeboard.servers.profiling.fill_values import declared_fill_values, declared_missing
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from lakeboard.servers.profiling.text_sample import TextSample
@@ -61,8 +61,92 @@ def _table_lines(lines: list[str], start: int) -> list[int]:
     return out
 
 
+_COMMENT = ("#", "%")
+
+
+def _uncommented(line: str) -> list[str]:
+    """A commented line's fields, its comment marks left out ("#YY  MM" -> ["YY", "MM"])."""
+    return line.lstrip().lstrip("".join(_COMMENT)).split()
+
+
+def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
+    """A whitespace table whose header is commented out (`#YY MM DD hh WDIR ...`), often with a
+    row of units under it, also commented (`#yr mo dy hr degT ...`): station, buoy and instrument
+    exports. The header gives the names, without its marks; a units row becomes a note."""
+    n = min(len(lines), 400)
+    d = next((i for i in range(1, n) if lines[i].strip() and not lines[i].lstrip().startswith(_COMMENT)
+              and lines[i - 1].lstrip().startswith(_COMMENT)), None)
+    if d is None:
+        return False
+    data = _table_lines(lines, d)
+    width = len(lines[d].split())
+    if width < 2 or len(data) < 2 or any(len(lines[i].split()) != width for i in data[:500]):
+        return False
+    above = d - 1
+    while above > 0 and lines[above - 1].lstrip().startswith(_COMMENT):
+        above -= 1
+    fitting = [i for i in range(above, d) if len(_uncommented(lines[i])) == width]
+    if not fitting:
+        return False
+    names = _uncommented(lines[fitting[0]])
+    body = [c for i in data[:40] for c in lines[i].split()]
+    # names, not a sentence that has as many words ("# run 7, calibrated"): no number, no punctuation ending a word
+    if any(cell_kind(c) != TEXT or c[-1] in ",.;:" for c in names) or not any(cell_kind(c) == VALUE for c in body):
+        return False
+    notes = [" ".join(_uncommented(lines[i])) for i in range(fitting[0]) if _uncommented(lines[i])][:20]
+    notes += ["units: " + ", ".join(f"{a} {u}" for a, u in zip(names, _uncommented(lines[i]))) for i in fitting[1:3]]
+    opts: dict[str, Any] = {"sep": r"\s+", "header": None, "names": unique_names(names), "skiprows": d}
+    if sample.encoding not in ("utf-8", "ascii"):
+        opts["encoding"] = sample.encoding
+    if not sample.complete:
+        opts["encoding_errors"] = "replace"
+    trailing = [ln for ln in lines[data[-1] + 1:] if ln.strip()]
+    n_rows = len(data)
+    if trailing and sample.complete:
+        opts["nrows"] = n_rows
+        notes += [" ".join(ln.split()) for ln in trailing][:20]
+    markers = _missing_markers([lines[i].split() for i in data[:STATS_ROWS]], width)
+    declared = [v for i in range(fitting[0]) for v in declared_fill_values(lines[i])] + declared_missing().everywhere
+    if markers or declared:
+        opts["na_values"] = list(dict.fromkeys(declared + markers))
+
+    import pandas as pd
+
+    kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors")}
+    kw["nrows"] = min(kw.get("nrows", STATS_ROWS), STATS_ROWS)
+    try:
+        df = pd.read_csv(io.StringIO("\n".join(lines) + "\n"), **kw)
+    except Exception:  # noqa: BLE001 - a failed guess means: not this kind of table
+        return False
+    tp = TableProfile(header_row=fitting[0], delimiter="whitespace", options=opts, notes=notes)
+    if sample.complete:
+        tp.n_rows, tp.n_rows_exact = n_rows, True
+    else:
+        chars = sum(len(lines[i]) + 1 for i in data)
+        tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / len(data))), False
+    tp.columns, tp.sample_rows = profile_frame(df)
+    prof.kind, prof.format, prof.tables = "table", "fwf", [tp]
+    rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
+    cols = ", ".join(c.name for c in tp.columns[:8])
+    prof.summary = f"whitespace-separated text table, header commented out: {rows} rows x {len(tp.columns)} columns ({cols})"
+    return True
+
+
+def _missing_markers(rows: list[list[str]], width: int) -> list[str]:
+    """Tokens that stand for a missing number in the columns that hold numbers ("MM", "NaN", "-")."""
+    out: list[str] = []
+    for j in range(width):
+        cells = [r[j] for r in rows if len(r) == width]
+        numbers = [c for c in cells if cell_kind(c) == VALUE and _DIGIT.search(c)]
+        tokens = Counter(c for c in cells if not (cell_kind(c) == VALUE and _DIGIT.search(c)))
+        out += missing_markers(len(numbers), len(set(numbers)), tokens)
+    return list(dict.fromkeys(out))
+
+
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as a space-aligned table; False when they are not one."""
+    if _commented_table(prof, sample, lines):
+        return True
     # Candidate starts: the first lines of the first runs of non-blank lines, and a few lines
     # into each run (title lines directly above a table).
     starts: list[int] = []
@@ -76,6 +160,8 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         i = run[-1] + 1
     found = None
     for first in starts:
+        if lines[first].lstrip().startswith(_COMMENT):
+            continue  # a comment is no header (a commented header is read above) and no data
         idx = _table_lines(lines, first)
         if len(idx) < 5:
             continue

@@ -55,3 +55,32 @@ def test_a_file_named_fixed_width_is_read_as_aligned_before_any_delimiter(tmp_pa
     assert ns["data"].shape == (20, 3)
     prof, _ = profile_and_load(tmp_path / "obs.txt")  # the same text under a plain name: split at the tab
     assert prof.format == "tsv" and len(prof.tables[0].columns) == 2
+
+
+def test_a_commented_header_names_the_columns_and_its_units_row_is_a_note(tmp_path: Path) -> None:
+    """Station and buoy exports comment out their header and a row of units under it: read as
+    data, the units row made every column text, and the spans merged two columns."""
+    f = tmp_path / "station_41001_2024.txt"
+    rows = [f"2024 01 {d:02d} {h:02d} 00 {250 + h:3d}  {6 + h / 10:.1f}  {'MM' if h % 8 == 0 else f'{8 + h / 10:.1f}'}"
+            f" 1015.{h % 10}  10.{h % 10}" for d in (1, 2) for h in range(24)]
+    f.write_text("# hourly observations, moored buoy\n"
+                 "#YY  MM DD hh mm WDIR WSPD  GST   PRES  ATMP\n"
+                 "#yr  mo dy hr mn degT m/s   m/s   hPa   degC\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert [c.name for c in t.columns] == ["YY", "MM", "DD", "hh", "mm", "WDIR", "WSPD", "GST", "PRES", "ATMP"]
+    assert t.n_rows == 48 and t.notes[0] == "hourly observations, moored buoy"
+    assert "units: YY yr, MM mo, DD dy, hh hr, mm mn, WDIR degT, WSPD m/s" in t.notes[1]
+    df = ns["data"]
+    assert df.shape == (48, 10) and df["WSPD"].dtype == float and df["PRES"].dtype == float
+    assert df["GST"].isna().sum() == 6 and df["GST"].dtype == float  # "MM" marks a missing value
+    assert prof.loader_check.verified, prof.loader_check
+
+
+def test_a_commented_line_of_another_width_is_a_note_not_a_header(tmp_path: Path) -> None:
+    f = tmp_path / "run.txt"
+    f.write_text("# run 7, calibrated\n" + "".join(f"{i:3d} {i * 0.5:6.1f} {i * 2:4d}\n" for i in range(20)))
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert prof.status == "ok" and "names" not in t.options and t.notes == ["# run 7, calibrated"], t.options
+    assert ns["data"].shape == (20, 3)
