@@ -93,6 +93,11 @@ _DAMAGED = (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, OSError,
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     kind = "tar" if det.format == "tar" else "zip"
     prof.kind, prof.format = "binary", kind
+    if kind == "tar" and det.compression == "zstd":
+        prof.status = "skipped"
+        prof.reason = "a tar archive compressed with zstd, which Python's tarfile does not read (unpack it to profile it)"
+        prof.summary = "tar archive, zstd-compressed: not read"
+        return
     try:
         archive = _Tar(path) if kind == "tar" else _Zip(path)
         try:

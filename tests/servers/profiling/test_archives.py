@@ -171,3 +171,21 @@ def test_a_damaged_tar_archive_says_so(tmp_path: Path) -> None:
     f.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 40)
     prof, _ = profile_and_load(f)
     assert prof.status == "unreadable" and "gzip data that does not decompress" in prof.reason, prof.reason
+
+
+def test_a_zstd_compressed_tar_says_it_is_not_read(tmp_path: Path) -> None:
+    import tarfile
+
+    import zstandard
+
+    raw = io.BytesIO()
+    csv = RAIN.to_csv(index=False).encode()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo("rain.csv")
+        info.size = len(csv)
+        tar.addfile(info, io.BytesIO(csv))
+    f = tmp_path / "bundle.tar.zst"
+    f.write_bytes(zstandard.ZstdCompressor().compress(raw.getvalue()))
+    prof, ns = profile_and_load(f)
+    assert prof.format == "tar" and prof.status == "skipped" and "zstd" in prof.reason, prof.reason
+    assert ns["data"] is None
