@@ -168,6 +168,9 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         block = [lines[i] for i in idx[:500]]
         if sum(map(len, block)) / len(block) > 400 or not _aligned(block):
             continue
+        if len(fields := {len(ln.split()) for ln in block}) == 1 and min(fields) >= 2:
+            found = (first, idx, None)  # every line splits into as many fields, aligned or not
+            break
         spans = _gaps(block)
         # Real columns hold something on (nearly) every line; gaps that line up by chance in prose do not.
         filled = (sum(1 for ln in block if ln[a:b].strip()) >= 0.8 * len(block) for a, b in spans)
@@ -189,8 +192,8 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     rule = data_start if header is not None and data_start <= last and _RULE.match(lines[data_start]) else None
     if rule is not None:
         data_start += 1
-    n_cols = len(spans)
-    clean = all(len(lines[i].split()) == n_cols for i in idx[:500] if i != rule)
+    n_cols = len(spans) if spans is not None else len(head_cells)
+    clean = spans is None or all(len(lines[i].split()) == n_cols for i in idx[:500] if i != rule)
     opts: dict[str, Any] = {}
     if sample.encoding not in ("utf-8", "ascii"):
         opts["encoding"] = sample.encoding

@@ -84,3 +84,20 @@ def test_a_commented_line_of_another_width_is_a_note_not_a_header(tmp_path: Path
     t = prof.tables[0]
     assert prof.status == "ok" and "names" not in t.options and t.notes == ["# run 7, calibrated"], t.options
     assert ns["data"].shape == (20, 3)
+
+
+def test_fields_separated_by_single_spaces_are_columns_though_not_aligned(tmp_path: Path) -> None:
+    """Values of varying widths, one space apart (a program's plain output): not aligned in
+    character columns, but every line splits into as many fields. Before, a header made a
+    two-column fixed-width table (`flux err` one name), and no header made a text document."""
+    named = tmp_path / "light_curve.dat"
+    named.write_text("time flux err\n" + "".join(f"{i * 0.01:.2f} {1000 + i * 37.5} {i % 7 * 0.3:.1f}\n" for i in range(30)))
+    prof, ns = profile_and_load(named)
+    assert [c.name for c in prof.tables[0].columns] == ["time", "flux", "err"], prof.summary
+    assert ns["data"].shape == (30, 3) and ns["data"]["flux"].iloc[-1] == 1000 + 29 * 37.5
+
+    bare = tmp_path / "samples.txt"
+    bare.write_text("".join(f"{i} {i * 0.5} {i * 2}\n" for i in range(20)))
+    prof, ns = profile_and_load(bare)
+    assert prof.kind == "table" and prof.tables[0].options.get("header", 0) is None, prof.summary
+    assert ns["data"].shape == (20, 3) and prof.loader_check.verified
