@@ -55,6 +55,8 @@ _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
 _MULTI_GROUP = re.compile(r"^-?\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?$")
 _DOT_THOUSANDS = re.compile(r"^-?\d{1,3}(?:\.\d{3})+(?:,\d+)?$")
 _DOT_DECIMAL = re.compile(r"\d\.\d")
+_GROUPED_DECIMAL_COMMA = re.compile(r"^-?\d{1,3}(?:\.\d{3})+,\d+$")
+_DOTTED_DATE = re.compile(r"^\d{1,4}\.\d{1,2}\.\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 _MISSING = re.compile(
     r"^\s*(?:missing(?:\s+values?)?|no\s*data(?:\s+value)?|nodata|fill\s*value|na\s*values?)\s*[:=]\s*(\S+)\s*$",
     re.IGNORECASE,
@@ -443,10 +445,14 @@ def _table(
     value_cells = [c for c in cells if c and c[0] in "-+($€£0123456789"]
     comma_cells = [c for c in value_cells if "," in c]  # the only ones the patterns below can match
     # "3,512" fits both a thousands separator and a decimal comma; "1,5" or "2,25" only the latter.
-    decimal_comma = delim != "," and any(_DECIMAL_COMMA.match(c) for c in comma_cells) and not any(_MULTI_GROUP.match(c) or _DOT_DECIMAL.search(c) for c in value_cells)
+    # Dates written with dots ("01.03.2020") are not dot decimals, and "1.234,5" is a decimal comma.
+    decimal_comma = delim != "," and any(_DECIMAL_COMMA.match(c) or _GROUPED_DECIMAL_COMMA.match(c) for c in comma_cells) and not any(
+        _MULTI_GROUP.match(c) or (_DOT_DECIMAL.search(c) and not _DOTTED_DATE.match(c) and not _GROUPED_DECIMAL_COMMA.match(c))
+        for c in value_cells)
     if decimal_comma:
         opts["decimal"] = ","
-        if any(_DOT_THOUSANDS.match(c) for c in value_cells):
+        # pandas would take a dotted date for a number with thousands separators (01.03.2020 -> 1032020)
+        if any(_DOT_THOUSANDS.match(c) for c in value_cells) and not any(_DOTTED_DATE.match(c) for c in value_cells):
             opts["thousands"] = "."
     elif any(_THOUSANDS.match(c) for c in comma_cells):
         opts["thousands"] = ","

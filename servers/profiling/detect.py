@@ -75,6 +75,7 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".tgz": ("tar", "archives"),
     ".tbz2": ("tar", "archives"),
     ".txz": ("tar", "archives"),
+    ".xml": ("xml", "xml_records"),
     ".html": ("html", "html"),
     ".htm": ("html", "html"),
     ".xhtml": ("html", "html"),
@@ -96,7 +97,7 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
 # Plain text that is not a table: code, configuration, logs.
 _TEXT_EXTENSIONS = frozenset(
     ".py .r .sql .sh .bash .js .ts .java .c .h .cpp .go .rs .rb .jl .m .ipynb .yaml .yml .toml .ini .cfg .conf "
-    ".log .xml .tex .bib .readme .license .rtf .srt .vtt .css".split()
+    ".log .tex .bib .readme .license .rtf .srt .vtt .css".split()
 )
 SHAPEFILE_SIDECARS = frozenset(
     ".shx .dbf .prj .cpg .sbn .sbx .qix .qmd .atx .ain .aih .ixs .mxs .fbn .fbx .shp.xml".split()
@@ -176,6 +177,7 @@ def _describe(fmt: str) -> str:
         "image": "an image",
         "zip": "a zip archive",
         "tar": "a tar archive",
+        "xml": "XML",
         "npy": "a NumPy array",
         "npz": "a NumPy archive",
         "binary": "binary data",
@@ -267,6 +269,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("image", "images")
         if ext in (".xml", ".kml", ".gml", ".gpx", ".svg"):
             return None
+        if low.startswith("<?xml"):
+            return Detection("xml", "xml_records")
         return Detection("text", "text_documents") if ext not in _EXTENSION_FORMATS else None
     if low.startswith("{") or low.startswith("["):
         if ext in (".geojson", ".topojson"):

@@ -132,6 +132,8 @@ def _body(profile: FileProfile) -> _Body:
         ])
     if fmt == "sqlite":
         return _sqlite(profile)
+    if fmt == "xml" and profile.tables:
+        return _xml(profile)
     # text, markdown and anything read as text
     return _Body([], [f"text = path.read_text(encoding={literal(profile.encoding or 'utf-8')}, errors=\"replace\")",
                       "return text"])
@@ -463,3 +465,30 @@ def _archive(profile: FileProfile) -> _Body:
     lines.append(comment(f"{len(profile.members)} of the archive's {listed} files read as tables", 200))
     lines += ["tables = {}", f"with {opening} as archive:", *reads, "return tables"]
     return _Body(imports, lines)
+
+
+def _xml(profile: FileProfile) -> _Body:
+    """Each record element's attributes and text-only children as a row, parsed as the profiler
+    parses it: incrementally, with no entity, DTD or network access, records freed as read."""
+    tag = profile.tables[0].options["record"]
+    return _Body([_PANDAS, "from lxml import etree"], [
+        "records = []",
+        'with open(path, "rb") as f:',
+        f'    for _, el in etree.iterparse(f, events=("end",), tag={literal("{*}" + str(tag))}, resolve_entities=False,',
+        "                                 no_network=True, load_dtd=False):",
+        "        row = {etree.QName(k).localname: v for k, v in el.attrib.items()}",
+        "        for child in el:",
+        "            if isinstance(child.tag, str) and len(child) == 0:",
+        "                row.setdefault(etree.QName(child).localname, child.text)",
+        "        records.append(row)",
+        "        el.clear(keep_tail=True)",
+        "        while el.getprevious() is not None:",
+        "            del el.getparent()[0]",
+        "df = pd.DataFrame(records)",
+        "for name in df.columns:  # XML holds text: numbers where every value reads as one",
+        "    try:",
+        "        df[name] = pd.to_numeric(df[name])",
+        "    except (ValueError, TypeError):",
+        "        pass",
+        "return df",
+    ])

@@ -64,6 +64,24 @@ def test_semicolon_decimal_comma_latin1(tmp_path: Path) -> None:
     assert "Köln" in stadt.top_values
 
 
+def test_a_decimal_comma_beside_dates_written_with_dots(tmp_path: Path) -> None:
+    """`01.03.2020` is a date, not a dot decimal: before, it kept the file's numbers as text."""
+    f = tmp_path / "messwerte.csv"
+    f.write_text("Datum;Temperatur;Niederschlag\n" + "".join(f"0{i % 9 + 1}.03.2020;{i},5;{i * 2},25\n" for i in range(12)))
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].options["decimal"] == "," and "thousands" not in prof.tables[0].options
+    df = ns["data"]
+    assert df["Temperatur"].tolist()[:3] == [0.5, 1.5, 2.5] and df["Datum"].iloc[0] == "01.03.2020"
+
+
+def test_a_decimal_comma_with_thousands_grouped_by_dots(tmp_path: Path) -> None:
+    f = tmp_path / "einwohner.csv"
+    f.write_text("Gemeinde;Einwohner;Anteil\n" + "".join(f"G{i};{i + 1}.{i * 37 % 1000:03d},5;{i},25\n" for i in range(12)))
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].options["decimal"] == "," and prof.tables[0].options["thousands"] == "."
+    assert ns["data"]["Einwohner"].iloc[1] == 2037.5 and ns["data"]["Anteil"].iloc[1] == 1.25
+
+
 def test_cp1252_punctuation(tmp_path: Path) -> None:
     f = tmp_path / "notes.csv"
     f.write_bytes("item,label\n1,Landline \x96 existing\n2,\x93quoted\x94 name\n".encode("latin-1"))

@@ -121,6 +121,7 @@ def _every_format(text: str) -> list[FileProfile]:
                     tables=[table(name=text), table(name=text)],
                     members=[ArchiveMember(name=text, format="json", encoding=text, tables=[None]),
                              ArchiveMember(name=text, format="parquet", tables=[None])]),
+        FileProfile(path=f"{text}.xml", format="xml", tables=[table(name=text, options={"record": text})]),
         FileProfile(path=f"{text}.sqlite", format="sqlite", tables=[table(name=text), table(name=text + "2")]),
         FileProfile(path=f"{text}.txt", format="text", encoding=text),
         FileProfile(path=f"{text}.bin", format="binary", status="unreadable", reason=text),
