@@ -36,7 +36,7 @@ from lakeboard.servers.profiling.column_stats import (
     unique_names,
     without_numbers,
 )
-from lakeboard.servers.profiling import fixed_width
+from lakeboard.servers.profiling import fixed_width, typed_records
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values, declared_missing
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
@@ -250,6 +250,10 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
             text_documents.profile_plain_text(path, prof, sample, fmt="text")
             return
+    types = typed_records.record_types(list(lines)[:5000], delim)
+    if types:
+        typed_records.profile(prof, sample, list(lines), delim, types)
+        return
     profile_delimited(path, prof, sample, lines, delim, text if text.endswith("\n") else text + "\n")
 
 

@@ -186,6 +186,8 @@ def _big_note(profile: FileProfile) -> list[str]:
 
 
 def _delimited(profile: FileProfile, source: str = "path") -> _Body:
+    if profile.tables and "record_type" in profile.tables[0].options and source == "path":
+        return _typed_records(profile)
     lines = _big_note(profile)
     tables = profile.tables
     if len(tables) == 1:
@@ -491,4 +493,32 @@ def _xml(profile: FileProfile) -> _Body:
         "    except (ValueError, TypeError):",
         "        pass",
         "return df",
+    ])
+
+
+def _typed_records(profile: FileProfile) -> _Body:
+    """Lines of several record types: each type's lines split on the delimiter into a table of its
+    own (those with another number of fields left out), columns numbered, numbers where they read so."""
+    imports, opened = _open_text(profile)
+    sep = profile.tables[0].options["sep"]
+    widths = {t.options["record_type"]: int(t.options["width"]) for t in profile.tables}
+    return _Body(imports + [_PANDAS], [
+        f"widths = {literal(widths)}  # each record type (the line's first field) and its number of fields",
+        "rows = {tag: [] for tag in widths}",
+        f"with {opened} as f:",
+        "    for line in f:",
+        f"        fields = line.rstrip(\"\\r\\n\").split({literal(sep)})",
+        "        tag = fields[0].strip()",
+        "        if widths.get(tag) == len(fields):",
+        "            rows[tag].append(fields)",
+        "tables = {}",
+        "for tag, width in widths.items():",
+        "    df = pd.DataFrame(rows[tag], columns=range(width), dtype=object).replace(\"\", pd.NA)",
+        "    for name in df.columns:  # numbers where every value reads as one",
+        "        try:",
+        "            df[name] = pd.to_numeric(df[name])",
+        "        except (ValueError, TypeError):",
+        "            pass",
+        "    tables[tag] = df",
+        "return tables",
     ])
