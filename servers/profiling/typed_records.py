@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import profile_frame
+from lakeboard.servers.profiling.column_stats import as_numbers, profile_frame
 from lakeboard.servers.profiling.table_layout import TEXT, cell_kind
 from lakeboard.servers.profiling.text_sample import TextSample
 
@@ -74,10 +74,4 @@ def _typed(df: Any) -> Any:
     """Numbers where every non-empty value of a column reads as one; empty fields missing."""
     import pandas as pd
 
-    df = df.replace("", pd.NA)
-    for name in df.columns:
-        try:
-            df[name] = pd.to_numeric(df[name])
-        except (ValueError, TypeError):
-            pass  # a text column
-    return df
+    return as_numbers(df.replace("", pd.NA))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import profile_frame
+from lakeboard.servers.profiling.column_stats import as_numbers, profile_frame
 from lakeboard.servers.profiling.detect import Detection
 
 SCAN_ELEMENTS = 200_000  # elements looked at to find the record
@@ -79,18 +79,6 @@ def _read_records(path: Path, tag: str, limit: int, count_to_end: bool) -> tuple
     return rows, n, read
 
 
-def _as_numbers(df):
-    """Each column as numbers where every value reads as one (XML holds only text)."""
-    import pandas as pd
-
-    for name in df.columns:
-        try:
-            df[name] = pd.to_numeric(df[name])
-        except (ValueError, TypeError):
-            pass  # a text column
-    return df
-
-
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     import pandas as pd
     from lxml import etree
@@ -109,7 +97,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if not tag or not rows:
         _text(path, prof)
         return
-    df = _as_numbers(pd.DataFrame(rows))
+    df = as_numbers(pd.DataFrame(rows))
     tp = TableProfile(name=tag, options={"record": tag})
     tp.n_rows, tp.n_rows_exact = (total, True) if exact else (int(total * prof.size_bytes / max(read, 1)), False)
     tp.columns, tp.sample_rows = profile_frame(df)
