@@ -70,12 +70,17 @@ class _Tar:
         self._tar = tarfile.open(path, "r:*")
         self._infos: dict[str, tarfile.TarInfo] = {}
         self.complete = True
-        for n, info in enumerate(self._tar):
-            if n >= LISTED_TAR:
-                self.complete = False
-                break
-            if info.isfile():
-                self._infos[info.name] = info
+        try:
+            for n, info in enumerate(self._tar):
+                if n >= LISTED_TAR:
+                    self.complete = False
+                    break
+                if info.isfile():
+                    self._infos[info.name] = info
+        except (tarfile.TarError, EOFError, OSError, zlib.error):
+            if not self._infos:
+                raise
+            self.complete = False  # cut short (or the head of a bigger object, sampled): what was listed stays
 
     def entries(self) -> list[_Entry]:
         return [_Entry(i.name, i.size) for i in self._infos.values()]

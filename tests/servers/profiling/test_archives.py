@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lakeboard.servers.profiling import archives
+from lakeboard.servers.profiling import archives, profile_file
 from lakeboard.servers.profiling.detect import detect
 from tests.servers.profiling.loading import profile_and_load
 
@@ -189,3 +189,24 @@ def test_a_zstd_compressed_tar_says_it_is_not_read(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.format == "tar" and prof.status == "skipped" and "zstd" in prof.reason, prof.reason
     assert ns["data"] is None
+
+
+def test_a_tar_cut_short_keeps_the_members_before_the_cut(tmp_path: Path) -> None:
+    """A truncated download, or the head of a big object sampled from a bucket."""
+    import os
+    import tarfile
+
+    f = tmp_path / "bundle.tar.gz"
+    csv = RAIN.to_csv(index=False).encode()
+    noise = os.urandom(1 << 20)  # incompressible: the cut falls inside it
+    with tarfile.open(f, "w:gz") as tar:
+        for name, data in (("a/rain.csv", csv), ("b/noise.bin", noise), ("c/more.csv", csv)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    f.write_bytes(f.read_bytes()[: 600_000])
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "ok" and [t.name for t in prof.tables] == ["a/rain.csv"], prof.reason
+    assert prof.attributes["members"].startswith("more than")
+    # the loader reads the file as it is: cut short, it fails, and its check says so
+    assert not prof.loader_check.verified and "EOFError" in prof.loader_check.reasons[0]
