@@ -473,9 +473,10 @@ def _xml(profile: FileProfile) -> _Body:
     """Each record element's attributes and text-only children as a row, parsed as the profiler
     parses it: incrementally, with no entity, DTD or network access, records freed as read."""
     tag = profile.tables[0].options["record"]
-    return _Body([_PANDAS, "from lxml import etree"], [
+    module = COMPRESSION_MODULES.get(profile.attributes.get("compression", ""))
+    return _Body([_PANDAS, "from lxml import etree", *([f"import {module}"] if module else [])], [
         "records = []",
-        'with open(path, "rb") as f:',
+        f'with {module + ".open" if module else "open"}(path, "rb") as f:',
         f'    for _, el in etree.iterparse(f, events=("end",), tag={literal("{*}" + str(tag))}, resolve_entities=False,',
         "                                 no_network=True, load_dtd=False):",
         "        row = {etree.QName(k).localname: v for k, v in el.attrib.items()}",

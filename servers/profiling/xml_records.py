@@ -18,6 +18,7 @@ from typing import Any
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import as_numbers, profile_frame
 from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.text_sample import open_compressed, read_text_sample
 
 SCAN_ELEMENTS = 200_000  # elements looked at to find the record
 MAX_RECORDS = 2000  # records profiled
@@ -37,13 +38,13 @@ def _fields(el: Any) -> dict[str, str | None]:
     return row
 
 
-def _record_tag(path: Path) -> str | None:
+def _record_tag(path: Path, compression: str | None) -> str | None:
     """The local name of the record element: the most frequent one with at least two fields."""
     from lxml import etree
 
     counts: Counter[str] = Counter()
     seen = 0
-    with open(path, "rb") as f:
+    with open_compressed(path, compression) as f:
         for _, el in etree.iterparse(f, events=("end",), **SAFE):
             if not isinstance(el.tag, str):
                 continue
@@ -58,14 +59,15 @@ def _record_tag(path: Path) -> str | None:
     return tag if n >= 2 else None
 
 
-def _read_records(path: Path, tag: str, limit: int, count_to_end: bool) -> tuple[list[dict[str, str | None]], int, int]:
+def _read_records(path: Path, tag: str, limit: int, count_to_end: bool,
+                  compression: str | None) -> tuple[list[dict[str, str | None]], int, int]:
     """The first `limit` records, how many were counted (to the file's end when `count_to_end`),
-    and the bytes read to count them."""
+    and the bytes read to count them (decompressed ones for a compressed file)."""
     from lxml import etree
 
     rows: list[dict[str, str | None]] = []
     n = 0
-    with open(path, "rb") as f:
+    with open_compressed(path, compression) as f:
         for _, el in etree.iterparse(f, events=("end",), tag=f"{{*}}{tag}", **SAFE):
             n += 1
             if len(rows) < limit:
@@ -85,33 +87,36 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
     prof.format = "xml"
     try:
-        tag = _record_tag(path)
-        exact = prof.size_bytes <= COUNT_BYTES
-        rows, total, read = _read_records(path, tag, MAX_RECORDS, exact) if tag else ([], 0, 0)
-    except etree.XMLSyntaxError as e:
-        if prof.size_bytes and _text(path, prof):
+        tag = _record_tag(path, det.compression)
+        # a compressed file is counted whole when it is small: its size says nothing of its records
+        exact = prof.size_bytes <= (COUNT_BYTES if not det.compression else COUNT_BYTES // 8)
+        rows, total, read = _read_records(path, tag, MAX_RECORDS, exact, det.compression) if tag else ([], 0, 0)
+    except (etree.XMLSyntaxError, EOFError) as e:
+        if _text(path, prof, det.compression):
             prof.summary += f" (not well-formed XML: {e})"
             return
         prof.status, prof.reason = "unreadable", f"not well-formed XML: {e}"
         return
     if not tag or not rows:
-        _text(path, prof)
+        _text(path, prof, det.compression)
         return
     df = as_numbers(pd.DataFrame(rows))
     tp = TableProfile(name=tag, options={"record": tag})
-    tp.n_rows, tp.n_rows_exact = (total, True) if exact else (int(total * prof.size_bytes / max(read, 1)), False)
+    if exact:
+        tp.n_rows, tp.n_rows_exact = total, True
+    else:
+        tp.n_rows_exact = False
+        tp.n_rows = None if det.compression else int(total * prof.size_bytes / max(read, 1))
     tp.columns, tp.sample_rows = profile_frame(df)
     prof.kind, prof.tables = "table", [tp]
     cols = ", ".join(c.name for c in tp.columns[:8]) + (", ..." if len(tp.columns) > 8 else "")
-    count = f"{tp.n_rows:,}" if exact else f"~{tp.n_rows:,}"
+    count = f"{tp.n_rows:,}" if exact else f"~{tp.n_rows:,}" if tp.n_rows is not None else "an uncounted number of"
     prof.summary = f"XML of {count} <{tag}> records x {len(tp.columns)} fields ({cols})"
 
 
-def _text(path: Path, prof: FileProfile) -> bool:
+def _text(path: Path, prof: FileProfile, compression: str | None) -> bool:
     """The file as a document: its first lines."""
-    from lakeboard.servers.profiling.text_sample import read_text_sample
-
-    sample = read_text_sample(path, head_bytes=64 << 10)
+    sample = read_text_sample(path, head_bytes=64 << 10, compression=compression)
     prof.kind, prof.encoding = "document", sample.encoding
     prof.text = "\n".join(sample.text.splitlines()[:40])
     prof.summary = f"XML document; starts: {' '.join(prof.text.split())[:120]}"

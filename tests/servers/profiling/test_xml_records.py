@@ -52,3 +52,14 @@ def test_xml_under_another_name_is_read_by_its_content(tmp_path: Path) -> None:
     f.write_text("<?xml version='1.0'?>\n<r>" + "".join(f"<row a='{i}' c='x'/>" for i in range(5)) + "</r>")
     prof, ns = profile_and_load(f)
     assert prof.format == "xml" and "named .txt" in prof.attributes["note"] and ns["data"].shape == (5, 2)
+
+
+def test_compressed_xml_is_read_as_xml(tmp_path: Path) -> None:
+    import gzip
+
+    f = tmp_path / "stations.xml.gz"
+    f.write_bytes(gzip.compress(("<?xml version='1.0'?>\n<r>" + "".join(f"<row a='{i}' b='x{i}'/>" for i in range(6))
+                                 + "</r>").encode()))
+    prof, ns = profile_and_load(f)
+    assert prof.format == "xml" and prof.tables[0].n_rows == 6 and prof.loader_check.verified, prof.summary
+    assert ns["data"].shape == (6, 2) and ns["data"]["a"].sum() == 15
