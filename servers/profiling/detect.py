@@ -131,6 +131,12 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
 )
 
 
+# Readers that open the file by its path (random access, memory maps), never through decompression.
+_READ_UNCOMPRESSED = frozenset(
+    {"excel", "parquet", "arrays", "cdf", "hdf5", "netcdf", "fits", "statistical_packages", "images", "geo"}
+)
+
+
 @dataclass
 class Detection:
     format: str
@@ -213,6 +219,10 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
     expected = _EXTENSION_FORMATS.get(inner_ext)
     found = _sniff(path, head, inner_ext, compression)
     det = found or Detection(*(expected or ("unknown", "fallback")))
+    if compression and det.reader in _READ_UNCOMPRESSED:
+        # these readers open the file itself, not a decompressed stream: say so plainly
+        return Detection("binary", "fallback", compression,
+                         f"{_describe(det.format)} compressed with {compression}: decompress it to read it")
     det.compression = compression
     if found and expected and _family(found.format) != _family(expected[0]) and not det.note:
         det.note = f"named {inner_ext} but the content is {_describe(found.format)}"

@@ -19,6 +19,10 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     head = read_head(path, 8192)
     if det.format == "binary" or looks_binary(head):
         prof.kind, prof.format, prof.status = "binary", "binary", "skipped"
+        if det.compression and det.note:  # compressed data that cannot be read as it is: the note says why
+            prof.status, prof.reason = "unreadable", det.note
+            prof.summary = f"{det.compression}-compressed file, {path.stat().st_size:,} bytes: {det.note}"
+            return
         what = f"; {det.note}" if det.note else ""
         prof.reason = f"binary content of no known data format (first bytes {head[:8].hex(' ')}){what}"
         if det.note:

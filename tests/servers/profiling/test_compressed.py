@@ -54,3 +54,16 @@ def test_damaged_compressed_data_says_so(tmp_path: Path, compression: str) -> No
     f.write_bytes(COMPRESS[compression](b"a,b\n1,2\n" * 1000)[:40] + b"\x00" * 40)
     prof, _ = profile_and_load(f)
     assert prof.status != "ok" and "does not decompress" in prof.reason, prof.reason
+
+
+def test_a_compressed_binary_format_says_to_decompress_it(tmp_path: Path) -> None:
+    """Parquet and NumPy readers open the file itself: compressed, it was 'truncated or corrupt'."""
+    import io
+
+    buf = io.BytesIO()
+    FRAME.to_parquet(buf)
+    f = tmp_path / "rain.parquet.gz"
+    f.write_bytes(gzip.compress(buf.getvalue()))
+    prof, ns = profile_and_load(f)
+    assert prof.status == "unreadable" and ns["data"] is None
+    assert prof.reason == "a Parquet file compressed with gzip: decompress it to read it", prof.reason
