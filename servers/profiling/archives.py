@@ -14,7 +14,6 @@ bytes and time so that the profile and its loader check fit in the worker's boun
 
 from __future__ import annotations
 
-import importlib
 import tarfile
 import tempfile
 import time
@@ -25,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from lakeboard.schemas.profiles import ArchiveMember, FileProfile
 from lakeboard.servers.profiling.detect import _EXTENSION_FORMATS, Detection, detect
+from lakeboard.servers.profiling.profile import run_reader
 
 MAX_MEMBERS = 20  # members profiled as tables in one archive
 MEMBER_BYTES = 128 << 20  # most one member may unpack to
@@ -134,7 +134,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
 
 def _size_text(prof: FileProfile, member: ArchiveMember) -> str:
-    tables = [t for t in prof.tables if t.name in set(member.table_names())]
+    names = set(member.table_names())
+    tables = [t for t in prof.tables if t.name in names]
     if len(tables) == 1 and tables[0].n_rows is not None:
         return f"{tables[0].n_rows:,} rows x {len(tables[0].columns)} columns"
     return f"{len(tables)} tables"
@@ -215,9 +216,8 @@ def _profile_member(target: Path, name: str, size: int, prof: FileProfile) -> Fi
     if det.reader not in _TABLE_READERS or det.compression:
         return f"{det.format} content, not a table read here"
     member = FileProfile(path=name, format=det.format, size_bytes=size)
-    reader = importlib.import_module(f"lakeboard.servers.profiling.{det.reader}")
     try:
-        reader.profile(target, member, det)
+        run_reader(target, member, det)
     except Exception as e:  # noqa: BLE001 - one bad member never loses the archive's others
         return f"could not be read: {type(e).__name__}: {str(e)[:200]}"
     if member.status != "ok":

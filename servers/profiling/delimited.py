@@ -250,9 +250,10 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
 
             text_documents.profile_plain_text(path, prof, sample, fmt="text")
             return
-    types = typed_records.record_types(list(lines)[:5000], delim)
+    every = list(lines)
+    types = typed_records.record_types(every[:5000], delim)
     if types:
-        typed_records.profile(prof, sample, list(lines), delim, types)
+        typed_records.profile(prof, sample, every, delim, types)
         return
     profile_delimited(path, prof, sample, lines, delim, text if text.endswith("\n") else text + "\n")
 

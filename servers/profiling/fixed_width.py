@@ -95,11 +95,8 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
         return False
     notes = [" ".join(_uncommented(lines[i])) for i in range(fitting[0]) if _uncommented(lines[i])][:20]
     notes += ["units: " + ", ".join(f"{a} {u}" for a, u in zip(names, _uncommented(lines[i]))) for i in fitting[1:3]]
-    opts: dict[str, Any] = {"sep": r"\s+", "header": None, "names": unique_names(names), "skiprows": d}
-    if sample.encoding not in ("utf-8", "ascii"):
-        opts["encoding"] = sample.encoding
-    if not sample.complete:
-        opts["encoding_errors"] = "replace"
+    opts: dict[str, Any] = {"sep": r"\s+", "header": None, "names": unique_names(names), "skiprows": d,
+                            **_encoding_options(sample)}
     trailing = [ln for ln in lines[data[-1] + 1:] if ln.strip()]
     n_rows = len(data)
     if trailing and sample.complete:
@@ -110,26 +107,53 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
     if markers or declared:
         opts["na_values"] = list(dict.fromkeys(declared + markers))
 
+    df = _first_rows(lines, opts, fixed=False)
+    if df is None:
+        return False
+    tp = TableProfile(header_row=fitting[0], delimiter="whitespace", options=opts, notes=notes)
+    _keep(prof, sample, tp, df, n_rows, [lines[i] for i in data], "whitespace-separated text table, header commented out")
+    return True
+
+
+def _encoding_options(sample: TextSample) -> dict[str, Any]:
+    """What a loader needs to decode the file as the sample was."""
+    opts: dict[str, Any] = {}
+    if sample.encoding not in ("utf-8", "ascii"):
+        opts["encoding"] = sample.encoding
+    if not sample.complete:
+        opts["encoding_errors"] = "replace"
+    return opts
+
+
+def _first_rows(lines: list[str], opts: dict[str, Any], fixed: bool) -> Any:
+    """The table's first rows as the loader's options read them (the lines are text already); None
+    when they do not read."""
     import pandas as pd
 
     kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors")}
     kw["nrows"] = min(kw.get("nrows", STATS_ROWS), STATS_ROWS)
+    text = io.StringIO("\n".join(lines) + "\n")
     try:
-        df = pd.read_csv(io.StringIO("\n".join(lines) + "\n"), **kw)
+        return pd.read_fwf(text, **kw) if fixed else pd.read_csv(text, **kw)
     except Exception:  # noqa: BLE001 - a failed guess means: not this kind of table
-        return False
-    tp = TableProfile(header_row=fitting[0], delimiter="whitespace", options=opts, notes=notes)
+        return None
+
+
+def _keep(prof: FileProfile, sample: TextSample, tp: TableProfile, df: Any, n_rows: int, data: list[str],
+          what: str) -> None:
+    """`tp` as the file's table: its rows (exact when the sample is the whole file, else estimated
+    from the bytes per data line), its columns from `df`, and the summary."""
     if sample.complete:
         tp.n_rows, tp.n_rows_exact = n_rows, True
     else:
-        chars = sum(len(lines[i]) + 1 for i in data)
-        tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / len(data))), False
+        seen = sum(1 for ln in data if ln.strip())
+        chars = sum(len(ln) + 1 for ln in data)
+        tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / max(1, seen))), False
     tp.columns, tp.sample_rows = profile_frame(df)
     prof.kind, prof.format, prof.tables = "table", "fwf", [tp]
     rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
     cols = ", ".join(c.name for c in tp.columns[:8])
-    prof.summary = f"whitespace-separated text table, header commented out: {rows} rows x {len(tp.columns)} columns ({cols})"
-    return True
+    prof.summary = f"{what}: {rows} rows x {len(tp.columns)} columns ({cols})"
 
 
 def _missing_markers(rows: list[list[str]], width: int) -> list[str]:
@@ -194,18 +218,11 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         data_start += 1
     n_cols = len(spans) if spans is not None else len(head_cells)
     clean = spans is None or all(len(lines[i].split()) == n_cols for i in idx[:500] if i != rule)
-    opts: dict[str, Any] = {}
-    if sample.encoding not in ("utf-8", "ascii"):
-        opts["encoding"] = sample.encoding
-    if not sample.complete:
-        opts["encoding_errors"] = "replace"
+    opts = _encoding_options(sample)
     skip = header if header is not None else data_start
-    fmt = "fwf"
     if clean:
-        reader = "read_csv"
         opts["sep"] = r"\s+"
     else:
-        reader = "read_fwf"
         opts["colspecs"] = [list(sp) for sp in spans]
     if rule is not None:
         opts["skiprows"] = [*range(skip), rule]
@@ -224,32 +241,12 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     if declared:
         opts["na_values"] = list(dict.fromkeys(declared))
 
-    import pandas as pd
-
-    kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors")}
-    kw["nrows"] = min(kw.get("nrows", STATS_ROWS), STATS_ROWS)
-    text = "\n".join(lines) + "\n"
-    try:
-        df = pd.read_fwf(io.StringIO(text), **kw) if reader == "read_fwf" else pd.read_csv(io.StringIO(text), **kw)
-    except Exception:  # noqa: BLE001 - a failed guess means: not this kind of table
-        return False
-    if df.empty or df.shape[1] < 2:
+    df = _first_rows(lines, opts, fixed=not clean)
+    if df is None or df.empty or df.shape[1] < 2:
         return False
     tp = TableProfile(header_row=header, delimiter="whitespace" if clean else "fixed-width", options=opts)
     tp.notes = [" ".join(ln.split()) for ln in lines[:skip] if ln.strip()][:20]
     if trailing and "nrows" in opts:
         tp.notes += [" ".join(ln.split()) for ln in trailing][:20]
-    if sample.complete:
-        tp.n_rows, tp.n_rows_exact = n_rows, True
-    else:
-        seen = sum(1 for ln in lines[data_start:] if ln.strip())
-        chars = sum(len(ln) + 1 for ln in lines[data_start:])
-        tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / max(1, seen))), False
-    tp.columns, tp.sample_rows = profile_frame(df)
-    prof.kind, prof.format = "table", fmt
-    prof.tables = [tp]
-    cols = ", ".join(c.name for c in tp.columns[:8])
-    rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
-    how = "whitespace-separated" if clean else "fixed-width"
-    prof.summary = f"{how} text table: {rows} rows x {len(tp.columns)} columns ({cols})"
+    _keep(prof, sample, tp, df, n_rows, lines[data_start:], f"{'whitespace-separated' if clean else 'fixed-width'} text table")
     return True

@@ -147,8 +147,7 @@ def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles
         det = Detection("unknown", "fallback")
     if det.reader == "geo" and source != path:
         _pin_companions(path, lake, rel, pinned)
-    reader = importlib.import_module(f"lakeboard.servers.profiling.{det.reader}")
-    reader.profile(source, prof, det)
+    run_reader(source, prof, det)
     if det.note:
         prof.attributes["note"] = det.note
         if prof.status == "ok":
@@ -156,6 +155,11 @@ def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles
         elif prof.reason and det.note not in prof.reason:
             prof.reason = f"{prof.reason} ({det.note})"
     return source
+
+
+def run_reader(path: Path, prof: FileProfile, det: Detection) -> None:
+    """Profile `path` into `prof` with the reader `det` names (its module is imported when first used)."""
+    importlib.import_module(f"lakeboard.servers.profiling.{det.reader}").profile(path, prof, det)
 
 
 def _pin_companions(path: Path, lake: Path, rel: str, pinned: PinnedFiles) -> None:

@@ -64,13 +64,16 @@ class _ZstdReader(io.RawIOBase):
     READ = 4096
 
     def __init__(self, path: Path) -> None:
-        import zstandard
-
-        self._zstd = zstandard
         self._file = open(path, "rb")
-        self._obj = zstandard.ZstdDecompressor().decompressobj()
+        self._obj = self._frame()
         self._pending = b""  # decompressed, not read yet from `_at` on
         self._at = 0
+
+    @staticmethod
+    def _frame():
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj()
 
     def readable(self) -> bool:
         return True
@@ -79,7 +82,7 @@ class _ZstdReader(io.RawIOBase):
         while not self._pending:
             if self._obj.eof and self._obj.unused_data:  # the next frame began in the last chunk
                 data = self._obj.unused_data
-                self._obj = self._zstd.ZstdDecompressor().decompressobj()
+                self._obj = self._frame()
             else:
                 data = self._file.read(self.READ)
                 if not data:
@@ -87,7 +90,7 @@ class _ZstdReader(io.RawIOBase):
                         raise EOFError("Compressed file ended before the end-of-stream marker was reached")
                     return 0
                 if self._obj.eof:
-                    self._obj = self._zstd.ZstdDecompressor().decompressobj()
+                    self._obj = self._frame()
             self._pending = self._obj.decompress(data)
         n = min(len(buffer), len(self._pending) - self._at)
         buffer[:n] = self._pending[self._at:self._at + n]

@@ -25,14 +25,16 @@ COVERED = 0.95  # share of the lines that the types with a steady layout must ho
 def record_types(lines: list[str], delim: str) -> dict[str, int] | None:
     """Each record type's tag and its field count, when `lines` interleave several types of
     different layouts that their first field names; None otherwise."""
-    if any('"' in ln for ln in lines):
-        return None  # quoted fields may hold the delimiter: splitting would miscount them
-    rows = [ln.split(delim) for ln in lines if ln.strip()]
-    if len(rows) < MIN_LINES:
+    lines = [ln for ln in lines if ln.strip()]
+    if len(lines) < MIN_LINES:
         return None
-    tags = Counter(r[0].strip() for r in rows)
+    # the first fields alone first: most tables fail here, before any line is split whole
+    tags = Counter(ln.split(delim, 1)[0].strip() for ln in lines)
     if not 2 <= len(tags) <= MAX_TYPES or not all(t and len(t) <= MAX_TAG and cell_kind(t) == TEXT for t in tags):
         return None
+    if any('"' in ln for ln in lines):
+        return None  # quoted fields may hold the delimiter: splitting would miscount them
+    rows = [ln.split(delim) for ln in lines]
     widths: dict[str, int] = {}
     covered = 0
     for tag in tags:
