@@ -71,7 +71,7 @@ def _as_loader(profile: FileProfile, function: str, body: _Body) -> Loader:
 def _body(profile: FileProfile) -> _Body:
     fmt = profile.format
     if fmt in ("csv", "tsv", "fwf"):
-        return _delimited(profile)
+        return _typed_records(profile) if _has_record_types(profile) else _delimited(profile)
     if fmt == "excel":
         return _excel(profile)
     if fmt == "json":
@@ -186,8 +186,6 @@ def _big_note(profile: FileProfile) -> list[str]:
 
 
 def _delimited(profile: FileProfile, source: str = "path") -> _Body:
-    if profile.tables and "record_type" in profile.tables[0].options and source == "path":
-        return _typed_records(profile)
     lines = _big_note(profile)
     tables = profile.tables
     if len(tables) == 1:
@@ -426,14 +424,14 @@ def _sqlite(profile: FileProfile) -> _Body:
 def _member_body(member: FileProfile) -> _Body:
     """A member's loader body, reading the member's bytes (`data`) in memory as its own loader reads the file."""
     fmt, source = member.format, "io.BytesIO(data)"
+    text = ([], f'io.StringIO(data.decode({literal(member.encoding or "utf-8")}, errors="replace"))')
     if fmt in ("csv", "tsv", "fwf"):
-        body = _delimited(member, source)
+        body = _typed_records(member, text) if _has_record_types(member) else _delimited(member, source)
     elif fmt == "excel":
         body = _excel(member, source)
     elif fmt in ("parquet", "feather"):
         body = _Body([_PANDAS], [f"df = pd.read_{fmt}({source})", "return df"])
     elif fmt in ("json", "jsonl"):
-        text = ([], f'io.StringIO(data.decode({literal(member.encoding or "utf-8")}, errors="replace"))')
         body = _json(member, text) if fmt == "json" else _jsonl(member, text)
     else:
         raise ValueError(f"archive member {member.path!r} is {fmt}, which is not read from an archive")
@@ -497,10 +495,15 @@ def _xml(profile: FileProfile) -> _Body:
     ])
 
 
-def _typed_records(profile: FileProfile) -> _Body:
+def _has_record_types(profile: FileProfile) -> bool:
+    """A delimited file whose lines are of several record types (`typed_records`)."""
+    return bool(profile.tables) and "record_type" in profile.tables[0].options
+
+
+def _typed_records(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
     """Lines of several record types: each type's lines split on the delimiter into a table of its
     own (those with another number of fields left out), columns numbered, numbers where they read so."""
-    imports, opened = _open_text(profile)
+    imports, opened = opened or _open_text(profile)
     sep = profile.tables[0].options["sep"]
     widths = {t.options["record_type"]: int(t.options["width"]) for t in profile.tables}
     return _Body(imports + [_PANDAS], [

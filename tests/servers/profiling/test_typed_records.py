@@ -41,3 +41,17 @@ def test_a_category_column_of_one_layout_stays_one_table(tmp_path: Path) -> None
     prof, ns = profile_and_load(f)
     assert len(prof.tables) == 1 and "record_type" not in prof.tables[0].options
     assert isinstance(ns["data"], pd.DataFrame) and ns["data"].shape == (24, 3)
+
+
+def test_a_log_of_record_types_inside_a_zip_is_loaded_alike(tmp_path: Path) -> None:
+    import zipfile
+
+    log = _log(tmp_path)
+    f = tmp_path / "logs.zip"
+    with zipfile.ZipFile(f, "w") as z:
+        z.write(log, "day1/track.txt")
+    log.unlink()
+    prof, ns = profile_and_load(f)
+    assert [t.name for t in prof.tables] == ["day1/track.txt: $GPGGA", "day1/track.txt: $GPRMC"], prof.summary
+    assert prof.loader_check.verified, prof.loader_check
+    assert ns["data"]["day1/track.txt: $GPGGA"].shape == (40, 15)
