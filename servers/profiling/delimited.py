@@ -343,7 +343,7 @@ def profile_delimited(
     if text is None:
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
-    blocks = find_blocks(grid, complete=sample.complete)
+    blocks = _declared_layout(grid, sample.complete) or find_blocks(grid, complete=sample.complete)
     if not blocks:
         prof.status = "empty"
         prof.reason = "no rows of data: the file holds only notes or blank lines"
@@ -380,6 +380,29 @@ def profile_delimited(
     summarise(prof)
 
 
+def _spaced_fields(grid: LinesGrid, b: Block) -> bool:
+    """Every field after the first starts with a space, in the header and the first rows ("a, b, c"):
+    pandas should skip it, or " b" becomes a column's name."""
+    rows = [grid.row(i) for i in [*b.header_rows, *range(b.data_start, min(len(grid), b.data_start + 20))]]
+    rows = [r for r in rows if len(r) > 1]
+    return bool(rows) and all(c.startswith(" ") for r in rows for c in r[1:] if c)
+
+
+def _declared_layout(grid: LinesGrid, complete: bool) -> list[Block]:
+    """The table of an ICARTT file (airborne and ground measurements, format 1001), whose first line
+    says how many lines its header takes ("36, 1001"): the last of them names the columns, the data
+    follows. The lines above are notes, whatever their commas make of them."""
+    first = [c.strip() for c in grid.row(0)] if len(grid) else []
+    n = int(first[0]) if len(first) == 2 and first[1] == "1001" and first[0].isdigit() else 0
+    if not 2 < n < len(grid) or len([c for c in grid.row(n - 1) if c.strip()]) < 2:
+        return []
+    end = len(grid) - 1
+    while end >= n and grid.blank[end]:
+        end -= 1
+    return [Block(title_rows=list(range(n - 1)), header_rows=[n - 1], data_start=n,
+                  data_end=end if complete else None, width=len(grid.row(n - 1)))]
+
+
 def _last_filled(row: list[str]) -> int:
     """Index of the row's last non-blank cell, -1 when there is none."""
     for j in range(len(row) - 1, -1, -1):
@@ -388,10 +411,14 @@ def _last_filled(row: list[str]) -> int:
     return -1
 
 
+_SEPARATOR_LINE = re.compile(r"^sep=.?$", re.IGNORECASE)  # Excel's first line naming the delimiter
+
+
 def _title(lines: list[str]) -> str | None:
     """The line that names a table: the first short line above its header (not a units or key: value line)."""
     for text in lines:
-        if 3 <= len(text) <= 200 and not _MISSING.match(text) and any(ch.isalpha() for ch in text):
+        if (3 <= len(text) <= 200 and not _MISSING.match(text) and any(ch.isalpha() for ch in text)
+                and not _SEPARATOR_LINE.match(text)):
             return text
     return None
 
@@ -399,7 +426,7 @@ def _title(lines: list[str]) -> str | None:
 def _block_name(grid: LinesGrid, b: Block, bi: int) -> str:
     for i in reversed(b.title_rows):
         t = row_text(grid.row(i))
-        if t and len(t) <= 100:
+        if len(t) <= 100 and any(ch.isalnum() for ch in t):  # not a bare comment mark ("#")
             return t
     if b.header is not None:
         first = next((c.strip() for c in grid.row(b.header) if c.strip()), "")
@@ -425,6 +452,8 @@ def _table(
         opts["encoding"] = sample.encoding
     if sample.compression:
         opts["compression"] = sample.compression
+    if delim != " " and _spaced_fields(grid, b):
+        opts["skipinitialspace"] = True
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
         opts.update(header=None, skiprows=b.data_start, names=b.names, usecols=list(range(len(b.names))))
@@ -585,11 +614,14 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     if not complete and b.data_end is None:
         stop -= 1  # the head was cut at a line end: its last line may be half a record
     rows = _sample_rows(grid, b.data_start, stop, tp.drop_blank_rows)
+    spaced = opts.get("skipinitialspace", False)
+    if spaced:
+        rows = [[c.lstrip(" ") for c in r] for r in rows]
     usecols = opts.get("usecols")
     if b.names:
         names = list(b.names)
     elif b.header is not None:
-        header = grid.row(b.header)
+        header = [c.lstrip(" ") for c in grid.row(b.header)] if spaced else grid.row(b.header)
         names = [c if c.strip() else f"Unnamed: {j}" for j, c in enumerate(header)]
         # Rows longer than the header: pandas would take the first fields as an index.
         longer = 0
@@ -763,8 +795,8 @@ def summarise(prof: FileProfile) -> None:
     more = f" (+{len(prof.tables) - 4} more tables)" if len(prof.tables) > 4 else ""
     title = ""
     first = prof.tables[0]
-    if first.notes and first.header_row:
-        title = f" titled '{first.notes[0][:100]}'"
+    if first.title and first.header_row:
+        title = f" titled '{first.title[:100]}'"
     n = len(prof.tables)
     head = f"{fmt} with {n} tables" if n > 1 else f"{fmt} table"
     prof.summary = f"{head}{title}: " + "; ".join(parts) + more

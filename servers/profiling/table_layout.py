@@ -399,7 +399,7 @@ class _Analyzer:
         if d is not None and self.info(d).n_value == 0:
             # labels over labels (a header, then its units) agree in kind too: the data
             # starts at the row of values under them, when one follows at once
-            for i in (d + 1, d + 2):
+            for i in (d + 1, d + 2, d + 3):  # names, units and how each was sampled: three rows
                 if i < end and self.dense(i) and self.info(i).n_value and agreement(self.info(i), self.info(i + 1)) >= 0.8:
                     d = i
                     break
@@ -449,11 +449,20 @@ class _Analyzer:
             has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
             r0_labels = has_r0 and self.info(r0).n_value == 0 and self.info(r0).n >= 0.6 * idata.n
             spans = has_r0 and self.info(r0).n_value == 0 and _tells_apart(self.grid.row(r0), self.grid.row(r1))
-            if text_dom and complete and not (r0_labels and i1.first_empty) and not spans:
+            under = r0_labels and (i1.first_empty or _units_like(self.grid.row(r1)))  # units under the names
+            if r0_labels and _field_definitions(self.grid.row(r1)):
+                header_rows = [r0, r1]  # the names, then each field's width and type: no name's part
+                names = unique_names([_label(v) for v in self.grid.row(r0)])
+            elif text_dom and complete and not under and not spans:
                 header_rows = [r1]
             elif has_r0:
                 header_rows = [r0, r1]
                 names = combine_header_rows(self.grid.row(r0), self.grid.row(r1))
+                top = r0 - 1
+                if (top >= seg.start and self.info(top).n_value == 0 and self.info(top).n >= 0.6 * idata.n
+                        and _units_like(self.grid.row(r0))):  # names over units over a row of qualifiers
+                    header_rows = [top, r0, r1]
+                    names = unique_names(_combined(_combined(self.grid.row(top), self.grid.row(r0)), self.grid.row(r1)))
             elif text_dom or i1.first_empty:
                 header_rows = [r1]
             strong = bool(header_rows)
@@ -554,6 +563,27 @@ def _tells_apart(top: Sequence[Any], bottom: Sequence[Any]) -> bool:
     repeated = {t for t in filled if filled.count(t) > 1}
     groups = [c for c, t in zip(combined, labels) if t in repeated]
     return len(set(groups)) == len(groups)
+
+
+_FIELD_DEFINITION = re.compile(r"^\d+[sdn]$")
+
+
+def _field_definitions(row: Sequence[Any]) -> bool:
+    """A row of field widths and types under a header, as RDB files write it ("5s", "14n", "20d")."""
+    filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
+    return len(filled) >= 2 and all(_FIELD_DEFINITION.match(t) for t in filled)
+
+
+_UNIT_MARK = re.compile(r"[/%°()\[\]^µ]")
+
+
+def _units_like(row: Sequence[Any]) -> bool:
+    """A row of short labels, one at least written as units are ("m3/s", "%", "(ppm)"), under a row
+    that names them: they join its names ("temperature degC"). Short labels with no such mark under
+    a row of labels are a header under a title split at its commas ("Readings, provisional")."""
+    filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
+    return (len(filled) >= 2 and all(len(t) <= 16 and len(t.split()) <= 2 for t in filled)
+            and any(_UNIT_MARK.search(t) for t in filled))
 
 
 def _shape(text: str) -> str:

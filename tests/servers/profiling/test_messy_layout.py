@@ -291,3 +291,69 @@ def test_a_sparse_sheet_with_a_blank_row_under_its_header_stays_one_table(tmp_pa
     assert len(prof.tables) == 1 and prof.tables[0].n_rows == answered
     df = ns["data"]["Answers"]
     assert list(df.columns) == ["q1", "q2", "q3", "comment"] and len(df) == answered
+
+
+def test_a_row_of_field_definitions_under_the_header_is_skipped(tmp_path: Path) -> None:
+    # the RDB layout of hydrological exports: '#' comments, the names, then each field's width and
+    # type (5s: text, 14n: number, 20d: date), then the data
+    f = tmp_path / "flow.rdb"
+    lines = ["#", "# Stream flow, daily means", "# retrieved: 2024-02-01", "#",
+             "agency\tsite_no\tdatetime\tflow\tflow_cd", "5s\t15s\t20d\t14n\t10s"]
+    lines += [f"AG\t0042\t2024-01-{d:02d}\t{100 + d * 7}\tA" for d in range(1, 21)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["agency", "site_no", "datetime", "flow", "flow_cd"]
+    assert df.shape == (20, 5) and df["flow"].tolist()[:2] == [107, 114]
+    # a bare comment mark names nothing
+    assert prof.tables[0].title == "# Stream flow, daily means" and "titled '# Stream flow" in prof.summary
+
+
+def test_a_units_row_under_the_names_joins_them(tmp_path: Path) -> None:
+    f = tmp_path / "met.csv"
+    lines = ["time,temperature,pressure,humidity", "s,degC,hPa,%"]
+    lines += [f"{i},{20 + i * 0.1:.1f},{1000 + i},{50 + i % 7}" for i in range(30)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["time s", "temperature degC", "pressure hPa", "humidity %"]
+    assert df.shape == (30, 4) and df["pressure hPa"].tolist()[:2] == [1000, 1001]
+
+
+def test_a_logger_export_with_names_units_and_sampling_rows_is_read(tmp_path: Path) -> None:
+    # a data logger's table: a line about the logger (wider than the table), the names, their
+    # units, how each was sampled, then the records
+    f = tmp_path / "station.dat"
+    lines = ['"LOG5","Station1","M1000","1234","M1000.Std","CPU:met.prog","5678","Hourly"',
+             '"TIMESTAMP","RECORD","AirT_Avg","RH","WS_Avg"', '"TS","RN","Deg C","%","meters/second"',
+             '"","","Avg","Smp","Avg"']
+    lines += [f'"2024-01-01 {h:02d}:00:00",{h},{5 + h * 0.25:.2f},{60 + h},{2 + h * 0.5:.1f}' for h in range(24)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["TIMESTAMP TS", "RECORD RN", "AirT_Avg Deg C Avg", "RH % Smp", "WS_Avg meters/second Avg"]
+    assert df.shape == (24, 5) and df["RECORD RN"].tolist()[:3] == [0, 1, 2]
+    assert prof.tables[0].title.startswith("LOG5 Station1")
+
+
+def test_excels_delimiter_line_is_no_title(tmp_path: Path) -> None:
+    f = tmp_path / "export.csv"
+    f.write_text("sep=;\nname;value\n" + "".join(f"n{i};{i * 1.5}\n" for i in range(20)))
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["name", "value"] and ns["data"].shape == (20, 2)
+    assert prof.tables[0].title is None and "titled" not in prof.summary
+
+
+def test_an_icartt_file_takes_its_header_length_from_its_first_line(tmp_path: Path) -> None:
+    # ICARTT (format 1001): "N, 1001", then N - 1 header lines of which the last names the columns;
+    # the lines above hold commas too ("PI, name"), fields are written after ", "
+    header = ["Someone, Ana", "Institute", "Aircraft", "Campaign", "1, 1", "2024, 01, 05, 2024, 02, 01", "1",
+              "Start_UTC, seconds", "2", "1, 1", "-9999, -9999", "O3, ppbv", "CO, ppbv", "0", "1"]
+    lines = [f"{len(header) + 2}, 1001", *header, "Start_UTC, O3, CO"]
+    lines += [f"{36000 + i * 10}, {30 + i * 0.5:.1f}, {100 + i}" for i in range(40)]
+    f = tmp_path / "flight_20240105.ict"
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["Start_UTC", "O3", "CO"] and df.shape == (40, 3)
+    assert df["O3"].tolist()[:2] == [30.0, 30.5] and prof.tables[0].n_rows == 40

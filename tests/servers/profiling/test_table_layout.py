@@ -124,3 +124,25 @@ def test_trailing_notes_of_a_tail() -> None:
     rows = [["a", "1", "2"], ["b", "3", "4"], ["", "", ""], ["Source: the survey office", "", ""], ["", "", ""]]
     assert trailing_notes(rows) == 3
     assert trailing_notes([["a", "1"], ["b", "2"]]) == 0
+
+
+def test_names_over_units_over_qualifiers_are_one_header() -> None:
+    g = Grid(
+        [
+            ["LOG5", "Station1", "M1000", 1234, "Hourly"],
+            ["TIMESTAMP", "RECORD", "AirT_Avg", "RH"],
+            ["TS", "RN", "Deg C", "%"],
+            [None, None, "Avg", "Smp"],
+            ["2024-01-01 00:00", 0, 5.0, 60],
+            ["2024-01-01 01:00", 1, 5.5, 61],
+        ]
+    )
+    (b,) = find_blocks(g)
+    assert b.title_rows == [0] and b.header_rows == [1, 2, 3] and b.data_start == 4
+    assert b.names == ["TIMESTAMP TS", "RECORD RN", "AirT_Avg Deg C Avg", "RH % Smp"]
+
+
+def test_a_title_split_at_its_comma_over_short_names_stays_a_title() -> None:
+    g = Grid([["Station readings", " provisional"], ["date", "pm25"], ["2024-01-01", 1.5], ["2024-01-02", 3.0]])
+    (b,) = find_blocks(g)
+    assert b.title_rows == [0] and b.header_rows == [1] and b.names is None
