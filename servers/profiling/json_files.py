@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, value_text
+from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, unique_names, value_text
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
@@ -206,7 +206,8 @@ def _table_of(obj: Any):
                 cols = [
                     [r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)
                 ]
-                return path, "rows", [str(j) for j in range(width)], cols, len(recs)
+                names = _listed_names(obj, width)
+                return path, "rows", names or [str(j) for j in range(width)], cols, len(recs)
             names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
             return path, "records", names, cols, len(recs)
     if isinstance(obj, dict) and obj:
@@ -220,6 +221,28 @@ def _table_of(obj: Any):
             return [], "index", names, cols, len(obj)
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
             return [], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0])
+    return None
+
+
+_NAME_LIST_KEYS = ("column", "field", "header", "name")  # what a key that lists the names is called
+
+
+def _listed_names(obj: Any, width: int, depth: int = 0) -> list[str] | None:
+    """The names of rows of `width` values, where the document lists them under a key that says so:
+    `width` strings (pandas' split layout: "columns"), or `width` objects with a "name" each (an
+    open-data portal's export: meta/view/columns)."""
+    if not isinstance(obj, dict) or depth > 3:
+        return None
+    for k, v in list(obj.items())[:200]:
+        if isinstance(v, list) and len(v) == width and any(w in str(k).lower() for w in _NAME_LIST_KEYS):
+            if all(isinstance(x, str) for x in v):
+                return unique_names(v)
+            if all(isinstance(x, dict) and isinstance(x.get("name"), str) for x in v):
+                return unique_names([x["name"] for x in v])
+    for v in list(obj.values())[:200]:
+        found = _listed_names(v, width, depth + 1)
+        if found:
+            return found
     return None
 
 

@@ -237,6 +237,8 @@ def _json_records(t: TableProfile) -> list[str]:
             f"records = {expr}",
             'df = pd.json_normalize([r if isinstance(r, dict) else {"value": r} for r in records])',
         ]
+    if layout == "rows" and not all(c.name == str(j) for j, c in enumerate(t.columns)):
+        return [f"df = pd.DataFrame({expr}, columns={literal([c.name for c in t.columns])})"]
     if layout in ("rows", "columns"):
         return [f"df = pd.DataFrame({expr})"]
     if layout == "mapping":

@@ -46,6 +46,24 @@ def test_object_of_objects_and_columns(tmp_path: Path) -> None:
     assert p2.tables[0].options["layout"] == "columns" and ns2["data"].shape == (3, 2)
 
 
+def test_rows_of_values_take_the_names_the_document_lists(tmp_path: Path) -> None:
+    # pandas' "split" layout lists the names beside the rows; an open-data portal's export lists
+    # them as objects in its metadata, with a hidden row id first
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"columns": ["a", "b"], "index": list(range(25)), "data": [[i, i * 2.0] for i in range(25)]}))
+    portal = tmp_path / "portal.json"
+    fields = [{"name": n, "dataTypeName": "text"} for n in ("sid", "Borough", "Count", "Borough")]
+    rows = [[f"row-{i}", ["Bronx", "Queens"][i % 2], 10 + i, "x"] for i in range(30)]
+    portal.write_text(json.dumps({"meta": {"view": {"name": "Complaints", "columns": fields}}, "data": rows}))
+    prof, ns = profile_and_load(split)
+    assert [c.name for c in prof.tables[0].columns] == ["a", "b"] and list(ns["data"].columns) == ["a", "b"]
+    assert ns["data"]["b"].tolist()[:3] == [0.0, 2.0, 4.0]
+    prof, ns = profile_and_load(portal)
+    names = [c.name for c in prof.tables[0].columns]
+    assert names == ["sid", "Borough", "Count", "Borough.1"] and list(ns["data"].columns) == names
+    assert ns["data"]["Count"].tolist()[:2] == [10, 11] and "fields sid, Borough, Count" in prof.summary
+
+
 def test_json_lines(tmp_path: Path) -> None:
     f = tmp_path / "events.jsonl"
     f.write_text("".join(json.dumps({"kind": "click" if i % 2 else "view", "n": i}) + "\n" for i in range(30)))

@@ -88,6 +88,8 @@ def _every_format(text: str) -> list[FileProfile]:
                     tables=[table(name=text, options={"sheet_name": text, "skiprows": 3}, drop_blank_rows=True)]),
         FileProfile(path=f"{text}.json", format="json", encoding=text,
                     tables=[table(options={"path": [text, text], "layout": "records"})]),
+        FileProfile(path=f"{text}.json", format="json", encoding=text,  # rows named by the document
+                    tables=[table(options={"path": [text], "layout": "rows"})]),
         FileProfile(path=f"{text}.json", format="json", encoding=text),
         FileProfile(path=f"{text}.jsonl", format="jsonl", encoding=text),
         FileProfile(path=f"{text}.parquet", format="parquet", summary=text),
