@@ -14,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from functools import cache, lru_cache
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
 from lakeboard.servers.profiling.column_stats import marker_shaped, unique_names
@@ -575,15 +576,38 @@ def _field_definitions(row: Sequence[Any]) -> bool:
 
 
 _UNIT_MARK = re.compile(r"[/%°()\[\]^µ]")
+# what is given to the unit parser: no operator that raises to a power ("9**9**9" would never end)
+_UNIT_TEXT = re.compile(r"^[^\W\d_][\w .µ°Ω-]{0,15}$")
+
+
+@cache
+def _unit_registry():
+    import pint  # only where two rows of labels head a table
+
+    return pint.UnitRegistry(cache_folder=None)
+
+
+@lru_cache(maxsize=4096)
+def _unit(text: str) -> bool:
+    """Written as units are: with a mark ("m3/s", "%", "(ppm)"), or a unit pint knows ("degC", "hPa")."""
+    if _UNIT_MARK.search(text):
+        return True
+    if not _UNIT_TEXT.match(text):
+        return False
+    try:
+        _unit_registry().parse_units(text)
+    except Exception:  # noqa: BLE001 - pint raises several kinds for text that names no unit
+        return False
+    return True
 
 
 def _units_like(row: Sequence[Any]) -> bool:
-    """A row of short labels, one at least written as units are ("m3/s", "%", "(ppm)"), under a row
-    that names them: they join its names ("temperature degC"). Short labels with no such mark under
-    a row of labels are a header under a title split at its commas ("Readings, provisional")."""
+    """A row of short labels, two thirds of them units, under a row that names them: they join its
+    names ("temperature degC"). Other short labels under a row of labels are a header under a title
+    split at its commas ("Readings, provisional" over "date, pm25")."""
     filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
     return (len(filled) >= 2 and all(len(t) <= 16 and len(t.split()) <= 2 for t in filled)
-            and any(_UNIT_MARK.search(t) for t in filled))
+            and sum(map(_unit, filled)) >= 2 / 3 * len(filled))
 
 
 def _shape(text: str) -> str:

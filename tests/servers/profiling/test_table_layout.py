@@ -146,3 +146,13 @@ def test_a_title_split_at_its_comma_over_short_names_stays_a_title() -> None:
     g = Grid([["Station readings", " provisional"], ["date", "pm25"], ["2024-01-01", 1.5], ["2024-01-02", 3.0]])
     (b,) = find_blocks(g)
     assert b.title_rows == [0] and b.header_rows == [1] and b.names is None
+
+
+def test_units_pint_knows_join_the_names_and_powers_are_never_evaluated() -> None:
+    g = Grid([["time", "temperature", "pressure"], ["s", "degC", "hPa"], [0, 20.5, 1001], [1, 20.7, 1002]])
+    (b,) = find_blocks(g)
+    assert b.header_rows == [0, 1] and b.names == ["time s", "temperature degC", "pressure hPa"]
+    # text a unit parser would raise to a power: not read as units (and the layout returns at once)
+    g = Grid([["x", "y", "z"], ["m**9**9**9", "9**9**9**9", "s^99^99"], [0, 1.5, 2], [1, 2.5, 3]])
+    (b,) = find_blocks(g)
+    assert b.header_rows == [1] and b.names is None
