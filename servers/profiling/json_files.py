@@ -67,21 +67,23 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.text = describe(obj)
     if not complete:
         prof.text = "(structure of the first part of a large file) " + prof.text
-    table = _table_of(obj)
-    if table is not None:
-        path_keys, layout, names, cols, n = table
+    tables = _tables_of(obj)
+    for path_keys, layout, names, cols, n in tables:
         tp = TableProfile(name="/".join(map(str, path_keys)) or None)
         tp.options = {"path": path_keys, "layout": layout}
         tp.n_rows, tp.n_rows_exact = n, complete
         if consumed and not complete and not det.compression:
             tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
         tp.columns, tp.sample_rows = profile_typed(names, cols)
-        prof.tables = [tp]
+        prof.tables.append(tp)
         if layout in ("records", "index", "columns", "rows"):
             prof.kind = "table"
     if isinstance(obj, dict):
         prof.attributes["keys"] = ", ".join(list(map(str, obj))[:50])
-    prof.summary = "JSON " + _summary(obj, table)
+    if len(tables) > 1:
+        prof.summary = f"JSON with {len(tables)} tables: " + "; ".join(_summary(obj, t) for t in tables)
+    else:
+        prof.summary = "JSON " + _summary(obj, tables[0] if tables else None)
 
 
 def parse_document(raw: bytes) -> tuple[Any, str]:
@@ -190,41 +192,54 @@ def _records_candidates(obj: Any, path: list[Any], depth: int, out: list[tuple[l
             _records_candidates(v, path + [k], depth + 1, out)
 
 
-def _table_of(obj: Any):
-    """(path, layout, column names, columns, n_rows) for the main table in a JSON value, or None.
+MAX_TABLES = 10  # record lists of one document profiled as tables, the longest first
+
+
+def _tables_of(obj: Any) -> list[tuple]:
+    """(path, layout, column names, columns, n_rows) for each table in a JSON value: its record
+    lists (the longest, and the others of two records or more), else the value itself as a mapping,
+    an object of objects or of columns.
 
     Columns come out as pandas.json_normalize / DataFrame would make them, but as plain lists.
     """
     cands: list[tuple[list[Any], list[Any]]] = []
     _records_candidates(obj, [], 0, cands)
+    cands.sort(key=lambda c: -len(c[1]))
     if cands:
-        path, recs = max(cands, key=lambda c: len(c[1]))
-        if len(recs) >= 1:
-            sample = [recs[i] for i in spread_indices(len(recs), STATS_ROWS)]
-            if isinstance(recs[0], list):
-                width = max(len(r) for r in sample if isinstance(r, list))
-                cols = [
-                    [r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)
-                ]
-                names = _listed_names(obj, width)
-                return path, "rows", names or [str(j) for j in range(width)], cols, len(recs)
-            names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
-            return path, "records", names, cols, len(recs)
+        # besides the longest list, those of two records or more that are not a schema's list of columns
+        main, *rest = cands
+        rest = [(path, recs) for path, recs in rest if len(recs) >= 2 and not _names_key(path[-1] if path else "")]
+        return [_records_table(obj, path, recs) for path, recs in [main, *rest][:MAX_TABLES]]
     if isinstance(obj, dict) and obj:
         items = list(obj.items())[:STATS_ROWS]
         values = list(obj.values())
         if all(not isinstance(v, (dict, list)) for v in values):
-            return [], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj)
+            return [([], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj))]
         if len(values) >= 2 and all(isinstance(v, dict) for v in values):
             names = list(dict.fromkeys(str(k) for _, inner in items for k in inner))
             cols = [[inner.get(k) for _, inner in items] for k in names]
-            return [], "index", names, cols, len(obj)
+            return [([], "index", names, cols, len(obj))]
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
-            return [], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0])
-    return None
+            return [([], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0]))]
+    return []
+
+
+def _records_table(obj: Any, path: list[Any], recs: list[Any]) -> tuple:
+    sample = [recs[i] for i in spread_indices(len(recs), STATS_ROWS)]
+    if isinstance(recs[0], list):
+        width = max(len(r) for r in sample if isinstance(r, list))
+        cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
+        names = _listed_names(obj, width)
+        return path, "rows", names or [str(j) for j in range(width)], cols, len(recs)
+    names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
+    return path, "records", names, cols, len(recs)
 
 
 _NAME_LIST_KEYS = ("column", "field", "header", "name")  # what a key that lists the names is called
+
+
+def _names_key(key: Any) -> bool:
+    return any(w in str(key).lower() for w in _NAME_LIST_KEYS)
 
 
 def _listed_names(obj: Any, width: int, depth: int = 0) -> list[str] | None:
@@ -234,7 +249,7 @@ def _listed_names(obj: Any, width: int, depth: int = 0) -> list[str] | None:
     if not isinstance(obj, dict) or depth > 3:
         return None
     for k, v in list(obj.items())[:200]:
-        if isinstance(v, list) and len(v) == width and any(w in str(k).lower() for w in _NAME_LIST_KEYS):
+        if isinstance(v, list) and len(v) == width and _names_key(k):
             if all(isinstance(x, str) for x in v):
                 return unique_names(v)
             if all(isinstance(x, dict) and isinstance(x.get("name"), str) for x in v):

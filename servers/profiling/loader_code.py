@@ -260,6 +260,11 @@ def _open_text(profile: FileProfile) -> tuple[list[str], str]:
 def _json(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
     imports, opened = opened or _open_text(profile)
     lines = [f"with {opened} as f:", "    obj = json.load(f)"]
+    if len(profile.tables) > 1:  # several record lists: one table each, named by its path
+        lines.append("tables = {}")
+        for t in profile.tables:
+            lines += _json_records(t) + [f"tables[{literal(t.name)}] = df"]
+        return _Body(imports + ["import json", _PANDAS], lines + ["return tables"])
     records = _json_records(profile.tables[0]) if profile.tables else []
     if records:
         return _Body(imports + ["import json", _PANDAS], lines + records + ["return df"])

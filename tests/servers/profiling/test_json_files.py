@@ -64,6 +64,17 @@ def test_rows_of_values_take_the_names_the_document_lists(tmp_path: Path) -> Non
     assert ns["data"]["Count"].tolist()[:2] == [10, 11] and "fields sid, Borough, Count" in prof.summary
 
 
+def test_each_record_list_of_a_document_is_a_table(tmp_path: Path) -> None:
+    f = tmp_path / "export.json"
+    stations = [{"id": i, "name": f"s{i}"} for i in range(5)]
+    readings = [{"station": i % 5, "v": i * 0.5} for i in range(40)]
+    f.write_text(json.dumps({"stations": stations, "readings": readings, "note": [{"text": "one record only"}]}))
+    prof, ns = profile_and_load(f)
+    assert [(t.name, t.n_rows) for t in prof.tables] == [("readings", 40), ("stations", 5)]  # the longest first
+    assert {k: v.shape for k, v in ns["data"].items()} == {"readings": (40, 2), "stations": (5, 2)}
+    assert prof.summary.startswith("JSON with 2 tables: 40 records under readings")
+
+
 def test_json_lines(tmp_path: Path) -> None:
     f = tmp_path / "events.jsonl"
     f.write_text("".join(json.dumps({"kind": "click" if i % 2 else "view", "n": i}) + "\n" for i in range(30)))

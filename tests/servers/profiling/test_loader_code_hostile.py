@@ -88,6 +88,9 @@ def _every_format(text: str) -> list[FileProfile]:
                     tables=[table(name=text, options={"sheet_name": text, "skiprows": 3}, drop_blank_rows=True)]),
         FileProfile(path=f"{text}.json", format="json", encoding=text,
                     tables=[table(options={"path": [text, text], "layout": "records"})]),
+        FileProfile(path=f"{text}.json", format="json", encoding=text,  # several record lists
+                    tables=[table(name=text, options={"path": [text], "layout": "records"}),
+                            table(name=text + "2", options={"path": [text + "2"], "layout": "records"})]),
         FileProfile(path=f"{text}.json", format="json", encoding=text,  # rows named by the document
                     tables=[table(options={"path": [text], "layout": "rows"})]),
         FileProfile(path=f"{text}.json", format="json", encoding=text),
