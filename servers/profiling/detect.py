@@ -229,6 +229,16 @@ def detect(path: Path, head: bytes | None = None) -> Detection:
     return det
 
 
+_PICKLE_EXTENSIONS = frozenset({".pkl", ".pickle", ".pck", ".joblib"})
+
+
+def _pickled(head: bytes, ext: str) -> bool:
+    """A Python pickle: PROTO 2-5 first, and a pickle's extension or, from protocol 4, a FRAME next."""
+    if len(head) < 3 or head[0] != 0x80 or not 2 <= head[1] <= 5:
+        return False
+    return ext in _PICKLE_EXTENSIONS or (head[1] >= 4 and head[2] == 0x95)
+
+
 def _family(fmt: str) -> str:
     # a NetCDF-4 file is an HDF5 file
     return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json", "netcdf": "hdf5"}.get(fmt, fmt)
@@ -244,6 +254,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
                 continue  # too weak a signature on its own
             return Detection(fmt, reader)
+    if _pickled(head, ext):
+        return Detection("pickle", "fallback")
     if head[257:262] == b"ustar":
         return Detection("tar", "archives")  # a tar's header (a compressed one's, decompressed)
     if head[8:12] == b"WEBP" and head.startswith(b"RIFF"):

@@ -16,6 +16,12 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if det.format == "sqlite":
         _sqlite(path, prof)
         return
+    if det.format == "pickle":
+        prof.kind, prof.format, prof.status = "binary", "pickle", "skipped"
+        prof.reason = ("a Python pickle: not read, because loading a pickle runs whatever code it holds; "
+                       "ask for its data in another format (CSV, Parquet)")
+        prof.summary = f"Python pickle, {path.stat().st_size:,} bytes, not read (loading it would run its code)"
+        return
     head = read_head(path, 8192)
     if det.format == "binary" or looks_binary(head):
         prof.kind, prof.format, prof.status = "binary", "binary", "skipped"

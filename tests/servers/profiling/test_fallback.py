@@ -40,3 +40,27 @@ def test_sqlite_database(tmp_path: Path) -> None:
 def test_missing_file_never_raises(tmp_path: Path) -> None:
     prof = profile_file(tmp_path / "gone.csv", tmp_path)
     assert prof.status == "unreadable" and "cannot open" in prof.reason and prof.path == "gone.csv"
+
+
+class _Payload:
+    """Unpickling this creates a file: the test's proof that nothing was unpickled."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def test_a_pickle_is_named_and_never_loaded(tmp_path: Path) -> None:
+    import pickle
+
+    lake, marker = tmp_path / "lake", tmp_path / "unpickled"
+    lake.mkdir()
+    (lake / "model.pkl").write_bytes(pickle.dumps(_Payload(marker), protocol=2))
+    (lake / "frame").write_bytes(pickle.dumps({"rows": list(range(100))}, protocol=5))  # no extension
+    for name in ("model.pkl", "frame"):
+        prof, ns = profile_and_load(lake / name, lake)
+        assert prof.format == "pickle" and prof.status == "skipped" and ns["data"] is None
+        assert "loading a pickle runs whatever code it holds" in prof.reason
+    assert not marker.exists()
