@@ -343,7 +343,8 @@ def profile_delimited(
     if text is None:
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
-    blocks = _declared_layout(grid, sample.complete) or find_blocks(grid, complete=sample.complete)
+    blocks = _declared_layout(grid, sample.complete) or _split_at_repeated_headers(
+        grid, find_blocks(grid, complete=sample.complete))
     if not blocks:
         prof.status = "empty"
         prof.reason = "no rows of data: the file holds only notes or blank lines"
@@ -386,6 +387,30 @@ def _spaced_fields(grid: LinesGrid, b: Block) -> bool:
     rows = [grid.row(i) for i in [*b.header_rows, *range(b.data_start, min(len(grid), b.data_start + 20))]]
     rows = [r for r in rows if len(r) > 1]
     return bool(rows) and all(c.startswith(" ") for r in rows for c in r[1:] if c)
+
+
+MAX_REPEATED_HEADERS = 20
+
+
+def _split_at_repeated_headers(grid: LinesGrid, blocks: list[Block]) -> list[Block]:
+    """A table's header line repeated among its data (files joined end to end): each repetition
+    starts a table of its own, as it would after a blank line; up to MAX_REPEATED_HEADERS of them
+    (more stay rows of the table: `_table` notes them)."""
+    out = []
+    for b in blocks:
+        repeats = _repeated_headers(grid, b)
+        for k in repeats if len(repeats) <= MAX_REPEATED_HEADERS else []:
+            out.append(dataclasses.replace(b, data_end=k - 1, footnote_rows=[], footer_rows=[]))
+            b = dataclasses.replace(b, title_rows=[], header_rows=[k], data_start=k + 1)
+        out.append(b)
+    return out
+
+
+def _repeated_headers(grid: LinesGrid, b: Block) -> list[int]:
+    """The lines among `b`'s data that repeat its header line."""
+    if b.header is None or b.names or not len(grid.lines):  # no lines: records with line breaks in quotes
+        return []
+    return grid.lines.find(grid.lines[b.header], b.data_start, len(grid) if b.data_end is None else b.data_end + 1)
 
 
 def _declared_layout(grid: LinesGrid, complete: bool) -> list[Block]:
@@ -502,6 +527,9 @@ def _table(
     if tokens:
         opts["na_values"] = list(dict.fromkeys(tokens))
     tp.notes = [n for n in notes if n]
+    if repeated := _repeated_headers(grid, b):  # more than are split into tables of their own
+        tp.notes.append(f"the header line is repeated {len(repeated)} times among the data (files joined end "
+                        "to end): pandas reads those lines as rows; drop them and convert the columns")
     if b.has_blank_rows:
         tp.drop_blank_rows = True
     if not sample.complete or sample.mixed_encoding:

@@ -73,6 +73,24 @@ class TextLines:
         text, starts, ends = self.text, self._starts, self._ends
         return [text[s:e] for s, e in zip(starts[indices].tolist(), ends[indices].tolist())]
 
+    def find(self, line: str, start: int, stop: int) -> list[int]:
+        """Indices k, start <= k < stop, of the lines equal to `line` (found by str.find, in C)."""
+        out: list[int] = []
+        stop = min(stop, len(self))
+        if start >= stop:
+            return out
+        text, needle = self.text, line + "\n"
+        at, end = self.offset(start), self.offset(stop)  # a line and its line end lie in text[at:end]
+        while (at := text.find(needle, at, end)) >= 0:
+            k = int(np.searchsorted(self._starts, at))
+            if k < len(self) and int(self._starts[k]) == at:  # the match starts a line
+                out.append(k)
+            at += 1
+        last = stop - 1  # the text's last line may have no line end
+        if stop == len(self) and not text.endswith("\n") and self[last] == line:
+            out.append(last)
+        return out
+
     def offset(self, k: int) -> int:
         """Characters before line k, each line counted with its line end."""
         if k < len(self):

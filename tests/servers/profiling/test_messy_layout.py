@@ -357,3 +357,21 @@ def test_an_icartt_file_takes_its_header_length_from_its_first_line(tmp_path: Pa
     df = ns["data"]
     assert list(df.columns) == ["Start_UTC", "O3", "CO"] and df.shape == (40, 3)
     assert df["O3"].tolist()[:2] == [30.0, 30.5] and prof.tables[0].n_rows == 40
+
+
+def test_a_header_repeated_among_the_data_starts_a_table_of_its_own(tmp_path: Path) -> None:
+    # two exports joined end to end: the second's header is no row of data
+    f = tmp_path / "joined.csv"
+    lines = ["date,value"] + [f"2024-01-{d:02d},{d}" for d in range(1, 16)]
+    lines += ["date,value"] + [f"2024-02-{d:02d},{d * 2}" for d in range(1, 16)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert [t.n_rows for t in prof.tables] == [15, 15]
+    first, second = ns["data"].values()
+    assert first["value"].tolist()[-1] == 15 and second["value"].tolist()[:2] == [2, 4]
+    # joined from many: one table, with a note that says what to drop
+    many = tmp_path / "many.csv"
+    many.write_text("".join("date,value\n" + "".join(f"2024-{m:02d}-{d:02d},{d}\n" for d in (1, 2, 3)) for m in range(1, 31)))
+    prof, ns = profile_and_load(many)
+    assert len(prof.tables) == 1 and any("header line is repeated 29 times" in n for n in prof.tables[0].notes)
+    assert len(ns["data"]) == 119

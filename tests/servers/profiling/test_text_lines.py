@@ -61,3 +61,12 @@ def test_an_index_past_the_end_is_an_index_error() -> None:
 
 def test_of_lines_rebuilds_them() -> None:
     assert list(TextLines.of(["x", "", "y"])) == ["x", "", "y"]
+
+
+@pytest.mark.parametrize("text", TEXTS + ["a,b\n1,2\na,b\nxa,b\na,b,c\na,b"])
+def test_find_gives_the_lines_equal_to_one(text: str) -> None:
+    lines, expected = TextLines(text), _split(text)
+    for line in set(expected):
+        for start, stop in ((0, len(expected)), (1, len(expected) - 1)):
+            want = [k for k in range(start, stop) if expected[k] == line]
+            assert lines.find(line, start, stop) == want, (line, start, stop)
