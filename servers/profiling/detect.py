@@ -26,6 +26,8 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".data": ("text", "delimited"),
     ".prn": ("text", "delimited"),
     ".asc": ("text", "delimited"),
+    ".tle": ("text", "delimited"),  # orbital element sets: delimited.profile reads them by their columns
+    ".3le": ("text", "delimited"),
     ".fwf": ("fwf", "delimited"),  # delimited.profile tries it as space-aligned first
     ".xlsx": ("excel", "excel"),
     ".xlsm": ("excel", "excel"),
