@@ -40,7 +40,7 @@ CHECK_ENDS_BY_S = 45.0
 _POLL_S = 0.02  # how often the child's memory is looked at
 _MAX_REASONS = 12
 _TEXT_FORMATS = frozenset({"pdf", "docx", "text", "markdown", "html"})
-_ARRAY_FORMATS = frozenset({"npy", "npz", "cdf", "hdf5", "netcdf", "fits"})
+_ARRAY_FORMATS = frozenset({"npy", "npz", "mat", "cdf", "hdf5", "netcdf", "fits"})
 
 
 def check_budget(profiled_s: float) -> float:

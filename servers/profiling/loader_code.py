@@ -85,6 +85,13 @@ def _body(profile: FileProfile) -> _Body:
         return _Body([_PANDAS], [f"df = pd.read_{fmt}(path)", "return df"])
     if fmt in ("npy", "npz"):
         return _arrays(profile)
+    if fmt == "mat":
+        return _Body(["from scipy.io import loadmat"], [
+            *[comment(f"{a.name}: shape {tuple(a.shape)}, {a.dtype}") for a in profile.arrays[:12]],
+            "mat = loadmat(path, squeeze_me=True)",
+            'variables = {name: value for name, value in mat.items() if not name.startswith("__")}',
+            "return variables",
+        ])
     if fmt == "cdf":
         return _Body(["import cdflib"], _cdf(profile))
     if fmt == "hdf5":

@@ -99,6 +99,7 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.parquet", format="parquet", summary=text),
         FileProfile(path=f"{text}.npy", format="npy", arrays=arrays),
         FileProfile(path=f"{text}.npz", format="npz", arrays=arrays * 3),
+        FileProfile(path=f"{text}.mat", format="mat", arrays=arrays * 2),
         FileProfile(path=f"{text}.cdf", format="cdf", arrays=arrays * 2),
         FileProfile(path=f"{text}.h5", format="hdf5", arrays=variables * 2),
         FileProfile(path=f"{text}.dta", format="stata", tables=[table()]),
