@@ -133,6 +133,11 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"CDF\x01", "netcdf", "netcdf"),
     (b"CDF\x02", "netcdf", "netcdf"),
     (b"SQLite format 3\x00", "sqlite", "fallback"),
+    # formats named but not read here (fallback.UNREAD_FORMATS says what reads them)
+    (b"GRIB", "grib", "fallback"),
+    (b"BUFR", "bufr", "fallback"),
+    (b"\x0e\x03\x13\x01", "hdf4", "fallback"),
+    (b"LASF", "las", "fallback"),
 )
 
 
@@ -191,6 +196,10 @@ def _describe(fmt: str) -> str:
         "xml": "XML",
         "npy": "a NumPy array",
         "npz": "a NumPy archive",
+        "grib": "a GRIB file",
+        "bufr": "a BUFR file",
+        "hdf4": "an HDF4 file",
+        "las": "a LAS point cloud",
         "mat": "a MATLAB file",
         "binary": "binary data",
         "text": "plain text",
@@ -259,6 +268,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         if head.startswith(magic):
             if fmt == "cdf" and ext not in (".cdf",) and magic == b"\x00\x00\xff\xff":
                 continue  # too weak a signature on its own
+            if fmt in ("grib", "bufr", "las") and not looks_binary(head):
+                continue  # a word at the start of a text ("GRIB_file,run"), not a signature
             return Detection(fmt, reader)
     if _pickled(head, ext):
         return Detection("pickle", "fallback")

@@ -10,11 +10,24 @@ from lakeboard.servers.profiling.text_sample import looks_binary, read_head, rea
 
 FIRST_LINES = 20
 MAX_SQLITE_TABLES = 50
+# Formats known by their first bytes that no reader here reads: what they hold, and what reads them.
+UNREAD_FORMATS = {
+    "grib": ("GRIB (gridded weather and climate model fields)", "cfgrib with xarray, or eccodes"),
+    "bufr": ("BUFR (meteorological observations)", "eccodes, or pybufrkit"),
+    "hdf4": ("HDF4 (often satellite products, such as MODIS)", "pyhdf, or GDAL"),
+    "las": ("LAS (a lidar point cloud)", "laspy"),
+}
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if det.format == "sqlite":
         _sqlite(path, prof)
+        return
+    if det.format in UNREAD_FORMATS:
+        what, readers = UNREAD_FORMATS[det.format]
+        prof.kind, prof.status = "binary", "skipped"
+        prof.reason = f"a {what} file: not read here; {readers} reads it"
+        prof.summary = f"{what} file, {path.stat().st_size:,} bytes, not read here ({readers} reads it)"
         return
     if det.format == "pickle":
         prof.kind, prof.format, prof.status = "binary", "pickle", "skipped"

@@ -64,3 +64,16 @@ def test_a_pickle_is_named_and_never_loaded(tmp_path: Path) -> None:
         assert prof.format == "pickle" and prof.status == "skipped" and ns["data"] is None
         assert "loading a pickle runs whatever code it holds" in prof.reason
     assert not marker.exists()
+
+
+def test_scientific_formats_known_by_their_first_bytes_are_named_with_what_reads_them(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    heads = {"forecast.grb2": (b"GRIB\x00\x00\x00\x02", "grib", "cfgrib"), "obs.bufr": (b"BUFR\x00\x00\x10\x04", "bufr", "eccodes"),
+             "MOD021KM.hdf": (b"\x0e\x03\x13\x01\x00\x10", "hdf4", "pyhdf"), "tile.las": (b"LASF\x00\x00", "las", "laspy")}
+    for name, (head, fmt, reader) in heads.items():
+        (lake / name).write_bytes(head + bytes(range(256)) * 4)
+        prof = profile_file(lake / name, lake)
+        assert (prof.format, prof.status) == (fmt, "skipped") and reader in prof.reason and reader in prof.summary
+    (lake / "runs.csv").write_text("GRIB_file,run\na.grb,1\nb.grb,2\n")
+    assert profile_file(lake / "runs.csv", lake).format == "csv"
