@@ -24,7 +24,7 @@ class TextLines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        codes = _code_units(text)
+        codes = code_units(text)
         ends = np.flatnonzero(codes == _NEWLINE)
         if text and not text.endswith("\n"):
             ends = np.append(ends, len(text))  # the last line has no line end
@@ -116,7 +116,7 @@ class TextLines:
         return [k for k, line in zip(picks.tolist(), self.take(picks)) if not line.strip(chars)]
 
 
-def _code_units(text: str) -> np.ndarray:
+def code_units(text: str) -> np.ndarray:
     """The text as one array element per character (Latin-1 text: its bytes, no decoding)."""
     try:
         return np.frombuffer(text.encode("latin-1"), dtype=np.uint8)

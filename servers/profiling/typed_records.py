@@ -20,6 +20,7 @@ MAX_TYPES = 20  # more tags than this are values, not record types
 MIN_LINES = 20
 MAX_TAG = 16  # characters in a type's tag ($GPGGA, HFDTE, P): a longer first field is data
 COVERED = 0.95  # share of the lines that the types with a steady layout must hold
+PROBE_LINES = 50  # lines whose first fields are looked at before all the lines are
 
 
 def record_types(lines: list[str], delim: str) -> dict[str, int] | None:
@@ -28,9 +29,12 @@ def record_types(lines: list[str], delim: str) -> dict[str, int] | None:
     lines = [ln for ln in lines if ln.strip()]
     if len(lines) < MIN_LINES:
         return None
-    # the first fields alone first: most tables fail here, before any line is split whole
-    tags = Counter(ln.split(delim, 1)[0].strip() for ln in lines)
-    if not 2 <= len(tags) <= MAX_TYPES or not all(t and len(t) <= MAX_TAG and cell_kind(t) == TEXT for t in tags):
+    # the first fields alone first, of the first lines before all: most tables fail there
+    for head in (lines[:PROBE_LINES], lines):
+        tags = Counter(ln.split(delim, 1)[0].strip() for ln in head)
+        if len(tags) > MAX_TYPES or not all(t and len(t) <= MAX_TAG and cell_kind(t) == TEXT for t in tags):
+            return None
+    if len(tags) < 2:
         return None
     if any('"' in ln for ln in lines):
         return None  # quoted fields may hold the delimiter: splitting would miscount them
