@@ -8,7 +8,7 @@ import random
 
 # Light packages the kernel can import, and modules of the standard library: each gets a
 # shadow in the workdir that would leave a marker file if it ever ran.
-PACKAGES = ("pandas", "numpy", "yaml", "dateutil", "six", "packaging", "idna", "openpyxl", "jinja2", "attr",
+PACKAGES = ("pandas", "numpy", "yaml", "dateutil", "six", "packaging", "idna", "openpyxl", "python_calamine", "jinja2", "attr",
             "click", "csv", "statistics", "fractions", "decimal", "json", "textwrap", "difflib")
 
 
