@@ -83,7 +83,8 @@ def profile(prof: FileProfile, sample: TextSample, lines: list[str]) -> None:
     prof.kind, prof.format = "table", "tle"
     names = list(rows[0]) if rows else []
     cols: list[list[Any]] = [[r[k] for r in rows] for k in names]
-    tp = TableProfile(options={"layout": "tle"})
+    # what the file is, in words a request uses: the search index reads a table's notes
+    tp = TableProfile(options={"layout": "tle"}, notes=["satellites' orbital elements: two-line element sets (TLE)"])
     tp.n_rows, tp.n_rows_exact = len(rows), sample.complete
     if not sample.complete and sample.text:
         tp.n_rows = int(len(rows) * sample.size / max(1, len(sample.text.encode(sample.encoding, errors="replace"))))

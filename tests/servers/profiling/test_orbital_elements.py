@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lakeboard.servers.profiling.orbital_elements import looks_like_tle, read_tle
+from lakeboard.servers.relevance.index_fields import field_tokens
 from tests.servers.profiling.loading import profile_and_load
 
 ISS = [
@@ -55,6 +56,7 @@ def test_a_catalog_file_is_a_table_of_satellites_and_its_loader_reads_it(tmp_pat
     assert df.shape == (40, 16) and df["catalog_number"].tolist()[:2] == [40000, 40001]
     assert df["name"].tolist()[-1] == "SAT 39" and str(df["epoch"].dtype).startswith("datetime64")
     assert "two-line element sets (TLE): 40 satellites" in prof.summary
+    assert {"orbit", "satellit"} <= set(field_tokens(prof)["titles"])  # a request for orbits finds it
 
 
 def test_a_catalog_inside_a_zip_is_read_from_the_archive(tmp_path: Path) -> None:
