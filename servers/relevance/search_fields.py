@@ -56,7 +56,8 @@ def profile_texts(profile: FileProfile) -> ProfileTexts:
                 picked = col.examples
             values.extend(v for v in picked if not _looks_numeric(v))
             values.extend(_years_spanned(col, table.sample_rows))
-    titles.extend(profile.attributes.values())
+    # what a file says of itself (sheet names, keys, notes); not how it is read (the engine)
+    titles.extend(v for k, v in profile.attributes.items() if k != "engine")
     for a in profile.arrays:
         columns.append(a.name)
         # a compound dataset's fields are columns; a variable's long name says what it holds
