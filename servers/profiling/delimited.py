@@ -36,7 +36,7 @@ from lakeboard.servers.profiling.column_stats import (
     unique_names,
     without_numbers,
 )
-from lakeboard.servers.profiling import fixed_width, orbital_elements, typed_records
+from lakeboard.servers.profiling import fixed_width, orbital_elements, sequences, typed_records
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values, declared_missing
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
@@ -236,9 +236,11 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if not sample.complete and text.count("\n") < 3 and _profile_wide(path, prof, sample):
         return  # the head holds fewer than three whole lines: lines wider than it
     lines = TextLines(text)
-    if orbital_elements.looks_like_tle(lines[: 2 * orbital_elements.HEAD_LINES]):
-        orbital_elements.profile(prof, sample, list(lines))
-        return
+    head = lines[: 2 * orbital_elements.HEAD_LINES]
+    for records in (orbital_elements, sequences):  # text formats of records, each told by its first lines
+        if records.looks_like(head):
+            records.profile(prof, sample, list(lines))
+            return
     if aligned_first and fixed_width.profile_lines(path, prof, sample, list(lines)):
         return
     delim = sniff_delimiter(lines)

@@ -28,6 +28,11 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".asc": ("text", "delimited"),
     ".tle": ("text", "delimited"),  # orbital element sets: delimited.profile reads them by their columns
     ".3le": ("text", "delimited"),
+    ".fasta": ("text", "delimited"),  # sequences: delimited.profile reads their records
+    ".fa": ("text", "delimited"),
+    ".faa": ("text", "delimited"),
+    ".fna": ("text", "delimited"),
+    ".fas": ("text", "delimited"),
     ".fwf": ("fwf", "delimited"),  # delimited.profile tries it as space-aligned first
     ".xlsx": ("excel", "excel"),
     ".xlsm": ("excel", "excel"),

@@ -17,7 +17,7 @@ from lakeboard.common.code_text import comment, identifier, literal
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling import orbital_elements
+from lakeboard.servers.profiling import orbital_elements, sequences
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.statistical_packages import reader_of
 from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
@@ -75,8 +75,8 @@ def _body(profile: FileProfile) -> _Body:
         return _typed_records(profile) if _has_record_types(profile) else _delimited(profile)
     if fmt == "excel":
         return _excel(profile)
-    if fmt == "tle":
-        return _tle(profile)
+    if fmt in _PARSED_TEXT:
+        return _parsed_text(profile)
     if fmt == "json":
         return _json(profile)
     if fmt == "jsonl":
@@ -281,14 +281,19 @@ def _json(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> 
     return _Body(imports + ["import json"], lines + ["return obj"])
 
 
-def _tle(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
-    """Orbital element sets, parsed by the profiler's own parser (its source, defined in the loader)."""
+# Text formats parsed by the profiler's own parser, whose source the loader defines: format -> (source, its name)
+_PARSED_TEXT = {"tle": (orbital_elements.parser_source, "read_tle"), "fasta": (sequences.parser_source, "read_fasta")}
+
+
+def _parsed_text(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
+    """A table of records parsed from text lines (orbital element sets, FASTA sequences)."""
     imports, opened = opened or _open_text(profile)
+    source, parser = _PARSED_TEXT[profile.format]
     return _Body(imports + [_PANDAS], [
-        *orbital_elements.parser_source().splitlines(),
+        *source().splitlines(),
         "",
         f"with {opened} as f:",
-        "    df = pd.DataFrame(read_tle(f.read().splitlines()))",
+        f"    df = pd.DataFrame({parser}(f))",
         "return df",
     ])
 
@@ -462,8 +467,8 @@ def _member_body(member: FileProfile) -> _Body:
         body = _Body([_PANDAS], [f"df = pd.read_{fmt}({source})", "return df"])
     elif fmt in ("json", "jsonl"):
         body = _json(member, text) if fmt == "json" else _jsonl(member, text)
-    elif fmt == "tle":
-        body = _tle(member, text)
+    elif fmt in _PARSED_TEXT:
+        body = _parsed_text(member, text)
     else:
         raise ValueError(f"archive member {member.path!r} is {fmt}, which is not read from an archive")
     return _Body(body.imports + ["import io"], body.lines)

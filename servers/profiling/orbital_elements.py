@@ -70,7 +70,7 @@ def read_tle(lines):
     return rows
 
 
-def looks_like_tle(lines: list[str]) -> bool:
+def looks_like(lines: list[str]) -> bool:
     """The first lines are element sets (and their names), at least MIN_SETS of them."""
     head = [ln for ln in lines[: HEAD_LINES * 2] if ln.strip()][:HEAD_LINES]
     sets = len(read_tle(head))

@@ -96,6 +96,7 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.json", format="json", encoding=text),
         FileProfile(path=f"{text}.jsonl", format="jsonl", encoding=text),
         FileProfile(path=f"{text}.tle", format="tle", encoding=text, tables=[table(options={"layout": "tle"})]),
+        FileProfile(path=f"{text}.fasta", format="fasta", encoding=text, tables=[table(options={"layout": "fasta"})]),
         FileProfile(path=f"{text}.parquet", format="parquet", summary=text),
         FileProfile(path=f"{text}.npy", format="npy", arrays=arrays),
         FileProfile(path=f"{text}.npz", format="npz", arrays=arrays * 3),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lakeboard.servers.profiling.orbital_elements import looks_like_tle, read_tle
+from lakeboard.servers.profiling.orbital_elements import looks_like, read_tle
 from lakeboard.servers.relevance.index_fields import field_tokens
 from tests.servers.profiling.loading import profile_and_load
 
@@ -36,8 +36,8 @@ def test_element_sets_are_read_by_their_columns() -> None:
 
 def test_lines_that_only_start_like_element_sets_are_not_read_as_them() -> None:
     text = ["1 apple", "2 pears", "1 2 3", "notes", "2 25544 mismatched"] * 6
-    assert not looks_like_tle(text) and read_tle(text) == []
-    assert not looks_like_tle(ISS)  # one set is no catalog
+    assert not looks_like(text) and read_tle(text) == []
+    assert not looks_like(ISS)  # one set is no catalog
 
 
 def _catalog(n: int) -> str:
