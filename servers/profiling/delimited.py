@@ -44,6 +44,7 @@ from lakeboard.servers.profiling.text_lines import TextLines, code_units
 from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, open_compressed, read_text_sample
 
 _PARSE_AHEAD = 16  # grid rows parsed together when one is asked for
+_RECORDS_HEAD_LINES = 120  # lines a text format of records is told by (blank ones among them)
 # Lines wider than the head a profile reads (a table of ~100,000 columns or more): the first
 # bytes of each line are kept, up to a bound on what is kept and on what is read.
 WIDE_LINE_BYTES = 64 << 10
@@ -236,8 +237,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if not sample.complete and text.count("\n") < 3 and _profile_wide(path, prof, sample):
         return  # the head holds fewer than three whole lines: lines wider than it
     lines = TextLines(text)
-    head = lines[: 2 * orbital_elements.HEAD_LINES]
-    for records in (orbital_elements, sequences):  # text formats of records, each told by its first lines
+    head = lines[:_RECORDS_HEAD_LINES]
+    for records in (orbital_elements, sequences):  # text formats of records (text_records.py), told by their head
         if records.looks_like(head):
             records.profile(prof, sample, list(lines))
             return
@@ -348,7 +349,7 @@ def profile_delimited(
     if text is None:
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
-    blocks = _declared_layout(grid, sample.complete) or _split_at_repeated_headers(
+    blocks = _icartt_layout(grid, sample.complete) or _split_at_repeated_headers(
         grid, find_blocks(grid, complete=sample.complete))
     if not blocks:
         prof.status = "empty"
@@ -400,25 +401,24 @@ MAX_REPEATED_HEADERS = 20
 def _split_at_repeated_headers(grid: LinesGrid, blocks: list[Block]) -> list[Block]:
     """A table's header line repeated among its data (files joined end to end): each repetition
     starts a table of its own, as it would after a blank line; up to MAX_REPEATED_HEADERS of them
-    (more stay rows of the table: `_table` notes them)."""
+    (more stay rows of the table, kept in `Block.repeated_headers` for `_table` to note)."""
     out = []
     for b in blocks:
-        repeats = _repeated_headers(grid, b)
-        for k in repeats if len(repeats) <= MAX_REPEATED_HEADERS else []:
+        if b.header is None or b.names or not len(grid.lines):  # no lines: records with line breaks in quotes
+            out.append(b)
+            continue
+        repeats = grid.lines.find(grid.lines[b.header], b.data_start, len(grid) if b.data_end is None else b.data_end + 1)
+        if len(repeats) > MAX_REPEATED_HEADERS:
+            out.append(dataclasses.replace(b, repeated_headers=repeats))
+            continue
+        for k in repeats:
             out.append(dataclasses.replace(b, data_end=k - 1, footnote_rows=[], footer_rows=[]))
             b = dataclasses.replace(b, title_rows=[], header_rows=[k], data_start=k + 1)
         out.append(b)
     return out
 
 
-def _repeated_headers(grid: LinesGrid, b: Block) -> list[int]:
-    """The lines among `b`'s data that repeat its header line."""
-    if b.header is None or b.names or not len(grid.lines):  # no lines: records with line breaks in quotes
-        return []
-    return grid.lines.find(grid.lines[b.header], b.data_start, len(grid) if b.data_end is None else b.data_end + 1)
-
-
-def _declared_layout(grid: LinesGrid, complete: bool) -> list[Block]:
+def _icartt_layout(grid: LinesGrid, complete: bool) -> list[Block]:
     """The table of an ICARTT file (airborne and ground measurements, format 1001), whose first line
     says how many lines its header takes ("36, 1001"): the last of them names the columns, the data
     follows. The lines above are notes, whatever their commas make of them."""
@@ -532,9 +532,9 @@ def _table(
     if tokens:
         opts["na_values"] = list(dict.fromkeys(tokens))
     tp.notes = [n for n in notes if n]
-    if repeated := _repeated_headers(grid, b):  # more than are split into tables of their own
-        tp.notes.append(f"the header line is repeated {len(repeated)} times among the data (files joined end "
-                        "to end): pandas reads those lines as rows; drop them and convert the columns")
+    if b.repeated_headers:  # more than are split into tables of their own
+        tp.notes.append(f"the header line is repeated {len(b.repeated_headers)} times among the data (files joined "
+                        "end to end): pandas reads those lines as rows; drop them and convert the columns")
     if b.has_blank_rows:
         tp.drop_blank_rows = True
     if not sample.complete or sample.mixed_encoding:

@@ -9,6 +9,7 @@ program that runs as is and binds the data to `data`, the way profiles show it.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -281,19 +282,19 @@ def _json(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> 
     return _Body(imports + ["import json"], lines + ["return obj"])
 
 
-# Text formats parsed by the profiler's own parser, whose source the loader defines: format -> (source, its name)
-_PARSED_TEXT = {"tle": (orbital_elements.parser_source, "read_tle"), "fasta": (sequences.parser_source, "read_fasta")}
+# Text formats read by the profiler's own parser (`text_records`), whose source the loader defines
+_PARSED_TEXT = {"tle": orbital_elements.read_tle, "fasta": sequences.read_fasta}
 
 
 def _parsed_text(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
     """A table of records parsed from text lines (orbital element sets, FASTA sequences)."""
     imports, opened = opened or _open_text(profile)
-    source, parser = _PARSED_TEXT[profile.format]
+    parser = _PARSED_TEXT[profile.format]
     return _Body(imports + [_PANDAS], [
-        *source().splitlines(),
+        *inspect.getsource(parser).splitlines(),
         "",
         f"with {opened} as f:",
-        f"    df = pd.DataFrame({parser}(f))",
+        f"    df = pd.DataFrame({parser.__name__}(f))",
         "return df",
     ])
 

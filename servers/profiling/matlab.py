@@ -7,6 +7,7 @@ the small numeric ones for their first values. A version 7.3 file is an HDF5 fil
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from lakeboard.schemas.profiles import ArrayProfile, FileProfile
@@ -43,7 +44,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.status, prof.reason = "empty", "the MATLAB file holds no variables"
         return
     arrays = [ArrayProfile(name=name, shape=list(shape), dtype=kind) for name, shape, kind in listed[:MAX_VARIABLES]]
-    small = [a.name for a in arrays if a.dtype in _NUMERIC and _elements(a.shape) <= SAMPLED_ELEMENTS]
+    small = [a.name for a in arrays if a.dtype in _NUMERIC and math.prod(a.shape) <= SAMPLED_ELEMENTS]
     if small:
         try:
             values = loadmat(str(path), variable_names=small, squeeze_me=True)
@@ -59,13 +60,6 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     desc = ", ".join(f"{a.name} {tuple(a.shape)} {a.dtype}" for a in arrays[:6])
     more = f", ... (+{len(listed) - 6})" if len(listed) > 6 else ""
     prof.summary = f"MATLAB file with {len(listed)} variables: {desc}{more}"
-
-
-def _elements(shape: list[int]) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _first_values(value) -> list:

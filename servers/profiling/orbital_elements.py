@@ -4,16 +4,13 @@ Each satellite is two fixed-column lines of 69 characters, "1 ..." and "2 ...", 
 line with its name. Read as text they are nothing; read by their columns they are one row per
 satellite: its catalog number, the epoch of the elements and the orbit (inclination, right
 ascension of the ascending node, eccentricity, argument of perigee, mean anomaly, mean motion).
-`read_tle` is also the loader's parser: its source is written into the loader as it is.
+`read_tle` is also the loader's parser (`text_records`).
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
-from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import profile_typed
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.text_records import records_table
 from lakeboard.servers.profiling.text_sample import TextSample
 
 MIN_SETS = 2  # element sets in the first lines for a file to be read as TLE
@@ -80,23 +77,10 @@ def looks_like(lines: list[str]) -> bool:
 
 def profile(prof: FileProfile, sample: TextSample, lines: list[str]) -> None:
     rows = read_tle(lines)
-    prof.kind, prof.format = "table", "tle"
     names = list(rows[0]) if rows else []
-    cols: list[list[Any]] = [[r[k] for r in rows] for k in names]
-    # what the file is, in words a request uses: the search index reads a table's notes
-    tp = TableProfile(options={"layout": "tle"}, notes=["satellites' orbital elements: two-line element sets (TLE)"])
-    tp.n_rows, tp.n_rows_exact = len(rows), sample.complete
-    if not sample.complete and sample.text:
-        tp.n_rows = int(len(rows) * sample.size / max(1, len(sample.text.encode(sample.encoding, errors="replace"))))
-    tp.columns, tp.sample_rows = profile_typed(names, cols)
-    prof.tables = [tp]
+    tp = records_table(prof, sample, "tle", rows, names, "satellites' orbital elements: two-line element sets (TLE)")
     named = sum(1 for r in rows if r["name"])
     epochs = [r["epoch"] for r in rows]
     span = f", epochs {min(epochs):%Y-%m-%d} to {max(epochs):%Y-%m-%d}" if epochs else ""
     prof.summary = (f"two-line element sets (TLE): {tp.n_rows} satellites' orbital elements"
                     f"{' with names' if named else ''}{span} ({', '.join(names[:8])}, ...)")
-
-
-def parser_source() -> str:
-    """`read_tle`'s source, for a loader to define it."""
-    return inspect.getsource(read_tle)

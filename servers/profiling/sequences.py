@@ -1,17 +1,14 @@
 """FASTA files: DNA, RNA or protein sequences, each after a ">id description" line.
 
 Read as text they are a wall of letters; read as records they are one row per sequence: its
-id, its description, its length and the sequence. `read_fasta` is also the loader's parser:
-its source is written into the loader as it is.
+id, its description, its length and the sequence. `read_fasta` is also the loader's parser
+(`text_records`).
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
-from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import profile_typed
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.text_records import records_table
 from lakeboard.servers.profiling.text_sample import TextSample
 
 HEAD_LINES = 60
@@ -54,23 +51,12 @@ def profile(prof: FileProfile, sample: TextSample, lines: list[str]) -> None:
     rows = read_fasta(lines)
     if not sample.complete and len(rows) > 1:
         rows = rows[:-1]  # the head may end inside the last record
-    prof.kind, prof.format = "table", "fasta"
-    names = ["id", "description", "length", "sequence"]
-    cols: list[list[Any]] = [[r[k] if k != "sequence" else r[k][:SAMPLED_RESIDUES] for r in rows] for k in names]
-    tp = TableProfile(options={"layout": "fasta"}, notes=["sequences in FASTA format (DNA, RNA or protein)"])
-    tp.n_rows, tp.n_rows_exact = len(rows), sample.complete
-    if not sample.complete and sample.text:
-        tp.n_rows = int(len(rows) * sample.size / max(1, len(sample.text.encode(sample.encoding, errors="replace"))))
-    tp.columns, tp.sample_rows = profile_typed(names, cols)
+    shown = [{**r, "sequence": r["sequence"][:SAMPLED_RESIDUES]} for r in rows]
+    tp = records_table(prof, sample, "fasta", shown, ["id", "description", "length", "sequence"],
+                       "sequences in FASTA format (DNA, RNA or protein)")
     for c in tp.columns:
         if c.name == "sequence":  # letters, not words: kept out of the search index's values
             c.top_values, c.examples = [], []  # the sample rows still show them
-    prof.tables = [tp]
     lengths = [r["length"] for r in rows]
     span = f", {min(lengths):,} to {max(lengths):,} residues" if lengths else ""
     prof.summary = f"FASTA sequences: {tp.n_rows:,} records{span} (id, description, length, sequence)"
-
-
-def parser_source() -> str:
-    """`read_fasta`'s source, for a loader to define it."""
-    return inspect.getsource(read_fasta)

@@ -145,6 +145,7 @@ class Block:
     names: list[str] | None = None  # combined names of a two-row header
     width: int = 0
     has_blank_rows: bool = False  # blank separator rows inside the data range
+    repeated_headers: list[int] = field(default_factory=list)  # data rows that repeat the header (files joined)
 
     @property
     def header(self) -> int | None:
