@@ -37,7 +37,8 @@ from lakeboard.servers.profiling.column_stats import (
     without_numbers,
 )
 from lakeboard.servers.profiling import fixed_width, orbital_elements, sequences, typed_records
-from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values, declared_missing
+from lakeboard.servers.profiling.declarations import declared
+from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
@@ -227,7 +228,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     may hold tabs or semicolons that would pass for a delimiter.
     """
     sample = read_text_sample(path, compression=det.compression)
-    aligned_first = det.format == "fwf"
+    # a document declares each column's characters (a CDS ReadMe): read by them, whatever the lines look like
+    aligned_first = det.format == "fwf" or bool(declared().spans)
     prof.encoding = sample.encoding
     text = normalise_newlines(sample.text)
     if not text or text.isspace():  # not text.strip(), which copies the whole text
@@ -525,10 +527,10 @@ def _table(
     notes += [row_text(grid.row(i)) for i in b.footnote_rows]
     notes += [f"summary row under the data, left out: {row_text(grid.row(i))}" for i in b.footer_rows]
     # Missing values the file declares in a note ("missing values are coded as -9999"), and those
-    # the lake's documents declare for it (`lake.apply_declared_fill_values`).
-    declared = declared_missing()
+    # the lake's documents declare for it (`lake.apply_declarations`).
+    said = declared()
     tokens = [m.group(1).strip("\"'") for m in map(_MISSING.match, notes) if m]
-    tokens += [v for note in notes for v in declared_fill_values(note)] + declared.everywhere
+    tokens += [v for note in notes for v in declared_fill_values(note)] + said.everywhere
     if tokens:
         opts["na_values"] = list(dict.fromkeys(tokens))
     tp.notes = [n for n in notes if n]
@@ -651,6 +653,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     if spaced:
         rows = [[c.lstrip(" ") for c in r] for r in rows]
     usecols = opts.get("usecols")
+    said = declared()
     if b.names:
         names = list(b.names)
     elif b.header is not None:
@@ -671,22 +674,25 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         if rows and max(map(len, rows)) > width:
             opts["on_bad_lines"] = "skip"
             tp.notes.append("some lines have more fields than the first; the loader skips them")
+        if len(said.columns) == width and not usecols:  # a document beside the file names them (`column_lists`)
+            names = opts["names"] = unique_names(said.columns)
+            tp.notes.append(said.column_note)
     positions = list(usecols) if usecols else list(range(len(names)))
     if len(positions) > MAX_COLUMNS:
         tp.notes.append(f"the table has {len(positions):,} columns: the profile and the loader keep the first "
                         f"{MAX_COLUMNS:,} (widen usecols to read others)")
         positions = positions[:MAX_COLUMNS]
         opts["usecols"] = positions
-    declared = opts.get("na_values", [])
-    na = PANDAS_NA | frozenset(str(v) for v in declared)
-    fill = [float(v) for v in declared if _is_number(str(v))]
+    given = opts.get("na_values", [])
+    na = PANDAS_NA | frozenset(str(v) for v in given)
+    fill = [float(v) for v in given if _is_number(str(v))]
     thousands, decimal = opts.get("thousands"), opts.get("decimal", ".")
     # Transpose in C: short rows are padded with None, as pandas pads them with NaN.
     transposed = list(zip_longest(*rows)) if rows else []
     col_names = [names[j] if j < len(names) else f"Unnamed: {j}" for j in positions]
     # The labels pandas gives the columns, which a per-column na_values names.
-    labels: list[Any] = list(positions) if opts.get("header", 0) is None and not b.names else unique_names(col_names)
-    by_column = declared_missing().by_column
+    labels: list[Any] = list(positions) if opts.get("header", 0) is None and "names" not in opts else unique_names(col_names)
+    by_column = said.by_column
     markers: dict[Any, list[str]] = {}
     parsed: list[tuple[str, list[Any], frozenset[str], list[str]]] = []
     for j, name, label in zip(positions, col_names, labels):

@@ -21,7 +21,8 @@ from lakeboard.servers.profiling.column_stats import (
     text_markers,
     unique_names,
 )
-from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values, declared_missing
+from lakeboard.servers.profiling.declarations import declared
+from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
 
@@ -338,13 +339,13 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
     mixed: set[int] = set()
     opts = tp.options
     labels: list[Any] = list(range(len(names))) if opts.get("header", 0) is None and not b.names else names
-    declared = declared_missing()
-    everywhere = [v for note in tp.notes for v in declared_fill_values(note)] + declared.everywhere
+    said = declared()
+    everywhere = [v for note in tp.notes for v in declared_fill_values(note)] + said.everywhere
     by_label: dict[Any, list[str]] = {}
     # Every row the sheet was read to (a marker the sample missed would leave the column text).
     every = list(zip_longest(*(grid.row(i) for i in range(b.data_start, end + 1))))
     for j, (name, label) in enumerate(zip(names, labels)):
-        own = list(declared.by_column.get(name, []))
+        own = list(said.by_column.get(name, []))
         gone = frozenset(everywhere + own)
         whole = list(every[j]) if j < len(every) else []
         n_numbers, n_distinct, tokens = numbers_and_tokens(whole, PANDAS_NA | gone)

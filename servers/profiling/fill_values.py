@@ -3,22 +3,19 @@
 A format description says it in a sentence: "missing values are coded as -9999", "fill value
 1e30", "-999 = no data", "values shown as 'M' are missing". `declared_fill_values` reads such
 sentences; the readers apply what a note in the file itself declares, and
-`declared_for` finds what a document beside the files declares (a README,
+`fill_declarations` finds what a document beside the files declares (a README,
 notes, a data dictionary whose row for a column says it), once the whole lake is profiled.
 """
 
 from __future__ import annotations
 
-import contextvars
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.column_stats import marker_shaped
+from lakeboard.servers.profiling.declarations import Declarations
 
 _KEY = (
     r"(?:missing|no[ _-]?data|nodata|fill[ _-]?values?|_fillvalue|not\s+available|unavailable|"
@@ -100,42 +97,11 @@ def as_na_value(token: str) -> str | int | float:
     return token
 
 
-# -- declarations handed to the readers ---------------------------------------------------------
-@dataclass
-class DeclaredMissing:  # a dataclass, not a model: it crosses to profiling workers as JSON (asdict)
-    """What a lake's documents declare as missing for one file: everywhere, and per column."""
-
-    everywhere: list[str] = field(default_factory=list)
-    by_column: dict[str, list[str]] = field(default_factory=dict)
-    named: bool = False  # a document names the file, or a dictionary its columns (not only a README above it)
-
-    def __bool__(self) -> bool:
-        return bool(self.everywhere or self.by_column)
-
-
-_DECLARED: contextvars.ContextVar[DeclaredMissing | None] = contextvars.ContextVar("declared_missing", default=None)
-
-
-def declared_missing() -> DeclaredMissing:
-    """The declarations for the file being profiled now (empty unless `declaring` set them)."""
-    return _DECLARED.get() or DeclaredMissing()
-
-
-@contextmanager
-def declaring(declared: DeclaredMissing) -> Iterator[None]:
-    """Profile a file with these declarations applied, as if a note in the file made them."""
-    token = _DECLARED.set(declared)
-    try:
-        yield
-    finally:
-        _DECLARED.reset(token)
-
-
 # -- the lake-level pass ----------------------------------------------------------------------------
 _DOC_NAMES = ("readme", "read_me", "about", "description", "codebook", "metadata", "notes", "manifest", "dictionary")
 
 
-def declared_for(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
+def fill_declarations(profiles: list[FileProfile]) -> dict[str, Declarations]:
     """The files to profile again with what the lake's documents declare missing for them.
 
     A text document describes the tables in its folder and below it when its name says it is a
@@ -151,11 +117,11 @@ def declared_for(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
             if decl and by_path[path].status == "ok" and (decl.named or _shows_any(by_path[path], decl))}
 
 
-def _declarations(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
+def _declarations(profiles: list[FileProfile]) -> dict[str, Declarations]:
     from lakeboard.servers.relevance.dictionaries import link_dictionaries
 
     tables = [p for p in profiles if p.status == "ok" and p.tables and p.format in ("csv", "tsv", "fwf", "excel")]
-    out: dict[str, DeclaredMissing] = {}
+    out: dict[str, Declarations] = {}
     docs = [p for p in profiles if p.status == "ok" and p.text and not p.tables]
     for doc in docs:
         values = declared_fill_values(doc.text or "")
@@ -172,7 +138,7 @@ def _declarations(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
             # ("recorded as 0") is not taken for files it does not name, where 0 is likely a value.
             kept = values if named else [v for v in values if _far_from_data(v)]
             if kept and ((readme and inside) or named):
-                decl = out.setdefault(t.path, DeclaredMissing())
+                decl = out.setdefault(t.path, Declarations())
                 decl.everywhere = list(dict.fromkeys(decl.everywhere + kept))
                 decl.named = decl.named or named
     # Linking dictionaries to data costs seconds on a big lake: only when a table's rows say "missing".
@@ -192,7 +158,7 @@ def _declarations(profiles: list[FileProfile]) -> dict[str, DeclaredMissing]:
                     column = next((names[c.strip().lower()] for c in cells if c.strip().lower() in names), None)
                     values = [v for c in cells for v in declared_fill_values(c)]
                     if column and values:
-                        decl = out.setdefault(data_path, DeclaredMissing())
+                        decl = out.setdefault(data_path, Declarations())
                         decl.by_column[column] = list(dict.fromkeys(decl.by_column.get(column, []) + values))
                         decl.named = True
     return out
@@ -212,7 +178,7 @@ def _far_from_data(token: str) -> bool:
         return True
 
 
-def _shows_any(prof: FileProfile, decl: DeclaredMissing) -> bool:
+def _shows_any(prof: FileProfile, decl: Declarations) -> bool:
     """A declared value among a column's sampled values (its range ends, examples or common values)."""
     for table in prof.tables:
         for col in table.columns:

@@ -10,7 +10,8 @@ from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import STATS_ROWS, missing_markers, profile_frame, unique_names
-from lakeboard.servers.profiling.fill_values import declared_fill_values, declared_missing
+from lakeboard.servers.profiling.declarations import declared
+from lakeboard.servers.profiling.fill_values import declared_fill_values
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind
 from lakeboard.servers.profiling.text_sample import TextSample
 
@@ -103,9 +104,9 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
         opts["nrows"] = n_rows
         notes += [" ".join(ln.split()) for ln in trailing][:20]
     markers = _missing_markers([lines[i].split() for i in data[:STATS_ROWS]], width)
-    declared = [v for i in range(fitting[0]) for v in declared_fill_values(lines[i])] + declared_missing().everywhere
-    if markers or declared:
-        opts["na_values"] = list(dict.fromkeys(declared + markers))
+    missing = [v for i in range(fitting[0]) for v in declared_fill_values(lines[i])] + declared().everywhere
+    if markers or missing:
+        opts["na_values"] = list(dict.fromkeys(missing + markers))
 
     df = _first_rows(lines, opts, fixed=False)
     if df is None:
@@ -116,8 +117,10 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
 
 
 def _encoding_options(sample: TextSample) -> dict[str, Any]:
-    """What a loader needs to decode the file as the sample was."""
+    """What a loader needs to decompress and decode the file as the sample was."""
     opts: dict[str, Any] = {}
+    if sample.compression:
+        opts["compression"] = sample.compression
     if sample.encoding not in ("utf-8", "ascii"):
         opts["encoding"] = sample.encoding
     if not sample.complete:
@@ -130,7 +133,7 @@ def _first_rows(lines: list[str], opts: dict[str, Any], fixed: bool) -> Any:
     when they do not read."""
     import pandas as pd
 
-    kw = {k: v for k, v in opts.items() if k not in ("encoding", "encoding_errors")}
+    kw = {k: v for k, v in opts.items() if k not in ("compression", "encoding", "encoding_errors")}
     kw["nrows"] = min(kw.get("nrows", STATS_ROWS), STATS_ROWS)
     text = io.StringIO("\n".join(lines) + "\n")
     try:
@@ -167,9 +170,30 @@ def _missing_markers(rows: list[list[str]], width: int) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _declared_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
+    """A table read by the characters and names a document beside it declares for each column
+    (a CDS ReadMe's byte-by-byte description): every non-blank line is a record."""
+    said = declared()
+    if not said.spans or len(said.spans) != len(said.columns):
+        return False
+    data = [i for i, ln in enumerate(lines) if ln.strip()]
+    if not data:
+        return False
+    opts: dict[str, Any] = {"colspecs": said.spans, "header": None, "names": unique_names(said.columns),
+                            **_encoding_options(sample)}
+    if said.everywhere:
+        opts["na_values"] = list(said.everywhere)
+    df = _first_rows([lines[i] for i in data], opts, fixed=True)  # read_fwf skips blank lines
+    if df is None or df.empty:
+        return False
+    tp = TableProfile(header_row=None, delimiter="fixed-width", options=opts, notes=[said.column_note][: bool(said.column_note)])
+    _keep(prof, sample, tp, df, len(data), [lines[i] for i in data], "fixed-width text table, columns as documented")
+    return True
+
+
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as a space-aligned table; False when they are not one."""
-    if _commented_table(prof, sample, lines):
+    if _declared_table(prof, sample, lines) or _commented_table(prof, sample, lines):
         return True
     # Candidate starts: the first lines of the first runs of non-blank lines, and a few lines
     # into each run (title lines directly above a table).
@@ -230,6 +254,9 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         opts["skiprows"] = skip
     if header is None:
         opts["header"] = None
+        named = declared().columns
+        if len(named) == n_cols:  # a document beside the file names its columns (`column_lists`)
+            opts["names"] = unique_names(named)
     trailing = [ln for ln in lines[last + 1 :] if ln.strip()]
     n_rows = sum(1 for ln in lines[data_start : last + 1] if ln.strip())
     if trailing and sample.complete and len(trailing) <= 20:
@@ -237,9 +264,9 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     elif trailing and sample.complete:
         n_rows = sum(1 for ln in lines[data_start:] if ln.strip())
     # Missing values a title line declares ("missing values are coded -99.9"), or the lake's documents.
-    declared = [v for ln in lines[:first] for v in declared_fill_values(ln)] + declared_missing().everywhere
-    if declared:
-        opts["na_values"] = list(dict.fromkeys(declared))
+    missing = [v for ln in lines[:first] for v in declared_fill_values(ln)] + declared().everywhere
+    if missing:
+        opts["na_values"] = list(dict.fromkeys(missing))
 
     df = _first_rows(lines, opts, fixed=not clean)
     if df is None or df.empty or df.shape[1] < 2:
@@ -248,5 +275,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     tp.notes = [" ".join(ln.split()) for ln in lines[:skip] if ln.strip()][:20]
     if trailing and "nrows" in opts:
         tp.notes += [" ".join(ln.split()) for ln in trailing][:20]
+    if "names" in opts and declared().column_note:
+        tp.notes.append(declared().column_note)
     _keep(prof, sample, tp, df, n_rows, lines[data_start:], f"{'whitespace-separated' if clean else 'fixed-width'} text table")
     return True

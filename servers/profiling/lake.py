@@ -13,7 +13,9 @@ from lakeboard.common.lake_files import iter_lake_files, walk_lake
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.cache import ProfileCache
 from lakeboard.servers.profiling.detect import _EXTENSION_FORMATS
-from lakeboard.servers.profiling.fill_values import declared_for
+from lakeboard.servers.profiling.column_lists import column_declarations
+from lakeboard.servers.profiling.declarations import Declarations
+from lakeboard.servers.profiling.fill_values import fill_declarations
 from lakeboard.servers.profiling.loader_code import loader_code
 from lakeboard.servers.profiling.profile import profile_file
 from lakeboard.servers.profiling.worker_pool import DEFAULT_TIMEOUT_S, WorkerPool, WorkerStartError
@@ -155,19 +157,29 @@ def _profile_lake(
     cache.compact()  # once a cache holds enough profiles: a dictionary, and every profile stored with it
     results.update(skipped)
     profiles = [results[r] for r in walk_order if r in results]
-    return apply_declared_fill_values(profiles, root, workers, timeout_s, stop_at=deadline)
+    return apply_declarations(profiles, root, workers, timeout_s, stop_at=deadline)
 
 
-def apply_declared_fill_values(
+def declared_for(profiles: list[FileProfile], root: Path) -> dict[str, Declarations]:
+    """Per file, what the lake's documents declare about it: values that mean "no data"
+    (`fill_values`), and a headerless table's column names (`column_lists`)."""
+    declared = fill_declarations(profiles)
+    for path, cols in column_declarations(profiles, root).items():
+        d = declared.setdefault(path, Declarations())
+        d.columns, d.spans, d.column_note = cols.names, cols.spans, cols.note
+    return declared
+
+
+def apply_declarations(
     profiles: list[FileProfile], root: Path, workers: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
     stop_at: float | None = None,
 ) -> list[FileProfile]:
-    """The files whose fill values the lake's documents declare (`fill_values.declared_for`),
-    profiled again with them, in bounded workers (`workers=0`: in this process, unbounded), until
-    `stop_at` (time.monotonic; the index's time budget): a file not done by then keeps its first
-    profile. Not cached: the declaration lives in another file, so the cache keeps what the file
-    alone shows, and every index applies the documents as they are then."""
-    declared = declared_for(profiles)
+    """The files the lake's documents declare something for (`declared_for`), profiled again with
+    it, in bounded workers (`workers=0`: in this process, unbounded), until `stop_at`
+    (time.monotonic; the index's time budget): a file not done by then keeps its first profile.
+    Not cached: the declaration lives in another file, so the cache keeps what the file alone
+    shows, and every index applies the documents as they are then."""
+    declared = declared_for(profiles, root)
     if not declared:
         return profiles
     again: dict[str, FileProfile] = {}
@@ -180,7 +192,7 @@ def apply_declared_fill_values(
                 if out.profile_json is not None:
                     again[out.relpath] = FileProfile.model_validate_json(out.profile_json)
         except WorkerStartError as e:
-            log.warning("%s; fill values declared by the lake's documents are not applied", e)
+            log.warning("%s; what the lake's documents declare (fill values, column names) is not applied", e)
     else:
         again = {rel: profile_file(root / rel, root, d) for rel, d in declared.items()}
     return [again[p.path] if p.path in again and again[p.path].status == "ok" else p for p in profiles]

@@ -14,7 +14,7 @@ from lakeboard.common.lake_files import PinnedFiles, open_lake_file
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.column_stats import value_text
 from lakeboard.servers.profiling.detect import SHAPEFILE_SIDECARS, _EXTENSION_FORMATS, Detection, detect
-from lakeboard.servers.profiling.fill_values import DeclaredMissing, declaring
+from lakeboard.servers.profiling.declarations import Declarations, declaring
 from lakeboard.servers.profiling.loader_check import check_budget, check_loader
 from lakeboard.servers.profiling.loader_code import loader_code
 
@@ -67,20 +67,20 @@ def _lake_and_rel(path: Path, root: Path) -> tuple[Path, str]:
         return path.parent, path.name
 
 
-def profile_file(path: Path, root: Path, declared: DeclaredMissing | None = None) -> FileProfile:
+def profile_file(path: Path, root: Path, declared: Declarations | None = None) -> FileProfile:
     """What `path` holds and how to load it. Problems become status/reason, never exceptions.
 
     The file is opened once, as the lake's rules allow (`lakeboard.common.lake_files.open_lake_file`),
     and every reader reads that opened file: a file or folder replaced by a link after the walk
-    is refused, never read through the link. `declared`: what the lake's documents say is
-    missing in this file (`lakeboard.servers.profiling.fill_values`), applied as if the file said it.
+    is refused, never read through the link. `declared`: what the lake's documents say
+    about this file (`lakeboard.servers.profiling.declarations`), applied as if the file said it.
     """
     t0 = time.perf_counter()
     path, root = Path(path), Path(root)
     prof = FileProfile(path=relative_posix(path, root), format="unknown")
     pinned = PinnedFiles()
     try:
-        with pinned, declaring(declared or DeclaredMissing()):
+        with pinned, declaring(declared or Declarations()):
             source = _profile_into(path, root, prof, pinned)
             if prof.status == "ok" and source is not None:  # the very file profiled, still pinned
                 prof.loader_check = check_loader(prof, source, check_budget(time.perf_counter() - t0))

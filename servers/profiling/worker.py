@@ -21,7 +21,7 @@ from typing import BinaryIO, NoReturn
 
 from lakeboard.common.lake_files import remove_pin_folders, scratch_folder
 from lakeboard.schemas.storage import STORED
-from lakeboard.servers.profiling.fill_values import DeclaredMissing
+from lakeboard.servers.profiling.declarations import Declarations
 from lakeboard.servers.profiling.processes import max_fd
 from lakeboard.servers.profiling.profile import profile_file
 
@@ -61,7 +61,7 @@ def serve(root: Path, requests: BinaryIO, answers: BinaryIO) -> None:
             if isinstance(request, str):
                 prof = profile_file(root / request, root)
             else:
-                prof = profile_file(root / request["path"], root, DeclaredMissing(**request["declared"]))
+                prof = profile_file(root / request["path"], root, Declarations(**request["declared"]))
             answers.write(prof.model_dump_json(context=STORED).encode("utf-8") + b"\n")  # as the cache stores it
     finally:
         remove_pin_folders()  # a forked worker leaves with os._exit: no atexit runs

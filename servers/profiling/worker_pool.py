@@ -224,7 +224,7 @@ class WorkerPool:
     def run(self, relpaths: Iterable[str], stop_at: float | None = None,
             declared: dict[str, dict] | None = None, keep_workers: bool = False) -> Iterator[Outcome]:
         """Profile every relative path; outcomes arrive in completion order. `declared`: per path,
-        what the lake's documents declare missing in it (`fill_values.DeclaredMissing` as a dict).
+        what the lake's documents declare about it (`declarations.Declarations` as a dict).
 
         At `stop_at` (time.monotonic) the workers are stopped, and the paths without an
         outcome have none. `keep_workers`: the workers stay for the next run (a caller that

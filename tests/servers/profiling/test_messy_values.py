@@ -15,7 +15,7 @@ from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import profile_file
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.fill_values import declared_fill_values
-from lakeboard.servers.profiling.lake import apply_declared_fill_values
+from lakeboard.servers.profiling.lake import apply_declarations
 from tests.servers.profiling.loading import profile_and_load, run_loader
 
 NUMERIC = ("int64", "float64")
@@ -260,7 +260,7 @@ def test_fill_values_declared_by_the_lakes_documents(tmp_path: Path) -> None:
     paths = ["stations/README.txt", "stations/north.csv", "variables.csv", "gauges.csv", "other.csv"]
     profiles = [profile_file(lake / p, lake) for p in paths]
     assert any(n.startswith(FILL_VALUE_NOTE) for n in profiles[1].tables[0].notes)  # flagged before
-    after: dict[str, FileProfile] = {p.path: p for p in apply_declared_fill_values(profiles, lake)}
+    after: dict[str, FileProfile] = {p.path: p for p in apply_declarations(profiles, lake)}
 
     north = after["stations/north.csv"]
     df = _frame(run_loader(north)["data"])
@@ -278,7 +278,7 @@ def test_fill_values_declared_by_the_lakes_documents(tmp_path: Path) -> None:
 
     assert after["other.csv"] is profiles[4] and "na_values" not in profiles[4].tables[0].options
     # Applying twice changes nothing more.
-    again = {p.path: p for p in apply_declared_fill_values(list(after.values()), lake)}
+    again = {p.path: p for p in apply_declarations(list(after.values()), lake)}
     assert again["gauges.csv"].tables[0].options == gauges.tables[0].options
 
 
@@ -290,7 +290,7 @@ def test_a_readme_does_not_turn_small_numbers_of_files_it_does_not_name_into_gap
     _write(lake / "counts.csv", counts)
     _write(lake / "visits.csv", counts.replace("count", "visits"))
     profiles = [profile_file(lake / p, lake) for p in ("README.md", "counts.csv", "visits.csv")]
-    after = {p.path: p for p in apply_declared_fill_values(profiles, lake)}
+    after = {p.path: p for p in apply_declarations(profiles, lake)}
     assert _frame(run_loader(after["counts.csv"])["data"])["count"].isna().sum() == 5  # named: taken
     assert after["visits.csv"] is profiles[2]  # not named, and 0 is no sentinel: left alone
 

@@ -1,0 +1,254 @@
+"""Column lists that a document beside a headerless table gives: the names its data leaves out.
+
+Two conventions are read, both common where data is written without a header line:
+- a numbered list of the items, one per line, often with a Fortran format (`4 Scalar B, nT  F6.1`,
+  `Column 2: Temperature`), as OMNIWeb's `.fmt` files and many READMEs write it;
+- the CDS ReadMe standard of astronomical catalogues: "Byte-by-byte Description of file: t1.dat",
+  then a row per column (`16- 17  I2  h  RAh  Right ascension`), which also gives each column's bytes.
+Which document goes with which table is decided in `declarations`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.text_sample import read_head
+
+_MAX_NAME_CHARS = 60
+_MAX_NAME_WORDS = 8  # a list of steps or sentences is not a list of names
+_MAX_GAP_LINES = 5  # lines of explanation between two items of one list
+_HEADING_LINES = 5  # lines above a list that may name the file it describes
+
+_ITEM = re.compile(
+    r"^\s*(?:(?:col(?:umn)?|field|item|var(?:iable)?)\s*)?#?(?P<n>\d{1,3})\s*[.):=\-–]?\s+(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+_FORTRAN = re.compile(r"^\(?[AIFEDGX]\d+(?:\.\d+)?\)?,?$", re.IGNORECASE)
+_CDS_HEAD = re.compile(r"^\s*Byte-by-byte\s+Description\s+of\s+file:?\s*(?P<files>.*)$", re.IGNORECASE)
+_CDS_ROW = re.compile(
+    r"^\s*(?P<a>\d+)\s*(?:-\s*(?P<b>\d+))?\s+(?P<fmt>[AIFE]\d+(?:\.\d+)?)\s+(?P<units>\S+)\s+(?P<label>\S+)\s*(?P<expl>.*)$"
+)
+_RULE = re.compile(r"^\s*[-=]{10,}\s*$")
+
+
+@dataclass
+class ColumnList:
+    names: list[str]
+    spans: list[list[int]] = field(default_factory=list)  # [start, end) of each column's characters, when given
+    note: str = ""  # what the document says of each column (units, explanations), for the table's notes
+
+
+def _name(rest: str) -> str | None:
+    """The item's name: the text before a run of spaces, a tab or a description's dash or colon, its
+    Fortran format left out; None for text too long to be a name."""
+    name = re.split(r"\s{2,}|\t", rest.strip())[0]
+    name = re.split(r"\s+[-–:]\s+|:\s", name)[0].strip()
+    words = name.split()
+    if len(words) > 1 and _FORTRAN.match(words[-1]):
+        name = " ".join(words[:-1])
+    if (len(name) > _MAX_NAME_CHARS or len(name.split()) > _MAX_NAME_WORDS or not re.search(r"[^\W\d_]", name)
+            or re.match(r"[-+.\d]", name)):
+        return None  # a sentence, or a row of numbers (a table's line), is no name
+    return name
+
+
+def numbered_lists(text: str) -> list[tuple[str, ColumnList]]:
+    """Each list of items numbered 1, 2 ... N (N >= 2) in `text`, with the lines above it (its heading).
+
+    Lines of explanation may come between items; a list ends at the next number 1, after more than a
+    few other lines, or at an item whose text is not a name.
+    """
+    lines = text.splitlines()
+    out: list[tuple[str, ColumnList]] = []
+    names: list[str] = []
+    start = gap = 0
+    last_item = -1  # the line of the current list's last item
+    last_end = 0  # the line after the last item of the list kept before
+
+    def close() -> None:
+        nonlocal names, last_end
+        if len(names) >= 2:
+            heading = "\n".join(ln for ln in lines[max(last_end, start - _HEADING_LINES):start] if ln.strip())
+            out.append((heading, ColumnList(names)))
+            last_end = last_item + 1
+        names = []
+
+    for i, line in enumerate(lines):
+        m = _ITEM.match(line)
+        n = int(m.group("n")) if m else 0
+        name = _name(m.group("rest")) if m else None
+        if m and name and n == len(names) + 1 and names:
+            names.append(name)
+            gap, last_item = 0, i
+            continue
+        if m and name and n == 1:
+            close()
+            names, start, gap, last_item = [name], i, 0, i
+            continue
+        if names:
+            gap += 1
+            if gap > _MAX_GAP_LINES or (m and n == len(names) + 1):
+                close()
+    close()
+    return out
+
+
+def cds_descriptions(text: str) -> dict[str, ColumnList]:
+    """File name (lower case) -> its columns, from a CDS ReadMe's byte-by-byte descriptions."""
+    out: dict[str, ColumnList] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        head = _CDS_HEAD.match(lines[i])
+        i += 1
+        if not head:
+            continue
+        files = [f.strip(",;").lower() for f in head.group("files").split() if f.strip(",;")]
+        names: list[str] = []
+        spans: list[list[int]] = []
+        said: list[str] = []
+        while i < len(lines) and not _CDS_HEAD.match(lines[i]):
+            row = _CDS_ROW.match(lines[i])
+            if row:
+                a = int(row.group("a"))
+                b = int(row.group("b") or a)
+                names.append(row.group("label"))
+                spans.append([a - 1, b])
+                units = "" if row.group("units").strip("-") == "" else f" ({row.group('units')})"
+                expl = row.group("expl").strip()
+                said.append(f"{row.group('label')}{units}: {expl}" if expl else f"{row.group('label')}{units}")
+            elif names and _RULE.match(lines[i]):
+                break
+            i += 1
+        if names and all(b > a for a, b in spans):
+            for f in files:
+                out[f] = ColumnList(names, spans, "columns: " + "; ".join(said))
+    return out
+
+
+# -- the lake-level pass: which document names which table's columns ---------------------------------
+_DOC_STEMS = ("readme", "read_me", "format", "notes", "description", "codebook", "metadata", "about")
+_TABLE_FORMATS = ("csv", "tsv", "fwf")
+_DOC_BYTES = 1 << 20
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+@dataclass
+class DeclaredColumns:
+    names: list[str]
+    spans: list[list[int]]
+    note: str
+
+
+def _headerless_width(prof: FileProfile) -> int | None:
+    """The column count of a profile's one table read without names, else None."""
+    if prof.status != "ok" or prof.format not in _TABLE_FORMATS or len(prof.tables) != 1:
+        return None
+    opts = prof.tables[0].options
+    if opts.get("header", 0) is not None or "names" in opts or "usecols" in opts:
+        return None
+    return len(prof.tables[0].columns)
+
+
+def _bare_name(name: str) -> str:
+    """A file's name without a compression suffix, lower case (`t1.dat.gz` -> `t1.dat`)."""
+    name = name.lower()
+    for ext in _COMPRESSED:
+        name = name.removesuffix(ext)
+    return name
+
+
+def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, DeclaredColumns]:
+    """Data file path -> the column names a document beside it declares.
+
+    - A CDS ReadMe (a README in the file's folder or above it) names the file in a byte-by-byte
+      description: the file is read by those bytes and names, whatever its profile made of it.
+    - A headerless table takes the names of a numbered list with as many items as it has columns,
+      in a document of the same name (`omni2.lst` and `omni2.fmt`, `data.dat` and
+      `data_format.txt`), or in a README of its folder or above whose lines over the list name the file.
+    """
+    docs = _Documents(profiles, root)
+    out: dict[str, DeclaredColumns] = {}
+    for prof in profiles:
+        if prof.status != "ok" or prof.format not in (*_TABLE_FORMATS, "text"):
+            continue
+        path = PurePosixPath(prof.path)
+        name = _bare_name(path.name)
+        readmes = docs.readmes_over(path)
+        cds = next(((d, c) for d in readmes for f, c in docs.cds(d).items() if f == name), None)
+        if cds is not None:
+            doc, cols = cds
+            out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"{cols.note} (from {doc})")
+            continue
+        width = _headerless_width(prof)
+        if width is None:
+            continue
+        beside = docs.named_like(path)
+        for doc in beside + readmes:
+            own = doc in beside
+            chosen = next((c for h, c in docs.lists(doc) if len(c.names) == width and (own or name in h.lower())), None)
+            if chosen is not None:
+                out[prof.path] = DeclaredColumns(chosen.names, [], f"column names as {doc} lists them")
+                break
+    return out
+
+
+class _Documents:
+    """The lake's small files that may describe others, found by folder and name; each read and
+    parsed once, when first asked for."""
+
+    def __init__(self, profiles: list[FileProfile], root: Path) -> None:
+        self.root = root
+        self.readmes: dict[PurePosixPath, list[str]] = {}
+        self.stems: dict[PurePosixPath, list[tuple[str, str]]] = {}  # folder -> sorted (bare stem, path)
+        for p in profiles:
+            if p.status != "ok" or (p.size_bytes or 0) > _DOC_BYTES:
+                continue
+            path = PurePosixPath(p.path)
+            stem = _bare_name(path.name).rsplit(".", 1)[0]
+            self.stems.setdefault(path.parent, []).append((stem, p.path))
+            if stem.startswith(_DOC_STEMS):
+                self.readmes.setdefault(path.parent, []).append(p.path)
+        for entries in self.stems.values():
+            entries.sort()
+        self._texts: dict[str, str] = {}
+        self._cds: dict[str, dict[str, ColumnList]] = {}
+        self._lists: dict[str, list[tuple[str, ColumnList]]] = {}
+
+    def readmes_over(self, path: PurePosixPath) -> list[str]:
+        return [d for folder in path.parents for d in self.readmes.get(folder, []) if d != str(path)]
+
+    def named_like(self, path: PurePosixPath) -> list[str]:
+        """The other files of `path`'s folder whose names start with its name without extension."""
+        stem = _bare_name(path.name).rsplit(".", 1)[0]
+        entries = self.stems.get(path.parent, [])
+        out = []
+        for s, p in entries[bisect.bisect_left(entries, (stem, "")):]:
+            if not s.startswith(stem):
+                break
+            if p != str(path):
+                out.append(p)
+        return out
+
+    def text(self, path: str) -> str:
+        if path not in self._texts:
+            try:
+                self._texts[path] = read_head(self.root / path, _DOC_BYTES).decode("utf-8", "replace")
+            except OSError:
+                self._texts[path] = ""
+        return self._texts[path]
+
+    def cds(self, path: str) -> dict[str, ColumnList]:
+        if path not in self._cds:
+            text = self.text(path)
+            self._cds[path] = cds_descriptions(text) if "byte-by-byte" in text.lower() else {}
+        return self._cds[path]
+
+    def lists(self, path: str) -> list[tuple[str, ColumnList]]:
+        if path not in self._lists:
+            self._lists[path] = numbered_lists(self.text(path))
+        return self._lists[path]
