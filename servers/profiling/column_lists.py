@@ -1,11 +1,13 @@
 """Column lists that a document beside a headerless table gives: the names its data leaves out.
 
-Two conventions are read, both common where data is written without a header line:
+Three conventions are read, all common where data is written without a header line:
 - a numbered list of the items, one per line, often with a Fortran format (`4 Scalar B, nT  F6.1`,
   `Column 2: Temperature`), as OMNIWeb's `.fmt` files and many READMEs write it;
+- a layout of names and character positions (`LATITUDE   13-20   Real`), as fixed-width
+  exports are documented;
 - the CDS ReadMe standard of astronomical catalogues: "Byte-by-byte Description of file: t1.dat",
   then a row per column (`16- 17  I2  h  RAh  Right ascension`), which also gives each column's bytes.
-Which document goes with which table is decided in `declarations`.
+Which document goes with which file is decided by `column_declarations`, once the lake is profiled.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.text_sample import read_head
@@ -33,6 +35,7 @@ _CDS_ROW = re.compile(
     r"^\s*(?P<a>\d+)\s*(?:-\s*(?P<b>\d+))?\s+(?P<fmt>[AIFE]\d+(?:\.\d+)?)\s+(?P<units>\S+)\s+(?P<label>\S+)\s*(?P<expl>.*)$"
 )
 _RULE = re.compile(r"^\s*[-=]{10,}\s*$")
+_POSITION = re.compile(r"^\s*(?P<name>[^\W\d].*?)\s+(?P<a>\d{1,4})\s*-\s*(?P<b>\d{1,4})(?:\s+\S.*)?\s*$")
 
 
 @dataclass
@@ -94,6 +97,48 @@ def numbered_lists(text: str) -> list[tuple[str, ColumnList]]:
             if gap > _MAX_GAP_LINES or (m and n == len(names) + 1):
                 close()
     close()
+    return out
+
+
+def position_lists(text: str) -> list[tuple[str, ColumnList]]:
+    """Each table of a fixed-width layout in `text` (`LATITUDE   13-20   Real`: a name, then the
+    columns of characters it takes, 1-based and inclusive), with the lines above it (its heading).
+
+    The ranges go left to right without overlapping; rules, blank lines and an elision ("...") may
+    come between rows.
+    """
+    lines = text.splitlines()
+    out: list[tuple[str, ColumnList]] = []
+    names: list[str] = []
+    spans: list[list[int]] = []
+    start = gap = 0
+    last_end = 0
+
+    def close(end: int) -> None:
+        nonlocal names, spans, last_end
+        if len(names) >= 3:
+            heading = "\n".join(ln for ln in lines[max(last_end, start - _HEADING_LINES - 3):start] if ln.strip())
+            out.append((heading, ColumnList(names, spans)))
+            last_end = end
+        names, spans = [], []
+
+    for i, line in enumerate(lines):
+        m = _POSITION.match(line)
+        name = _name(m.group("name")) if m else None
+        a, b = (int(m.group("a")), int(m.group("b"))) if m else (0, 0)
+        if name and 1 <= a <= b:
+            if spans and a <= spans[-1][1]:  # overlaps or goes back: another table
+                close(i)
+            if not names:
+                start = i
+            names.append(name)
+            spans.append([a - 1, b])
+            gap = 0
+        elif names:
+            gap += 1
+            if gap > 2:
+                close(i)
+    close(len(lines))
     return out
 
 
@@ -162,11 +207,23 @@ def _bare_name(name: str) -> str:
     return name
 
 
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _stem(path: str) -> str:
+    """A file's name without its folder, compression suffix and extension, lower case."""
+    return _bare_name(path.rpartition("/")[2]).rsplit(".", 1)[0]
+
+
 def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, DeclaredColumns]:
     """Data file path -> the column names a document beside it declares.
 
     - A CDS ReadMe (a README in the file's folder or above it) names the file in a byte-by-byte
       description: the file is read by those bytes and names, whatever its profile made of it.
+    - A text or fixed-width file is read by a layout of names and character positions
+      (`position_lists`) in a document of the same name, or in a README whose lines above it
+      name the file.
     - A headerless table takes the names of a numbered list with as many items as it has columns,
       in a document of the same name (`omni2.lst` and `omni2.fmt`, `data.dat` and
       `data_format.txt`), or in a README of its folder or above whose lines over the list name the file.
@@ -176,18 +233,26 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
     for prof in profiles:
         if prof.status != "ok" or prof.format not in (*_TABLE_FORMATS, "text"):
             continue
-        path = PurePosixPath(prof.path)
-        name = _bare_name(path.name)
-        readmes = docs.readmes_over(path)
+        name = _bare_name(prof.path.rpartition("/")[2])
+        readmes = docs.readmes_over(prof.path)
         cds = next(((d, c) for d in readmes for f, c in docs.cds(d).items() if f == name), None)
         if cds is not None:
             doc, cols = cds
             out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"{cols.note} (from {doc})")
             continue
         width = _headerless_width(prof)
+        if width is None and prof.format not in ("fwf", "text"):
+            continue
+        beside = docs.named_like(prof.path)
+        if prof.format in ("fwf", "text"):  # fields that touch read as text; a layout gives their characters
+            layout = next(((d, c) for d in beside + readmes for h, c in docs.positions(d)
+                           if d in beside or name in h.lower()), None)
+            if layout is not None:
+                doc, cols = layout
+                out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"columns as {doc} lays them out")
+                continue
         if width is None:
             continue
-        beside = docs.named_like(path)
         for doc in beside + readmes:
             own = doc in beside
             chosen = next((c for h, c in docs.lists(doc) if len(c.names) == width and (own or name in h.lower())), None)
@@ -203,37 +268,47 @@ class _Documents:
 
     def __init__(self, profiles: list[FileProfile], root: Path) -> None:
         self.root = root
-        self.readmes: dict[PurePosixPath, list[str]] = {}
-        self.stems: dict[PurePosixPath, list[tuple[str, str]]] = {}  # folder -> sorted (bare stem, path)
+        self.readmes: dict[str, list[str]] = {}
+        self.stems: dict[str, list[tuple[str, str, bool]]] = {}  # folder -> sorted (stem, path, a table)
         for p in profiles:
             if p.status != "ok" or (p.size_bytes or 0) > _DOC_BYTES:
                 continue
-            path = PurePosixPath(p.path)
-            stem = _bare_name(path.name).rsplit(".", 1)[0]
-            self.stems.setdefault(path.parent, []).append((stem, p.path))
+            stem = _stem(p.path)
+            self.stems.setdefault(_folder(p.path), []).append((stem, p.path, p.kind == "table"))
             if stem.startswith(_DOC_STEMS):
-                self.readmes.setdefault(path.parent, []).append(p.path)
+                self.readmes.setdefault(_folder(p.path), []).append(p.path)
         for entries in self.stems.values():
             entries.sort()
         self._texts: dict[str, str] = {}
         self._cds: dict[str, dict[str, ColumnList]] = {}
         self._lists: dict[str, list[tuple[str, ColumnList]]] = {}
+        self._positions: dict[str, list[tuple[str, ColumnList]]] = {}
+        self._over: dict[str, list[str]] = {}  # folder -> the READMEs in it and above it
 
-    def readmes_over(self, path: PurePosixPath) -> list[str]:
-        return [d for folder in path.parents for d in self.readmes.get(folder, []) if d != str(path)]
+    def readmes_over(self, path: str) -> list[str]:
+        folder = _folder(path)
+        if folder not in self._over:
+            found, f = [], folder
+            while True:
+                found += self.readmes.get(f, [])
+                if not f:
+                    break
+                f = _folder(f)
+            self._over[folder] = found
+        return [d for d in self._over[folder] if d != path]
 
-    def named_like(self, path: PurePosixPath) -> list[str]:
-        """The other files of `path`'s folder whose names start with its name without extension."""
-        stem = _bare_name(path.name).rsplit(".", 1)[0]
-        entries = self.stems.get(path.parent, [])
+    def named_like(self, path: str) -> list[str]:
+        """The other files of `path`'s folder of the same name without extension (`x.fmt` for
+        `x.lst`), and the documents whose names add a part to it (`x_format.txt`; not `x2.csv`)."""
+        stem = _stem(path)
+        entries = self.stems.get(_folder(path), [])
         out = []
-        for s, p in entries[bisect.bisect_left(entries, (stem, "")):]:
+        for s, p, table in entries[bisect.bisect_left(entries, (stem, "", False)):]:
             if not s.startswith(stem):
                 break
-            if p != str(path):
+            if p != path and (s == stem or (s[len(stem)] in "_-. " and not table)):
                 out.append(p)
         return out
-
     def text(self, path: str) -> str:
         if path not in self._texts:
             try:
@@ -247,6 +322,11 @@ class _Documents:
             text = self.text(path)
             self._cds[path] = cds_descriptions(text) if "byte-by-byte" in text.lower() else {}
         return self._cds[path]
+
+    def positions(self, path: str) -> list[tuple[str, ColumnList]]:
+        if path not in self._positions:
+            self._positions[path] = position_lists(self.text(path))
+        return self._positions[path]
 
     def lists(self, path: str) -> list[tuple[str, ColumnList]]:
         if path not in self._lists:

@@ -172,12 +172,15 @@ def _missing_markers(rows: list[list[str]], width: int) -> list[str]:
 
 def _declared_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """A table read by the characters and names a document beside it declares for each column
-    (a CDS ReadMe's byte-by-byte description): every non-blank line is a record."""
+    (a CDS ReadMe's byte-by-byte description, a layout of positions): every non-blank line is a
+    record."""
     said = declared()
     if not said.spans or len(said.spans) != len(said.columns):
         return False
     data = [i for i, ln in enumerate(lines) if ln.strip()]
-    if not data:
+    widths = sorted(len(lines[i].rstrip()) for i in data)
+    # lines longer than the layout, or most too short to hold its first column: the layout is another file's
+    if not data or widths[-1] > said.spans[-1][1] + 2 or widths[len(widths) // 5] < said.spans[0][1]:
         return False
     opts: dict[str, Any] = {"colspecs": said.spans, "header": None, "names": unique_names(said.columns),
                             **_encoding_options(sample)}

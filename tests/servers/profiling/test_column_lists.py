@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from lakeboard.servers.profiling import profile_file, profile_lake
-from lakeboard.servers.profiling.column_lists import cds_descriptions, numbered_lists
+from lakeboard.servers.profiling.column_lists import cds_descriptions, numbered_lists, position_lists
 from lakeboard.servers.profiling.lake import apply_declarations
 from tests.servers.profiling.loading import run_loader
 
@@ -48,6 +48,27 @@ Byte-by-byte Description of file: other.dat
 
 STARS = [(1, "HD 1234", 5, "6.12", "v"), (2, "HD 99", 12, "", ""), (3, "BD+20 307", 3, "10.50", ""),
          (4, "Vega", 18, "0.03", "v"), (5, "HR 7001", 22, "1.10", ""), (6, "X Y Z", 1, "9.99", "")]
+
+
+LAYOUT = """README FILE FOR STATIONS
+
+IV. FORMAT OF "stations.txt"
+
+------------------------------
+Variable   Columns   Type
+------------------------------
+ID            1-11   Character
+LATITUDE     12-19   Real
+LONGITUDE    20-28   Real
+STATE        29-30   Character
+NAME         32-61   Character
+------------------------------
+
+ID         is the station identification code.
+"""
+
+STATIONS = [("USC00010008", 31.5702, -85.2482, "AL", "ABBEVILLE"), ("USW00013876", 33.5656, -86.745, "AL", "BIRMINGHAM AP"),
+            ("CA001010235", 48.4, -123.4833, "BC", "ACTIVE PASS"), ("USC00010252", 31.3071, -86.5226, "AL", "ANDALUSIA 3 W")]
 
 
 def _hourly(n: int = 48) -> str:
@@ -142,3 +163,31 @@ def test_a_cds_readme_reads_its_files_by_their_characters_also_compressed(tmp_pa
     assert pd.isna(df["Vmag"][1]) and df["Vmag"][3] == 0.03
     assert star.loader_check.verified
     assert any("Right ascension" in n for n in star.tables[0].notes)
+
+
+def test_a_layout_of_positions_gives_names_and_characters() -> None:
+    [(heading, cols)] = position_lists(LAYOUT)
+    assert cols.names == ["ID", "LATITUDE", "LONGITUDE", "STATE", "NAME"]
+    assert cols.spans == [[0, 11], [11, 19], [19, 28], [28, 30], [31, 61]]
+    assert '"stations.txt"' in heading
+    assert position_lists("Data from 1990-2000 were kept.\nAnd 12-14 more.\n") == []
+
+
+def test_a_readme_layout_reads_fields_that_touch(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    (lake / "ghcn").mkdir(parents=True)
+    (lake / "ghcn" / "readme.txt").write_text(LAYOUT)
+    # the fields touch: no run of spaces tells the first three apart
+    lines = [f"{i:11s}{lat:8.4f}{lon:9.4f}{st:2s} {name:30s}\n" for i, lat, lon, st, name in STATIONS]
+    (lake / "ghcn" / "stations.txt").write_text("".join(lines))
+    (lake / "ghcn" / "wide.txt").write_text("".join(lines))  # not named above the layout
+    (lake / "other").mkdir()
+    (lake / "other" / "readme.txt").write_text(LAYOUT)
+    (lake / "other" / "stations.txt").write_text("".join(ln[:-1] + "  14  2.5  7\n" for ln in lines))  # longer lines
+    profiles = _index(lake, tmp_path)
+    df = run_loader(profiles["ghcn/stations.txt"])["data"]
+    assert list(df.columns) == ["ID", "LATITUDE", "LONGITUDE", "STATE", "NAME"]
+    assert df["LONGITUDE"].tolist() == [s[2] for s in STATIONS] and df["NAME"][1] == "BIRMINGHAM AP"
+    assert profiles["ghcn/stations.txt"].loader_check.verified
+    assert "LATITUDE" not in profiles["ghcn/wide.txt"].column_names
+    assert "LATITUDE" not in profiles["other/stations.txt"].column_names
