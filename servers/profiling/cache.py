@@ -66,6 +66,16 @@ create table if not exists dictionaries (
     data blob not null
 )
 """
+# The profiles of the files the lake's documents declare something for (lake.apply_declarations),
+# as they were profiled with it: what a file agent serves. profile_rows keeps what each file alone
+# shows, so a declaration gone from the documents is gone at the next index; every index replaces these.
+_DECLARED = """
+create table if not exists declared_rows (
+    key integer primary key, -- path_key(path)
+    path text not null,
+    profile blob not null
+)
+"""
 BUSY_TIMEOUT_S = 30.0  # how long a write waits for another process's lock
 _DAMAGED = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}  # errors of the file itself
 _ROWS = "select path, size, mtime_ns, version, profile from profile_rows"
@@ -96,6 +106,7 @@ class ProfileCache:
         self._batching = False
         self._open_since: float | None = None  # start of the batch's open transaction
         self._codec = ProfileCodec()
+        self._declared_table = False
 
     # -- connection ---------------------------------------------------------------------
     def _connection(self, create: bool) -> sqlite3.Connection | None:
@@ -201,17 +212,29 @@ class ProfileCache:
         # against 0.55 s. Not a request's few: with a pause at every read a file agent answered in 130 ms
         # against 78-85 ms without (warm p50, bench_scale.py at 1k files; a loop of small paused reads on a
         # large heap alone shows no such cost, so the cause is not pinned down).
+        declared = self._has_declared()
         with collector_paused() if len(wanted) >= _BULK else nullcontext():
             for i in range(0, len(wanted), _IN_CHUNK):
                 chunk = tuple(wanted[i : i + _IN_CHUNK])
                 marks = ", ".join("?" * len(chunk))
+                keys = tuple(path_key(p) for p in chunk)
                 asked = set(chunk)
-                for relpath, stored in self._query(f"select path, profile from profile_rows where key in ({marks})",
-                                                   tuple(path_key(p) for p in chunk)):
-                    prof = self._parse(relpath, stored) if relpath in asked else None  # not another path's key
+                # as the lake's documents declare it, else as the file alone shows it
+                rows = self._query(f"select path, profile from declared_rows where key in ({marks})", keys) if declared else []
+                rows += self._query(f"select path, profile from profile_rows where key in ({marks})", keys)
+                for relpath, stored in rows:
+                    if relpath in out or relpath not in asked:  # declared first; not another path's key
+                        continue
+                    prof = self._parse(relpath, stored)
                     if prof is not None:
                         out[relpath] = prof
         return out
+
+    def _has_declared(self) -> bool:
+        """Whether the database has declared_rows (a read-only cache of an earlier version has not)."""
+        if not self._declared_table:
+            self._declared_table = bool(self._query("select 1 from sqlite_master where name = 'declared_rows'"))
+        return self._declared_table
 
     def fresh(self, stats: dict[str, tuple[int, int]]) -> dict[str, FileProfile]:
         """The cached profiles made by this profiler from files with these (size, mtime_ns), in one query."""
@@ -364,6 +387,22 @@ class ProfileCache:
         return CacheWriteError(errno.EIO, f"cannot write the profile cache {self.db} ({e}); check that its "
                                "folder is writable and its disk has room, or delete the folder (it is rebuilt)")
 
+    def put_declared(self, profiles: list[FileProfile]) -> None:
+        """Replace the declared profiles (see _DECLARED) with these, in one transaction."""
+        with self._lock:
+            con = self._connection(create=True)
+            assert con is not None
+        rows = [(path_key(p.path), p.path, self._codec.encode(p.model_dump_json(context=STORED).encode()))
+                for p in profiles]
+        with self._lock:
+            try:
+                with con:
+                    con.execute("begin")
+                    con.execute("delete from declared_rows")
+                    con.executemany("insert or replace into declared_rows values (?, ?, ?)", rows)
+            except sqlite3.Error as e:
+                raise self._write_failed(e) from e
+
     def prune(self, keep_relpaths: set[str]) -> int:
         """Drop entries for files not in `keep_relpaths`; returns how many were dropped."""
         gone = [(key,) for key, path in self._query("select key, path from profile_rows") if path not in keep_relpaths]
@@ -411,7 +450,8 @@ def _open(db: Path) -> sqlite3.Connection:
             return con
         try:
             con.execute(_DICTIONARIES)
-        except sqlite3.OperationalError:  # a read-only cache of an earlier version: read without dictionaries
+            con.execute(_DECLARED)
+        except sqlite3.OperationalError:  # a read-only cache of an earlier version: read without them
             pass
         _move_rows_keyed_by_path(con)
     except sqlite3.DatabaseError:

@@ -157,7 +157,10 @@ def _profile_lake(
     cache.compact()  # once a cache holds enough profiles: a dictionary, and every profile stored with it
     results.update(skipped)
     profiles = [results[r] for r in walk_order if r in results]
-    return apply_declarations(profiles, root, workers, timeout_s, stop_at=deadline)
+    declared = apply_declarations(profiles, root, workers, timeout_s, stop_at=deadline)
+    # what file agents serve: the files as the documents declare them (the cache keeps each file alone)
+    cache.put_declared([adjust(d) if adjust is not None else d for d, p in zip(declared, profiles) if d is not p])
+    return declared
 
 
 def declared_for(profiles: list[FileProfile], root: Path) -> dict[str, Declarations]:

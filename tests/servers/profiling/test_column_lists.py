@@ -191,3 +191,19 @@ def test_a_readme_layout_reads_fields_that_touch(tmp_path: Path) -> None:
     assert profiles["ghcn/stations.txt"].loader_check.verified
     assert "LATITUDE" not in profiles["ghcn/wide.txt"].column_names
     assert "LATITUDE" not in profiles["other/stations.txt"].column_names
+
+
+def test_the_cache_serves_the_declared_profile_and_forgets_it_when_the_document_goes(tmp_path: Path) -> None:
+    from lakeboard.servers.profiling.cache import ProfileCache
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "omni2_hourly.lst").write_text(_hourly())
+    (lake / "omni2_hourly.fmt").write_text(FORMAT_FILE)
+    _index(lake, tmp_path)
+    served = ProfileCache(tmp_path / "cache").load_many(["omni2_hourly.lst"])["omni2_hourly.lst"]  # as file agents read it
+    assert served.column_names[:2] == ["YEAR", "DOY"] and "names=" in served.loader
+    (lake / "omni2_hourly.fmt").unlink()
+    _index(lake, tmp_path)
+    served = ProfileCache(tmp_path / "cache").load_many(["omni2_hourly.lst"])["omni2_hourly.lst"]
+    assert served.column_names[:2] == ["0", "1"]
