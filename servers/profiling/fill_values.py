@@ -43,6 +43,12 @@ _VALUE_FIRST = re.compile(
     rf"\s*(?:[A-Za-z]+\s+){{0,2}}{_KEY}",
     re.IGNORECASE,
 )
+# "Missing data values: Density and Speed = -9999.9, Temp. = -1.00e+05": a value per label
+_KEY_LABELLED = re.compile(
+    rf"\b{_KEY}\w*(?:\s+[A-Za-z]+){{0,2}}\s*:\s*(?P<pairs>(?:[A-Za-z][\w .()/]*?\s*=\s*{_NUMBER}\s*(?:[,;]\s*|$))+)$",
+    re.IGNORECASE,
+)
+_LABELLED_VALUE = re.compile(rf"=\s*({_NUMBER})")
 _LINK_END = (r"[:=]$|\b(?:as|by|with|to|using|is|are|coded|given|recorded|represented|indicated|denoted|marked|"
              r"set|flagged|shown|reported|stored|encoded|filled|written|replaced|entered)$")
 _SPLIT = re.compile(rf"\s*(?:,|/|\bor\b|\band\b)\s*(?={_VALUE})", re.IGNORECASE)
@@ -68,6 +74,8 @@ def declared_fill_values(text: str) -> list[str]:
             found.extend(_values(m.group("values")))
         for m in _VALUE_FIRST.finditer(sentence):
             found.extend(_values(m.group("values")))
+        for m in _KEY_LABELLED.finditer(sentence):
+            found.extend(v for raw in _LABELLED_VALUE.findall(m.group("pairs")) for v in _values(raw))
     return list(dict.fromkeys(found))
 
 

@@ -17,6 +17,7 @@ from lakeboard.servers.profiling.text_sample import TextSample
 
 _DIGIT = re.compile(r"\d")
 _RULE = re.compile(r"^[\s\-=_+|:]*[\-=_]{3}[\s\-=_+|:]*$")
+_DASHES = re.compile(r"[-=_]{3,}")
 
 
 def _gaps(lines: list[str]) -> list[tuple[int, int]]:
@@ -86,7 +87,9 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
     above = d - 1
     while above > 0 and lines[above - 1].lstrip().startswith(_COMMENT):
         above -= 1
-    fitting = [i for i in range(above, d) if len(_uncommented(lines[i])) == width]
+    # a row of group labels over the names, ruled with dashes ("---- Solar Wind ----"), is not the names
+    fitting = [i for i in range(above, d) if len(cells := _uncommented(lines[i])) == width
+               and not any(_DASHES.fullmatch(c) for c in cells)]
     if not fitting:
         return False
     names = _uncommented(lines[fitting[0]])

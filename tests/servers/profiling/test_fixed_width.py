@@ -77,6 +77,28 @@ def test_a_commented_header_names_the_columns_and_its_units_row_is_a_note(tmp_pa
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_a_row_of_group_labels_ruled_with_dashes_over_the_names_is_a_note(tmp_path: Path) -> None:
+    """Space-weather products stack a commented row of group labels ("---- Solar Wind ----") over
+    the names; it has as many words as the data has fields, and it was taken for the names. Its
+    note says which values are missing, one per label."""
+    f = tmp_path / "solar_wind_1m.txt"
+    rows = [f"2024 01 01  {i // 60:02d}{i % 60:02d}   60310  {i * 60:6d}    0    "
+            f"{'-9999.9' if i == 4 else f'{2 + i / 10:7.1f}'}    {400 + i:7.1f}     {1e4 + i * 100:.2e}" for i in range(30)]
+    f.write_text(":Created: 2024 Jan 01 0001 UT\n"
+                 "# Missing data values: Density and Speed = -9999.9, Temp. = -1.00e+05\n"
+                 "#                Modified Seconds\n"
+                 "# UT Date   Time  Julian  of the   ----------------  Solar Wind  -----------\n"
+                 "# YR MO DA  HHMM    Day     Day    S    Density     Speed      Temperature\n"
+                 "#-------------------------------------------------------------------------------\n"
+                 + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert [c.name for c in t.columns] == ["YR", "MO", "DA", "HHMM", "Day", "Day.1", "S", "Density", "Speed", "Temperature"]
+    df = ns["data"]
+    assert df.shape == (30, 10) and df["Density"].isna().sum() == 1 and df["Density"].min() > 0
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_a_commented_line_of_another_width_is_a_note_not_a_header(tmp_path: Path) -> None:
     f = tmp_path / "run.txt"
     f.write_text("# run 7, calibrated\n" + "".join(f"{i:3d} {i * 0.5:6.1f} {i * 2:4d}\n" for i in range(20)))

@@ -180,6 +180,8 @@ def test_a_marker_in_the_first_data_row_of_a_sheet_is_data(tmp_path: Path) -> No
         ("The 2020 values are not available.", []),
         ("We dropped stations with missing data in 2019 and 2020.", []),
         ("Station 12 - missing since 2003", []),
+        ("Missing data values: Density and Speed = -9999.9, Temp. = -1.00e+05", ["-9999.9", "-1.00e+05"]),
+        ("missing: station = 12 were dropped", []),
     ],
 )
 def test_declared_fill_values_are_read_from_sentences(sentence: str, values: list[str]) -> None:
