@@ -183,6 +183,10 @@ class FileProfile(BaseModel):
     summary: str = Field("", description="one line a person reads to know what the file is")
     loader: str | None = Field(None, description="python code that loads the file correctly (from the profile)")
     loader_check: LoaderCheck | None = Field(None, description="the loader run on the file; None: not checked")
+    described_by: list[str] = Field(
+        default_factory=list, exclude_if=lambda v: not v,
+        description="the lake's documents that say how to read this file (its column names, its fill values)",
+    )
     members: list[ArchiveMember] = Field(
         default_factory=list, exclude_if=lambda v: not v, description="an archive's members read as tables"
     )

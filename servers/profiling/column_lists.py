@@ -187,6 +187,7 @@ class DeclaredColumns:
     names: list[str]
     spans: list[list[int]]
     note: str
+    source: str  # the document that declares them
 
 
 def _headerless_width(prof: FileProfile) -> int | None:
@@ -238,7 +239,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
         cds = next(((d, c) for d in readmes for f, c in docs.cds(d).items() if f == name), None)
         if cds is not None:
             doc, cols = cds
-            out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"{cols.note} (from {doc})")
+            out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"{cols.note} (from {doc})", doc)
             continue
         width = _headerless_width(prof)
         if width is None and prof.format not in ("fwf", "text"):
@@ -249,7 +250,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
                            if d in beside or name in h.lower()), None)
             if layout is not None:
                 doc, cols = layout
-                out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"columns as {doc} lays them out")
+                out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"columns as {doc} lays them out", doc)
                 continue
         if width is None:
             continue
@@ -257,7 +258,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
             own = doc in beside
             chosen = next((c for h, c in docs.lists(doc) if len(c.names) == width and (own or name in h.lower())), None)
             if chosen is not None:
-                out[prof.path] = DeclaredColumns(chosen.names, [], f"column names as {doc} lists them")
+                out[prof.path] = DeclaredColumns(chosen.names, [], f"column names as {doc} lists them", doc)
                 break
     return out
 

@@ -23,6 +23,7 @@ class Declarations:  # a dataclass, not a model: it crosses to profiling workers
     columns: list[str] = field(default_factory=list)  # a headerless table's column names
     spans: list[list[int]] = field(default_factory=list)  # and their characters, [start, end), when declared
     column_note: str = ""  # what the document says of each column
+    sources: list[str] = field(default_factory=list)  # the documents that declare these
 
     @property
     def missing(self) -> bool:

@@ -149,6 +149,7 @@ def _declarations(profiles: list[FileProfile]) -> dict[str, Declarations]:
                 decl = out.setdefault(t.path, Declarations())
                 decl.everywhere = list(dict.fromkeys(decl.everywhere + kept))
                 decl.named = decl.named or named
+                decl.sources = list(dict.fromkeys([*decl.sources, doc.path]))
     # Linking dictionaries to data costs seconds on a big lake: only when a table's rows say "missing".
     if not any(_says_missing(p) for p in profiles):
         return out
@@ -169,6 +170,7 @@ def _declarations(profiles: list[FileProfile]) -> dict[str, Declarations]:
                         decl = out.setdefault(data_path, Declarations())
                         decl.by_column[column] = list(dict.fromkeys(decl.by_column.get(column, []) + values))
                         decl.named = True
+                        decl.sources = list(dict.fromkeys([*decl.sources, dict_path]))
     return out
 
 

@@ -170,6 +170,7 @@ def declared_for(profiles: list[FileProfile], root: Path) -> dict[str, Declarati
     for path, cols in column_declarations(profiles, root).items():
         d = declared.setdefault(path, Declarations())
         d.columns, d.spans, d.column_note = cols.names, cols.spans, cols.note
+        d.sources = list(dict.fromkeys([*d.sources, cols.source]))
     return declared
 
 

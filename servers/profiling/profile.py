@@ -99,6 +99,8 @@ def profile_file(path: Path, root: Path, declared: Declarations | None = None) -
         check.reasons = [r.replace(pinned.folder, str(path.parent)) for r in check.reasons]
     if prof.status != "ok" and not prof.summary:
         prof.summary = f"{prof.format} file, not usable as data: {prof.reason}"
+    if declared:
+        prof.described_by = [p for p in declared.sources if p != prof.path]
     try:
         prof.loader = loader_code(prof, root)
     except Exception as e:  # noqa: BLE001

@@ -93,6 +93,9 @@ def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
             for path in targets:
                 links.setdefault(path, set()).add(cand.path)
     needed, beside = _documents_beside(profiles)
+    for p in profiles:  # the documents that declared its column names or fill values (profiling.declarations)
+        if p.described_by:
+            needed.setdefault(p.path, set()).update(p.described_by)
     for path, docs in needed.items():
         closest.setdefault(path, set()).update(docs)
     for path, docs in (*needed.items(), *beside.items()):

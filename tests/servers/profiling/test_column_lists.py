@@ -13,6 +13,7 @@ import pandas as pd
 from lakeboard.servers.profiling import profile_file, profile_lake
 from lakeboard.servers.profiling.column_lists import cds_descriptions, numbered_lists, position_lists
 from lakeboard.servers.profiling.lake import apply_declarations
+from lakeboard.servers.relevance.dictionaries import link_dictionaries
 from tests.servers.profiling.loading import run_loader
 
 FORMAT_FILE = """ FORMAT OF THE SUBSETTED FILE
@@ -122,6 +123,9 @@ def test_a_format_file_of_the_same_name_names_a_headerless_tables_columns(tmp_pa
     assert len(df) == 48 and df["Hour"].max() == 23
     assert [c.name for c in table.columns] == list(df.columns)
     assert "omni2_hourly.fmt" in table.notes[-1]
+    # the format file is served with the table it describes (a companion, as a data dictionary is)
+    assert profiles["omni2_hourly.lst"].described_by == ["omni2_hourly.fmt"]
+    assert link_dictionaries(list(profiles.values())).closest["omni2_hourly.lst"] == ["omni2_hourly.fmt"]
     assert profiles["omni2_hourly.lst"].loader_check.verified
     assert [c.name for c in profiles["other.lst"].tables[0].columns] == [str(i) for i in range(6)]
 
