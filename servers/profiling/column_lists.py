@@ -227,10 +227,15 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
       name the file.
     - A headerless table takes the names of a numbered list with as many items as it has columns,
       in a document of the same name (`omni2.lst` and `omni2.fmt`, `data.dat` and
-      `data_format.txt`), or in a README of its folder or above whose lines over the list name the file.
+      `data_format.txt`), or in a README of its folder or above whose lines over the list name the
+      file; or in a README of its own folder when no other headerless table there has as many columns.
     """
     docs = _Documents(profiles, root)
     out: dict[str, DeclaredColumns] = {}
+    widths: dict[tuple[str, int], int] = {}  # (folder, width) -> how many headerless tables
+    for prof in profiles:
+        if (w := _headerless_width(prof)) is not None:
+            widths[(_folder(prof.path), w)] = widths.get((_folder(prof.path), w), 0) + 1
     for prof in profiles:
         if prof.status != "ok" or prof.format not in (*_TABLE_FORMATS, "text"):
             continue
@@ -254,8 +259,9 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
                 continue
         if width is None:
             continue
+        alone = widths[(_folder(prof.path), width)] == 1
         for doc in beside + readmes:
-            own = doc in beside
+            own = doc in beside or (alone and _folder(doc) == _folder(prof.path))
             chosen = next((c for h, c in docs.lists(doc) if len(c.names) == width and (own or name in h.lower())), None)
             if chosen is not None:
                 out[prof.path] = DeclaredColumns(chosen.names, [], f"column names as {doc} lists them", doc)

@@ -155,6 +155,18 @@ def test_a_readme_names_a_headerless_csvs_columns_in_the_lines_above_its_list(tm
     assert [c.name for c in profiles["rain/wind.csv"].tables[0].columns] == ["0", "1", "2"]  # not named above the list
 
 
+def test_a_readme_of_a_folder_names_its_one_headerless_table_of_that_width(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    for folder in ("one", "two"):
+        (lake / folder).mkdir(parents=True)
+        (lake / folder / "README.txt").write_text("Daily rain\n\nColumns:\n1. Year\n2. Month\n3. Rain (mm)\n")
+        (lake / folder / "a.csv").write_text("".join(f"{2000 + i},{1 + i % 12},{i * 1.5:.1f}\n" for i in range(30)))
+    (lake / "two" / "b.csv").write_text("".join(f"{2000 + i},{i % 7},{i * 0.5:.1f}\n" for i in range(30)))
+    profiles = _index(lake, tmp_path)
+    assert profiles["one/a.csv"].column_names == ["Year", "Month", "Rain (mm)"]
+    assert profiles["two/a.csv"].column_names == ["0", "1", "2"]  # which of two tables? not said
+
+
 def test_a_cds_readme_reads_its_files_by_their_characters_also_compressed(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     lake.mkdir()
