@@ -193,6 +193,12 @@ def _declared_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> 
     if df is None or df.empty:
         return False
     tp = TableProfile(header_row=None, delimiter="fixed-width", options=opts, notes=[said.column_note][: bool(said.column_note)])
+    # characters between two declared columns that hold text on most lines: a part the layout leaves out
+    # (an elided run of repeated columns, "VALUE2 ... VALUE31"), which the loader does not read
+    for (_, end), (start, _) in zip(said.spans, said.spans[1:]):
+        if start - end > 1 and sum(1 for i in data if lines[i][end:start].strip()) > len(data) / 2:
+            tp.notes.append(f"characters {end + 1}-{start} are in no column the document declares: the loader "
+                            "leaves them out (widen colspecs and names to read them)")
     _keep(prof, sample, tp, df, len(data), [lines[i] for i in data], "fixed-width text table, columns as documented")
     return True
 

@@ -223,3 +223,18 @@ def test_the_cache_serves_the_declared_profile_and_forgets_it_when_the_document_
     _index(lake, tmp_path)
     served = ProfileCache(tmp_path / "cache").load_many(["omni2_hourly.lst"])["omni2_hourly.lst"]
     assert served.column_names[:2] == ["0", "1"]
+
+
+def test_characters_a_layout_leaves_out_are_noted(tmp_path: Path) -> None:
+    """A layout that elides a run of repeated columns ("VALUE1 ... VALUE4") reads the ones it lists,
+    and says which characters it leaves out."""
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "readme.txt").write_text('FORMAT OF "daily.dly"\n\nID            1-11   Character\n'
+                                     "YEAR         12-15   Integer\nVALUE1       16-20   Integer\n"
+                                     "   .           .          .\nVALUE4       31-35   Integer\n")
+    (lake / "daily.dly").write_text("".join(f"USC00010008{2000 + i}{i:5d}{i + 1:5d}{i + 2:5d}{i + 3:5d}\n" for i in range(10)))
+    daily = _index(lake, tmp_path)["daily.dly"]
+    df = run_loader(daily)["data"]
+    assert list(df.columns) == ["ID", "YEAR", "VALUE1", "VALUE4"] and df["VALUE4"].tolist() == [i + 3 for i in range(10)]
+    assert any(n.startswith("characters 21-30 are in no column") for n in daily.tables[0].notes)
