@@ -38,6 +38,7 @@ class RowsGrid:
         self.rows = rows
         self._raw = raw
         self._converted: dict[int, tuple] = {}
+        self._widths: list[int] | None = None  # width_to, once asked
         if raw:  # calamine marks empty cells with ""
             self.blank = [r.count("") == len(r) for r in rows]
         else:
@@ -48,6 +49,20 @@ class RowsGrid:
 
     def is_blank(self, i: int) -> bool:
         return self.blank[i]
+
+    def width_to(self, i: int) -> int:
+        """The most cells up to the last filled one, over rows 0 to i: the width pandas gives every row
+        it reads there (it reads the rows a table skips too)."""
+        if self._widths is None:
+            empty = "" if self._raw else None
+            widest, self._widths = 0, []
+            for r in self.rows:
+                last = len(r)
+                while last > widest and r[last - 1] == empty:
+                    last -= 1
+                widest = max(widest, last)
+                self._widths.append(widest)
+        return self._widths[min(i, len(self._widths) - 1)] if self._widths else 0
 
     def row(self, i: int) -> Sequence[Any]:
         if not self._raw:
@@ -300,6 +315,9 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
         opts["header"] = None
         if b.data_start:
             opts["skiprows"] = b.data_start
+    # A wider table or note above or beside this one: pandas would pad this table's rows to its width.
+    if not b.names and 0 < width < grid.width_to(b.data_end if b.data_end is not None else len(grid) - 1):
+        opts["usecols"] = list(range(width))
     titles = [row_text(grid.row(i)) for i in b.title_rows]
     tp.title = next((t for t in titles if 3 <= len(t) <= 200 and any(ch.isalpha() for ch in t)), None)
     notes = titles + [row_text(grid.row(i)) for i in b.footnote_rows]

@@ -83,6 +83,31 @@ def test_every_sheet_with_its_header_offset(tmp_path: Path) -> None:
     assert sheets["Stacked: Reports by status"]["Reports"].tolist() == [5, 7]
 
 
+def test_a_narrower_table_under_a_wider_one_loads_without_padding_columns(tmp_path: Path) -> None:
+    """A paper's supplementary sheet stacks tables of different widths. pandas pads every row it reads
+    to the widest row above, so the narrower table under a wider one got an empty `Unnamed: 3`
+    column, and its loader check failed."""
+    f = tmp_path / "supplement.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Table S1"
+    ws.append(["Table S1A. Patients"])
+    ws.append(["Patient", "Age", "Sex", "Stage"])
+    for i in range(8):
+        ws.append([f"P{i}", 40 + i, "F" if i % 2 else "M", ["I", "II", "III"][i % 3]])
+    ws.append([])
+    ws.append(["Table S1B. Lab values"])
+    ws.append(["Patient", "Hb", "WBC"])
+    for i in range(6):
+        ws.append([f"P{i}", 12.5 + i / 10, 5000 + i * 100])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    lab = next(t for t in prof.tables if t.title == "Table S1B. Lab values")
+    assert [c.name for c in lab.columns] == ["Patient", "Hb", "WBC"]
+    assert list(ns["data"][lab.name].columns) == ["Patient", "Hb", "WBC"]
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_big_sheet_is_sampled_and_its_rows_estimated(tmp_path: Path) -> None:
     f = tmp_path / "big.xlsx"
     wb = openpyxl.Workbook(write_only=True)
