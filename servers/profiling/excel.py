@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from itertools import zip_longest
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -24,7 +25,7 @@ from lakeboard.servers.profiling.column_stats import (
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.table_layout import Block, cell_text, find_blocks, row_text
+from lakeboard.servers.profiling.table_layout import Block, ColumnSlice, cell_text, find_blocks, row_text, side_by_side
 
 MAX_ROWS = 2000  # rows read per sheet
 CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole
@@ -122,13 +123,20 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         if not blocks:
             empty.append(name)
             continue
-        for bi, b in enumerate(blocks):
-            tp = _table(name, grid, b, truncated, max_row)
-            if len(blocks) > 1:
-                title = next(
-                    (row_text(grid.row(i)) for i in reversed(b.title_rows) if len(row_text(grid.row(i))) <= 100), ""
-                )
-                tp.name = f"{name}: {title or f'table {bi + 1}'}"
+        parts = [part for b in blocks for part in _beside(grid, b)]
+        for bi, (view, b, columns, above) in enumerate(parts):
+            tp = _table(name, view, b, truncated, max_row)
+            width = len(tp.columns)
+            if columns is not None:  # one of tables side by side: the loader reads its columns only
+                tp.options["usecols"] = list(columns)[:width]
+            elif not b.names and 0 < width < grid.width_to(len(grid) - 1 if b.data_end is None else b.data_end):
+                tp.options["usecols"] = list(range(width))  # a wider table or note above: pandas would pad to it
+            titles = [t for i in reversed(b.title_rows) if len(t := row_text(above.row(i))) <= 100]
+            if tp.title is None and (title := next((t for t in titles if len(t) >= 3), None)):
+                tp.title = title  # over the gap on its left
+                tp.notes.insert(0, title)
+            if len(parts) > 1:
+                tp.name = f"{name}: {next(iter(titles), '') or f'table {bi + 1}'}"
             if truncated and max_row is None:
                 at_least.add(len(prof.tables))
             prof.tables.append(tp)
@@ -288,7 +296,30 @@ def _pandas_names(header: Sequence[Any], width: int) -> list[str]:
     return unique_names(names)
 
 
-def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int | None) -> TableProfile:
+Part = tuple[RowsGrid | ColumnSlice, Block, range | None, RowsGrid | ColumnSlice]
+
+
+def _beside(grid: RowsGrid, b: Block) -> list[Part]:
+    """Block `b` as one table, or as the tables set side by side in it (`side_by_side`): each read
+    from its own columns, down to its own last row. Each comes with the columns its titles may be
+    in: from the end of the table on its left (a title often starts over the gap)."""
+    parts = side_by_side(grid, b)
+    if not parts:
+        return [(grid, b, None, grid)]
+    out: list[Part] = []
+    end = b.data_end if b.data_end is not None else len(grid) - 1
+    for k, (a, z) in enumerate(parts):
+        view = ColumnSlice(grid, a, z)
+        last = max((i for i in range(b.data_start, end + 1) if not view.blank[i]), default=b.data_start)
+        blank = any(view.blank[i] for i in range(b.data_start, last + 1))
+        # a part that ends above the block's end stops there (nrows); past the rows seen, it runs on
+        data_end = last if b.data_end is not None or last < end else None
+        part = replace(b, data_end=data_end, has_blank_rows=blank or b.has_blank_rows)
+        out.append((view, part, range(a, z), ColumnSlice(grid, parts[k - 1][1] if k else 0, z)))
+    return out
+
+
+def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, max_row: int | None) -> TableProfile:
     n_rows = len(grid)
     tp = TableProfile(name=sheet)
     opts: dict[str, Any] = {"sheet_name": sheet}
@@ -315,9 +346,6 @@ def _table(sheet: str, grid: RowsGrid, b: Block, truncated: bool, max_row: int |
         opts["header"] = None
         if b.data_start:
             opts["skiprows"] = b.data_start
-    # A wider table or note above or beside this one: pandas would pad this table's rows to its width.
-    if not b.names and 0 < width < grid.width_to(b.data_end if b.data_end is not None else len(grid) - 1):
-        opts["usecols"] = list(range(width))
     titles = [row_text(grid.row(i)) for i in b.title_rows]
     tp.title = next((t for t in titles if 3 <= len(t) <= 200 and any(ch.isalpha() for ch in t)), None)
     notes = titles + [row_text(grid.row(i)) for i in b.footnote_rows]

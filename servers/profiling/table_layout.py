@@ -622,6 +622,70 @@ def _label(v: Any) -> str:
     return " ".join(str(v).split())
 
 
+class ColumnSlice:
+    """Columns [start, stop) of a grid, as a grid of their own (a table set beside another)."""
+
+    def __init__(self, grid: Grid, start: int, stop: int) -> None:
+        self.grid, self.start, self.stop = grid, start, stop
+        self.blank = [all(cell_kind(v) == EMPTY for v in self.row(i)) for i in range(len(grid))]
+
+    def __len__(self) -> int:
+        return len(self.grid)
+
+    def is_blank(self, i: int) -> bool:
+        return self.blank[i]
+
+    def row(self, i: int) -> Sequence[Any]:
+        return self.grid.row(i)[self.start:self.stop]
+
+
+def side_by_side(grid: Grid, b: Block) -> list[tuple[int, int]]:
+    """The column ranges [start, stop) of tables set side by side in block `b`, apart by empty
+    columns (a paper's supplementary sheet: genes on the left, proteins on the right); [] for one table.
+
+    Each part has two columns or more and a name over every column. An empty column inside one
+    table (a spacer between groups of measures of the same rows) is not a split: the parts must
+    end on different rows, or each start with a column of labels (its own key).
+    """
+    if b.header is None or b.names:
+        return []
+    header = grid.row(b.header)
+    named = [cell_kind(v) != EMPTY for v in header]
+    while named and not named[-1]:
+        named.pop()
+    gaps = [j for j in range(len(named)) if not named[j]]
+    if not gaps:  # the common case: a name over every column, decided without reading the data
+        return []
+    end = b.data_end if b.data_end is not None else len(grid) - 1
+    data = range(b.data_start, end + 1)
+
+    def filled(i: int, a: int, z: int) -> bool:
+        return any(cell_kind(v) != EMPTY for v in grid.row(i)[a:z])
+
+    if any(filled(i, j, j + 1) for j in gaps for i in data):
+        return []  # a column without a name holds data: one table, an unnamed column
+    parts, start = [], None
+    for j, f in enumerate([*named, False]):
+        if f and start is None:
+            start = j
+        elif not f and start is not None:
+            parts.append((start, j))
+            start = None
+    if len(parts) < 2 or any(z - a < 2 for a, z in parts):
+        return []
+
+    def last_row(a: int, z: int) -> int:
+        return next((i for i in reversed(data) if filled(i, a, z)), -1)
+
+    def keyed(a: int) -> bool:
+        cells = [v for i in data[:200] if a < len(r := grid.row(i)) and cell_kind(v := r[a]) != EMPTY]
+        return bool(cells) and sum(cell_kind(v) == TEXT for v in cells) >= 0.8 * len(cells)
+
+    if len({last_row(a, z) for a, z in parts}) > 1 or all(keyed(a) for a, _ in parts):
+        return parts
+    return []
+
+
 def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_probe: int = 60) -> list[Block]:
     """Tables in the grid, top to bottom. `complete`: the grid holds the whole source."""
     an = _Analyzer(grid, probe, head_probe)

@@ -108,6 +108,32 @@ def test_a_narrower_table_under_a_wider_one_loads_without_padding_columns(tmp_pa
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_tables_side_by_side_are_read_apart_and_a_spacer_column_is_not_a_split(tmp_path: Path) -> None:
+    f = tmp_path / "supplement.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S2"
+    ws.append(["Table S2A. Up-regulated genes", None, None, "Table S2B. Proteins"])
+    ws.append(["Gene", "log2FC", "p", None, "Protein", "Score"])
+    for i in range(9):
+        ws.append([f"G{i}", 1.5 + i, 0.01 * i, None] + ([f"PR{i}", i * 3] if i < 5 else [None, None]))
+    spaced = wb.create_sheet("Spacer")  # one table: the measures of the same samples, grouped
+    spaced.append(["Sample", "A1", "A2", None, "B1", "B2"])
+    for i in range(10):
+        spaced.append([f"S{i}", i, i * 2, None, i * 3, i * 4])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    by_title = {t.title: t for t in prof.tables}
+    genes, proteins = by_title["Table S2A. Up-regulated genes"], by_title["Table S2B. Proteins"]
+    assert [c.name for c in genes.columns] == ["Gene", "log2FC", "p"] and genes.n_rows == 9
+    assert [c.name for c in proteins.columns] == ["Protein", "Score"] and proteins.n_rows == 5
+    data = ns["data"]
+    assert data[proteins.name]["Protein"].tolist() == [f"PR{i}" for i in range(5)]
+    assert data[genes.name].shape == (9, 3)
+    assert data["Spacer"].shape == (10, 6)
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_big_sheet_is_sampled_and_its_rows_estimated(tmp_path: Path) -> None:
     f = tmp_path / "big.xlsx"
     wb = openpyxl.Workbook(write_only=True)
