@@ -448,6 +448,34 @@ def fill_value_note(column: str, value: float, others: tuple[float, float], labe
             f"na_values={{{label!r}: [{shown}]}} to the read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
 
 
+_CENSORED = re.compile(r"^\s*(?:<=?|>=?|≤|≥)\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+
+
+def censored_note(column: str, cells: list[Any], na: frozenset[Any] = frozenset()) -> str | None:
+    """The note for a column of numbers some of which are written under or over a limit ("<0.5",
+    ">100": below detection, above a scale), which pandas reads as text; None for another column.
+    The limits are not missing values: they say something of the value, so they are not dropped."""
+    limits = [c for c in cells if isinstance(c, str) and _CENSORED.match(c)]
+    if not limits:
+        return None
+    others = [c for c in cells if c is not None and c not in na and not (isinstance(c, str) and _CENSORED.match(c))]
+    numbers = [c for c in others if isinstance(c, (int, float)) and not isinstance(c, bool)
+               or isinstance(c, str) and is_number_text(c)]
+    if len(numbers) < len(others) or len(numbers) < len(limits):
+        return None
+    shown = ", ".join(repr(v) for v in list(dict.fromkeys(c.strip() for c in limits))[:3])
+    return (f"{column!r}: {len(limits)} of {len(limits) + len(numbers)} numbers are limits ({value_text(shown, 40)}), so "
+            "it loads as text; to_numeric(errors='coerce') makes them NaN")
+
+
+def is_number_text(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _refill(values: list[Any], parsed: list[Any]) -> list[Any]:
     if len(parsed) == len(values):
         return parsed

@@ -24,8 +24,10 @@ from lakeboard.servers.profiling.column_stats import (
     MAX_COLUMNS,
     PANDAS_NA,
     STATS_ROWS,
+    censored_note,
     fill_value_note,
     fill_value_suspects,
+    is_number_text,
     missing_markers,
     numbers_and_tokens,
     parse_text_column,
@@ -685,7 +687,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         opts["usecols"] = positions
     given = opts.get("na_values", [])
     na = PANDAS_NA | frozenset(str(v) for v in given)
-    fill = [float(v) for v in given if _is_number(str(v))]
+    fill = [float(v) for v in given if is_number_text(str(v))]
     thousands, decimal = opts.get("thousands"), opts.get("decimal", ".")
     # Transpose in C: short rows are padded with None, as pandas pads them with NaN.
     transposed = list(zip_longest(*rows)) if rows else []
@@ -724,7 +726,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                 for mark in col_na.intersection(tokens):
                     del tokens[mark]
                 conv = {t: t.replace(thousands, "") if thousands else t for t in tokens}
-                tokens = Counter({t: n for t, n in tokens.items() if not _is_number(conv[t].replace(decimal, "."))})
+                tokens = Counter({t: n for t, n in tokens.items() if not is_number_text(conv[t].replace(decimal, "."))})
                 n_numbers = n_filled - sum(tokens.values())
                 cells = list(transposed[positions[k]]) if positions[k] < len(transposed) else []
                 s_numbers, s_distinct, _ = numbers_and_tokens(cells, col_na, thousands, decimal)
@@ -746,11 +748,13 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                 if dtype == "int64":  # a marker past the sample is a gap all the same
                     dtype, values = "float64", [None if v is None else float(v) for v in values]
         own = [str(v) for v in by_column.get(name, [])]
-        dropped = fill + [float(v) for v in own if _is_number(v)]
+        dropped = fill + [float(v) for v in own if is_number_text(v)]
         dtype, values = without_numbers(dtype, values, dropped)
         if dtype in ("float64", "int64"):
             for value, others in fill_value_suspects(values):
                 tp.notes.append(fill_value_note(name, value, others, label))
+        elif note := censored_note(name, cells, col_na):
+            tp.notes.append(note)
         dtypes.append(dtype)
         columns.append(values)
     if markers or by_column:
@@ -783,7 +787,7 @@ def _cells_not_numbers(
         for j, cells in enumerate(zip_longest(*rows)):
             if j in wanted:
                 counts = Counter(c for c in cells if c is not None and c.strip())
-                tokens = Counter({c: n for c, n in counts.items() if not _is_number(c.replace(",", "") if "," in number_marks else c)})
+                tokens = Counter({c: n for c, n in counts.items() if not is_number_text(c.replace(",", "") if "," in number_marks else c)})
                 out[j] = (sum(counts.values()), tokens)
         return out
     import numpy as np
@@ -812,14 +816,6 @@ def _cells_not_numbers(
         end = int(ends[k]) if k < len(ends) else len(region)
         out[int(column[k])][1][region[int(starts[k]) : end]] += 1
     return out
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def summarise(prof: FileProfile) -> None:

@@ -12,6 +12,7 @@ from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import (
     PANDAS_NA,
     STATS_ROWS,
+    censored_note,
     fill_value_note,
     fill_value_suspects,
     missing_markers,
@@ -374,6 +375,7 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
     # A column of numbers with text cells past the sample loads as objects (numbers and text).
     dtypes = ["object" if j in mixed else dtype for j, (dtype, _) in enumerate(typed)]
     tp.columns, tp.sample_rows = profile_values(list(names[:width]), dtypes, [values for _, values in typed])
+    tp.notes += [note for j in sorted(mixed) if (note := censored_note(str(names[j]), columns[j]))]
     return tp
 
 

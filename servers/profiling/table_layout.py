@@ -82,6 +82,9 @@ def _text_kind(value: str) -> int:
         return VALUE if _NUMBER.match(s) or _DATE.match(s) else TEXT
     if c in "-+($€£¥." and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
         return VALUE
+    # a number under or over a limit of detection or of a scale ("<0.5", "> 100", "≤2"): a value, not a label
+    if c in "<>≤≥" and _NUMBER.match(s.lstrip("<>=≤≥ ")) and any(ch.isdigit() for ch in s):
+        return VALUE
     return TEXT
 
 

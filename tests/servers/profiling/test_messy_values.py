@@ -161,6 +161,40 @@ def test_a_marker_in_the_first_data_row_of_a_sheet_is_data(tmp_path: Path) -> No
     _agrees(prof.tables[0], df)
 
 
+def test_values_under_a_detection_limit_are_data_and_said(tmp_path: Path) -> None:
+    """Water-quality exports write a result below the detection limit as "<0.5". On the first data
+    row those cells read as text, and the row was taken for the header (the real header became a
+    title). They are values; the column loads as text, and a note says why."""
+    rows = ["site,date,nitrate_mg_l,lead_ug_l"] + [
+        f"S{i % 4},2023-01-{i % 28 + 1:02d},{'<0.5' if i % 5 == 0 else f'{1 + i / 10:.2f}'},{'<1' if i % 3 == 0 else f'{2 + i:.1f}'}"
+        for i in range(60)]
+    f = tmp_path / "water_quality.csv"
+    _write(f, "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert [c.name for c in t.columns] == ["site", "date", "nitrate_mg_l", "lead_ug_l"] and t.n_rows == 60
+    df = _frame(ns["data"])
+    assert df["nitrate_mg_l"].iloc[0] == "<0.5" and (df["nitrate_mg_l"] == "<0.5").sum() == 12
+    assert any(n.startswith("'nitrate_mg_l': 12 of 60 numbers are limits ('<0.5')") for n in t.notes), t.notes
+    assert not any(n.startswith("'site'") for n in t.notes)
+    _agrees(t, df)
+
+
+def test_a_sheets_values_under_a_limit_are_said(tmp_path: Path) -> None:
+    import openpyxl
+
+    f = tmp_path / "results.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["site", "nitrate"])
+    for i in range(30):
+        ws.append([f"S{i}", "<0.5" if i % 4 == 0 else 1.0 + i / 10])
+    wb.save(f)
+    prof, _ = profile_and_load(f)
+    assert prof.tables[0].notes == ["'nitrate': 8 of 30 numbers are limits ('<0.5'), so it loads as text; "
+                                    "to_numeric(errors='coerce') makes them NaN"]
+
+
 # -- fill values -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("sentence", "values"),
