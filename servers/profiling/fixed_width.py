@@ -203,9 +203,39 @@ def _declared_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> 
     return True
 
 
+_IAGA = re.compile(r"^\s*Format\s+IAGA-2002\b", re.IGNORECASE)
+_IAGA_MISSING = ["99999.00", "88888.00"]  # the standard's marks: missing, and not recorded
+
+
+def _iaga_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
+    """IAGA-2002, the exchange format of geomagnetic observatories (INTERMAGNET): header records
+    `Station Name   Eskdalemuir  |`, comment records ` # ... |`, then the names (`DATE TIME DOY
+    ESKX ... |`), then the data, one minute or second a line."""
+    if not lines or not _IAGA.match(lines[0]):
+        return False
+    h = next((i for i in range(1, min(len(lines), 200)) if lines[i].rstrip().endswith("|")
+              and lines[i].split()[0].upper() == "DATE"), None)
+    if h is None or h + 1 >= len(lines):
+        return False
+    names = [c for c in lines[h].split() if c != "|"]
+    data = _table_lines(lines, h + 1)
+    opts: dict[str, Any] = {"sep": r"\s+", "header": None, "names": unique_names(names), "skiprows": h + 1,
+                            "na_values": list(_IAGA_MISSING), **_encoding_options(sample)}
+    df = _first_rows(lines, opts, fixed=False)
+    if df is None or df.empty:
+        return False
+    records = [re.split(r"\s{2,}", ln.strip().rstrip("|").strip(), maxsplit=1) for ln in lines[1:h] if ln.strip()]
+    notes = [": ".join(r) if len(r) == 2 and not r[0].startswith("#") else " ".join(r).lstrip("# ") for r in records]
+    station = next((r[1] for r in records if len(r) == 2 and r[0].lower() == "station name"), None)
+    tp = TableProfile(header_row=h, delimiter="whitespace", options=opts, notes=notes[:20],
+                      title=f"IAGA-2002 geomagnetic data: {station}" if station else "IAGA-2002 geomagnetic data")
+    _keep(prof, sample, tp, df, len(data), [lines[i] for i in data], "IAGA-2002 geomagnetic data")
+    return True
+
+
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as a space-aligned table; False when they are not one."""
-    if _declared_table(prof, sample, lines) or _commented_table(prof, sample, lines):
+    if _declared_table(prof, sample, lines) or _iaga_table(prof, sample, lines) or _commented_table(prof, sample, lines):
         return True
     # Candidate starts: the first lines of the first runs of non-blank lines, and a few lines
     # into each run (title lines directly above a table).

@@ -99,6 +99,26 @@ def test_a_row_of_group_labels_ruled_with_dashes_over_the_names_is_a_note(tmp_pa
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_iaga_2002_geomagnetic_data(tmp_path: Path) -> None:
+    """Observatory minute data (INTERMAGNET's IAGA-2002): header records and the names each end with
+    a '|'; the header was read as a two-column table of its records."""
+    head = [" Format                 IAGA-2002", " Source of Data         British Geological Survey (BGS)",
+            " Station Name           Eskdalemuir", " IAGA Code              ESK",
+            " # This data file was created using Geomag Algorithms."]
+    lines = [f"{ln:<69}|" for ln in head] + [f"{'DATE       TIME         DOY     ESKX      ESKY      ESKZ      ESKF':<69}|"]
+    lines += [f"2020-01-01 00:{i:02d}:00.000 001  {17000 + i:9.2f} {-600 - i:9.2f} {47000 + i:9.2f} "
+              f"{'99999.00' if i % 10 == 0 else f'{50000 + i:.2f}':>9}" for i in range(40)]
+    f = tmp_path / "esk20200101dmin.min"
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert [c.name for c in t.columns] == ["DATE", "TIME", "DOY", "ESKX", "ESKY", "ESKZ", "ESKF"]
+    assert t.title == "IAGA-2002 geomagnetic data: Eskdalemuir" and "IAGA Code: ESK" in t.notes
+    df = ns["data"]
+    assert df.shape == (40, 7) and df["ESKF"].isna().sum() == 4 and df["ESKX"].iloc[3] == 17003
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_a_commented_line_of_another_width_is_a_note_not_a_header(tmp_path: Path) -> None:
     f = tmp_path / "run.txt"
     f.write_text("# run 7, calibrated\n" + "".join(f"{i:3d} {i * 0.5:6.1f} {i * 2:4d}\n" for i in range(20)))
