@@ -446,13 +446,15 @@ def _last_filled(row: list[str]) -> int:
 
 
 _SEPARATOR_LINE = re.compile(r"^sep=.?$", re.IGNORECASE)  # Excel's first line naming the delimiter
+# a line that marks where a section begins or ends ("-BEGIN HEADER-", "=== DATA ===", "[Header]")
+_SECTION_MARK = re.compile(r"^[-=*#\[<]+\s*[A-Za-z][A-Za-z ]{0,29}\s*[-=*#\]>]+$")
 
 
 def _title(lines: list[str]) -> str | None:
     """The line that names a table: the first short line above its header (not a units or key: value line)."""
     for text in lines:
         if (3 <= len(text) <= 200 and not _MISSING.match(text) and any(ch.isalpha() for ch in text)
-                and not _SEPARATOR_LINE.match(text)):
+                and not _SEPARATOR_LINE.match(text) and not _SECTION_MARK.match(text)):
             return text
     return None
 

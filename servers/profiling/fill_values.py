@@ -49,6 +49,10 @@ _KEY_LABELLED = re.compile(
     re.IGNORECASE,
 )
 _LABELLED_VALUE = re.compile(rf"=\s*({_NUMBER})")
+# "The value for missing source data that cannot be computed ...: -999": a sentence about the value
+# for missing data that ends with it (a count, "missing days: 12", names no value and is not taken)
+_VALUE_AT_END = re.compile(
+    rf"^(?=.*\b{_KEY})(?=.*\bvalues?\b).*[:=]\s*(?P<value>{_NUMBER})\s*\.?\s*$", re.IGNORECASE)
 _LINK_END = (r"[:=]$|\b(?:as|by|with|to|using|is|are|coded|given|recorded|represented|indicated|denoted|marked|"
              r"set|flagged|shown|reported|stored|encoded|filled|written|replaced|entered)$")
 _SPLIT = re.compile(rf"\s*(?:,|/|\bor\b|\band\b)\s*(?={_VALUE})", re.IGNORECASE)
@@ -76,6 +80,8 @@ def declared_fill_values(text: str) -> list[str]:
             found.extend(_values(m.group("values")))
         for m in _KEY_LABELLED.finditer(sentence):
             found.extend(v for raw in _LABELLED_VALUE.findall(m.group("pairs")) for v in _values(raw))
+        if m := _VALUE_AT_END.match(sentence.strip()):
+            found.extend(_values(m.group("value")))
     return list(dict.fromkeys(found))
 
 

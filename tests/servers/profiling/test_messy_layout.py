@@ -344,6 +344,20 @@ def test_excels_delimiter_line_is_no_title(tmp_path: Path) -> None:
     assert prof.tables[0].title is None and "titled" not in prof.summary
 
 
+def test_a_section_mark_is_no_title_and_a_header_sentence_declares_the_missing_value(tmp_path: Path) -> None:
+    """A point-data export wraps its header in "-BEGIN HEADER-" and "-END HEADER-", and one of its
+    lines gives the value of missing data at its end."""
+    f = tmp_path / "point_daily.csv"
+    rows = [f"2020,1,{d},{-5 + d / 4:.2f},{-999 if d == 7 else d / 2}" for d in range(1, 32)]
+    f.write_text("-BEGIN HEADER-\nSatellite and Reanalysis Daily Data\n"
+                 "The value for missing source data that cannot be computed: -999\n"
+                 "-END HEADER-\nYEAR,MO,DY,T2M,PRECTOT\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].title == "Satellite and Reanalysis Daily Data"
+    df = ns["data"]
+    assert df.shape == (31, 5) and df["PRECTOT"].isna().sum() == 1 and df["PRECTOT"].min() > 0
+
+
 def test_an_icartt_file_takes_its_header_length_from_its_first_line(tmp_path: Path) -> None:
     # ICARTT (format 1001): "N, 1001", then N - 1 header lines of which the last names the columns;
     # the lines above hold commas too ("PI, name"), fields are written after ", "
