@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_typed, spread_indices, unique_names, value_text
+from lakeboard.servers.profiling.column_stats import (
+    STATS_ROWS,
+    is_number_text,
+    profile_typed,
+    spread_indices,
+    unique_names,
+    value_text,
+)
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
@@ -76,7 +83,7 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
             tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
         tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables.append(tp)
-        if layout in ("records", "index", "columns", "rows"):
+        if layout in ("records", "index", "columns", "rows", "header_rows"):
             prof.kind = "table"
     if isinstance(obj, dict):
         prof.attributes["keys"] = ", ".join(list(map(str, obj))[:50])
@@ -211,25 +218,73 @@ def _tables_of(obj: Any) -> list[tuple]:
         rest = [(path, recs) for path, recs in rest if len(recs) >= 2 and not _names_key(path[-1] if path else "")]
         return [_records_table(obj, path, recs) for path, recs in [main, *rest][:MAX_TABLES]]
     if isinstance(obj, dict) and obj:
+        # an object of objects below the root with more entries than the root (a time series keyed by
+        # date beside a "Meta Data" object): that is the table
+        nested = _largest_index(obj, [], 0)
+        if nested is not None and len(nested[1]) > len(obj):
+            return [_index_table(*nested)]
         items = list(obj.items())[:STATS_ROWS]
         values = list(obj.values())
         if all(not isinstance(v, (dict, list)) for v in values):
             return [([], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj))]
         if len(values) >= 2 and all(isinstance(v, dict) for v in values):
-            names = list(dict.fromkeys(str(k) for _, inner in items for k in inner))
-            cols = [[inner.get(k) for _, inner in items] for k in names]
-            return [([], "index", names, cols, len(obj))]
+            return [_index_table([], obj)]
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
             return [([], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0]))]
     return []
+
+
+def _index_table(path: list[Any], obj: dict) -> tuple:
+    """An object of objects as a table: a row per key (pandas' orient="index")."""
+    items = list(obj.items())[:STATS_ROWS]
+    names = list(dict.fromkeys(str(k) for _, inner in items if isinstance(inner, dict) for k in inner))
+    cols = [[inner.get(k) if isinstance(inner, dict) else None for _, inner in items] for k in names]
+    return path, "index", names, cols, len(obj)
+
+
+_MIN_INDEX_ROWS = 5  # entries of a nested object of objects for it to be a table
+
+
+def _largest_index(obj: Any, path: list[Any], depth: int) -> tuple[list[Any], dict] | None:
+    """The object of objects (at least _MIN_INDEX_ROWS, all objects) with the most entries below `obj`."""
+    best = None
+    if not isinstance(obj, dict) or depth > 3:
+        return None
+    for k, v in list(obj.items())[:200]:
+        if isinstance(v, dict) and len(v) >= _MIN_INDEX_ROWS and all(isinstance(x, dict) for x in list(v.values())[:50]):
+            found = (path + [k], v)
+        else:
+            found = _largest_index(v, path + [k], depth + 1)
+        if found is not None and (best is None or len(found[1]) > len(best[1])):
+            best = found
+    return best
+
+
+def _header_row(rows: list[Any]) -> bool:
+    """The first of these rows names the columns of the others (an API's list of lists: census
+    tables, solar wind feeds): distinct words, none a number, over a column of numbers."""
+    first, rest = rows[0], [r for r in rows[1:] if isinstance(r, list)]
+    if not rest or not all(isinstance(c, str) and c.strip() and not is_number_text(c) for c in first):
+        return False
+    if len(set(first)) < len(first):
+        return False
+    for j in range(len(first)):
+        cells = [r[j] for r in rest if j < len(r) and r[j] not in (None, "")]
+        if cells and sum(isinstance(c, (int, float)) or isinstance(c, str) and is_number_text(c) for c in cells) >= 0.5 * len(cells):
+            return True
+    return False
 
 
 def _records_table(obj: Any, path: list[Any], recs: list[Any]) -> tuple:
     sample = [recs[i] for i in spread_indices(len(recs), STATS_ROWS)]
     if isinstance(recs[0], list):
         width = max(len(r) for r in sample if isinstance(r, list))
-        cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
         names = _listed_names(obj, width)
+        if names is None and len(recs[0]) == width and _header_row(recs[:STATS_ROWS]):
+            sample = [recs[0], *[recs[1 + i] for i in spread_indices(len(recs) - 1, STATS_ROWS)]]
+            cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample[1:]] for j in range(width)]
+            return path, "header_rows", unique_names(recs[0]), cols, len(recs) - 1
+        cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
         return path, "rows", names or [str(j) for j in range(width)], cols, len(recs)
     names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
     return path, "records", names, cols, len(recs)

@@ -252,6 +252,8 @@ def _json_records(t: TableProfile) -> list[str]:
         return [f"df = pd.DataFrame({expr}, columns={literal([c.name for c in t.columns])})"]
     if layout in ("rows", "columns"):
         return [f"df = pd.DataFrame({expr})"]
+    if layout == "header_rows":  # the first row names the columns
+        return [f"rows = {expr}", f"df = pd.DataFrame(rows[1:], columns={literal([c.name for c in t.columns])})"]
     if layout == "mapping":
         return [f'df = pd.DataFrame(list({expr}.items()), columns=["key", "value"])']
     if layout == "index":

@@ -64,6 +64,38 @@ def test_rows_of_values_take_the_names_the_document_lists(tmp_path: Path) -> Non
     assert ns["data"]["Count"].tolist()[:2] == [10, 11] and "fields sid, Borough, Count" in prof.summary
 
 
+def test_rows_whose_first_names_the_columns(tmp_path: Path) -> None:
+    """APIs return lists of lists whose first row names the columns (census tables, space-weather
+    feeds), the numbers often as text; an all-text list keeps its first row as data."""
+    feed = tmp_path / "plasma-1-day.json"
+    feed.write_text(json.dumps([["time_tag", "density", "speed"]]
+                               + [[f"2024-01-01 {h:02d}:00", f"{1 + h / 10:.2f}", f"{400 + h}.0"] for h in range(24)]))
+    words = tmp_path / "pairs.json"
+    words.write_text(json.dumps([["state", "capital"], ["Ohio", "Columbus"], ["Utah", "Salt Lake City"]]))
+    prof, ns = profile_and_load(feed)
+    t = prof.tables[0]
+    assert [c.name for c in t.columns] == ["time_tag", "density", "speed"] and t.n_rows == 24
+    assert ns["data"].shape == (24, 3) and ns["data"]["speed"].iloc[0] == "400.0"
+    assert prof.loader_check.verified, prof.loader_check
+    prof, ns = profile_and_load(words)
+    assert [c.name for c in prof.tables[0].columns] == ["0", "1"] and ns["data"].shape == (3, 2)
+
+
+def test_an_object_of_objects_beside_metadata_is_the_table(tmp_path: Path) -> None:
+    """A time series keyed by date under its own key, beside a metadata object: the root's two
+    entries were taken for the table's two rows."""
+    f = tmp_path / "daily.json"
+    series = {f"2024-01-{d:02d}": {"1. open": str(100 + d), "4. close": str(101 + d)} for d in range(1, 21)}
+    f.write_text(json.dumps({"Meta Data": {"1. Information": "Daily Prices", "2. Symbol": "XYZ"},
+                             "Time Series (Daily)": series}))
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert t.options == {"path": ["Time Series (Daily)"], "layout": "index"} and t.n_rows == 20
+    assert [c.name for c in t.columns] == ["1. open", "4. close"]
+    assert ns["data"].shape == (20, 2) and ns["data"].index[0] == "2024-01-01"
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_each_record_list_of_a_document_is_a_table(tmp_path: Path) -> None:
     f = tmp_path / "export.json"
     stations = [{"id": i, "name": f"s{i}"} for i in range(5)]
