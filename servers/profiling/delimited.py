@@ -353,7 +353,7 @@ def profile_delimited(
     if text is None:
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
-    blocks = _icartt_layout(grid, sample.complete) or _split_at_repeated_headers(
+    blocks = _icartt_layout(grid, sample.complete) or _marked_layout(grid) or _split_at_repeated_headers(
         grid, find_blocks(grid, complete=sample.complete))
     if not blocks:
         prof.status = "empty"
@@ -435,6 +435,38 @@ def _icartt_layout(grid: LinesGrid, complete: bool) -> list[Block]:
         end -= 1
     return [Block(title_rows=list(range(n - 1)), header_rows=[n - 1], data_start=n,
                   data_end=end if complete else None, width=len(grid.row(n - 1)))]
+
+
+_START_OF_DATA, _END_OF_DATA = "$$SOE", "$$EOE"
+
+
+def _marked_layout(grid: LinesGrid) -> list[Block]:
+    """The table of an ephemeris (JPL Horizons): its rows between a "$$SOE" line and a "$$EOE" line,
+    named by the last line above them, past the rule of asterisks, that has as many fields. The
+    lines above and below are notes."""
+    if not len(grid.lines):  # records with line breaks in quotes: no ephemeris
+        return []
+    n = min(len(grid), 2000)
+    soe = next((i for i in range(n) if grid.lines[i].strip() == _START_OF_DATA), None)
+    if soe is None or soe + 1 >= len(grid):
+        return []
+    eoe = next((i for i in range(soe + 1, len(grid)) if grid.lines[i].strip() == _END_OF_DATA), None)
+    width = len(grid.row(soe + 1))
+    h = next((i for i in range(soe - 1, max(-1, soe - 5), -1)
+              if len(grid.row(i)) == width and any(c.strip() for c in grid.row(i))), None)
+    if h is None or width < 2:
+        return []
+    header = [c.strip() for c in grid.row(h)]
+    rows = [grid.row(i) for i in range(soe + 1, min(soe + 21, eoe if eoe is not None else len(grid)))]
+    while len(header) > 2 and not header[-1] and not any(len(r) >= len(header) and r[len(header) - 1].strip() for r in rows):
+        header.pop()  # the empty field after a trailing delimiter
+    names = unique_names([c or f"Unnamed: {j}" for j, c in enumerate(header)])
+    def notes(lines: range) -> list[int]:  # not the rules of asterisks
+        return [i for i in lines if any(ch.isalnum() for ch in grid.lines[i])][:40]
+
+    below = notes(range(eoe + 1, len(grid))) if eoe is not None else []
+    return [Block(title_rows=notes(range(h)), header_rows=[h], data_start=soe + 1, footnote_rows=below,
+                  data_end=eoe - 1 if eoe is not None else None, names=names, width=len(names))]
 
 
 def _last_filled(row: list[str]) -> int:

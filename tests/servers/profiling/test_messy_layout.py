@@ -358,6 +358,25 @@ def test_a_section_mark_is_no_title_and_a_header_sentence_declares_the_missing_v
     assert df.shape == (31, 5) and df["PRECTOT"].isna().sum() == 1 and df["PRECTOT"].min() > 0
 
 
+def test_an_ephemeris_table_lies_between_its_start_and_end_marks(tmp_path: Path) -> None:
+    """JPL Horizons writes its rows between "$$SOE" and "$$EOE", named by the line above a rule of
+    asterisks; the names were lost (columns 0, 1, 2 ...)."""
+    rule = "*" * 79
+    rows = [f" 2024-Jan-{d:02d} 00:00, , , {270 + d * 0.5:.5f}, {-23.5 + d * 0.1:.5f},   1.{d % 10}0," for d in range(1, 31)]
+    f = tmp_path / "horizons_results.txt"
+    f.write_text("\n".join([rule, "JPL/HORIZONS                      499 Mars", "Target body name: Mars (499)", rule,
+                            " Date__(UT)__HR:MN, , , R.A._(ICRF), DEC__(ICRF),  APmag,", rule, "$$SOE", *rows, "$$EOE",
+                            rule, "Column meaning:", " TIME  Times PRIOR to 1962 are UT1", rule]) + "\n")
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert [c.name for c in t.columns] == ["Date__(UT)__HR:MN", "Unnamed: 1", "Unnamed: 2", "R.A._(ICRF)", "DEC__(ICRF)",
+                                           "APmag"]
+    df = ns["data"]
+    assert df.shape == (30, 6) and df["DEC__(ICRF)"].iloc[0] == -23.4
+    assert t.title == "JPL/HORIZONS 499 Mars" and "Column meaning:" in t.notes and rule not in t.notes
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_an_icartt_file_takes_its_header_length_from_its_first_line(tmp_path: Path) -> None:
     # ICARTT (format 1001): "N, 1001", then N - 1 header lines of which the last names the columns;
     # the lines above hold commas too ("PI, name"), fields are written after ", "
