@@ -703,7 +703,10 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
 
     for seg in segs:
         lay = an.layout_segment(seg, cur is None, width)
-        if cur is not None and cur.data_end is not None and an.continues(cur, seg, lay, width, first_header_text):
+        # (a segment with a header of its own starts a table: key/value lines over a blank line over it
+        # were a header-only block that its rows "continued")
+        if (cur is not None and cur.data_end is not None and not lay.strong_header
+                and an.continues(cur, seg, lay, width, first_header_text)):
             # Rows after blank lines that fit the table's columns, with no header of their own:
             # the table goes on (a sparse table has rows of empty cells).
             cur.has_blank_rows = True

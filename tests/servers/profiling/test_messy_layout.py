@@ -358,6 +358,20 @@ def test_a_section_mark_is_no_title_and_a_header_sentence_declares_the_missing_v
     assert df.shape == (31, 5) and df["PRECTOT"].isna().sum() == 1 and df["PRECTOT"].min() > 0
 
 
+def test_key_value_lines_over_a_blank_line_over_the_table_are_notes(tmp_path: Path) -> None:
+    """An instrument export opens with "key,value" lines, then a blank line, then its table. The
+    last key/value line was taken for a two-column header, and the table for its rows."""
+    f = tmp_path / "station.csv"
+    rows = [f"2024-02-{d:02d},{5 + d / 3:.1f},{d / 4 - 2:.1f},{['0.0', 'T', '1.2'][d % 3]}" for d in range(1, 29)]
+    f.write_text("Station,KSEA\nElevation,131\nUnits,metric\n\nDate,Tmax,Tmin,Precip\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    t = prof.tables[0]
+    assert len(prof.tables) == 1 and [c.name for c in t.columns] == ["Date", "Tmax", "Tmin", "Precip"]
+    assert t.notes[:3] == ["Station KSEA", "Elevation 131", "Units metric"]
+    assert ns["data"].shape == (28, 4) and ns["data"]["Tmax"].dtype == float
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_an_ephemeris_table_lies_between_its_start_and_end_marks(tmp_path: Path) -> None:
     """JPL Horizons writes its rows between "$$SOE" and "$$EOE", named by the line above a rule of
     asterisks; the names were lost (columns 0, 1, 2 ...)."""
