@@ -570,11 +570,16 @@ def _tells_apart(top: Sequence[Any], bottom: Sequence[Any]) -> bool:
     return len(set(groups)) == len(groups)
 
 
-_FIELD_DEFINITION = re.compile(r"^\d+[sdn]$")
+# RDB's width and type ("5s", "14n"), or a type as databases and dataframes name it ("int", "varchar(20)", "float64")
+_FIELD_DEFINITION = re.compile(
+    r"^(?:\d+[sdn]|(?:u?int|integer|bigint|smallint|tinyint|long|short|float|double|real|decimal|numeric|number|string|"
+    r"str|text|char|varchar|nvarchar|date|datetime|timestamp|time|bool|boolean|object|category)"
+    r"(?:8|16|32|64)?(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)$", re.IGNORECASE)
 
 
 def _field_definitions(row: Sequence[Any]) -> bool:
-    """A row of field widths and types under a header, as RDB files write it ("5s", "14n", "20d")."""
+    """A row of field types under a header: RDB's widths and types ("5s", "14n", "20d"), or a
+    database export's ("int", "varchar(20)", "float")."""
     filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
     return len(filled) >= 2 and all(_FIELD_DEFINITION.match(t) for t in filled)
 

@@ -309,6 +309,19 @@ def test_a_row_of_field_definitions_under_the_header_is_skipped(tmp_path: Path) 
     assert prof.tables[0].title == "# Stream flow, daily means" and "titled '# Stream flow" in prof.summary
 
 
+def test_a_row_of_column_types_under_the_header_is_skipped(tmp_path: Path) -> None:
+    """A database export writes each column's type under its name; the types were taken for the
+    names, and the names for a title."""
+    f = tmp_path / "export.csv"
+    lines = ["id,name,score,recorded", "int,varchar(20),float64,DATE"]
+    lines += [f"{i},n{i},{i * 1.5},2024-01-{i % 28 + 1:02d}" for i in range(30)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["id", "name", "score", "recorded"] and df.shape == (30, 4)
+    assert df["score"].dtype == float and prof.tables[0].title is None
+
+
 def test_a_units_row_under_the_names_joins_them(tmp_path: Path) -> None:
     f = tmp_path / "met.csv"
     lines = ["time,temperature,pressure,humidity", "s,degC,hPa,%"]
