@@ -12,7 +12,7 @@ from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import STATS_ROWS, missing_markers, profile_frame, unique_names
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import declared_fill_values
-from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind
+from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind, units_like
 from lakeboard.servers.profiling.text_sample import TextSample
 
 _DIGIT = re.compile(r"\d")
@@ -117,6 +117,23 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
     tp = TableProfile(header_row=fitting[0], delimiter="whitespace", options=opts, notes=notes)
     _keep(prof, sample, tp, df, n_rows, [lines[i] for i in data], "whitespace-separated text table, header commented out")
     return True
+
+
+def _with_units(header: str, units: str, spans: list[tuple[int, int]] | None) -> list[str]:
+    """The names of `header`'s columns (cut at `spans`, else at its spaces), each joined with the
+    unit written under it: the one that overlaps it most, else the nearest."""
+    ranges = spans or [(m.start(), m.end()) for m in re.finditer(r"\S+", header)]
+    names = [header[a:b].strip() for a, b in ranges]
+    for m in re.finditer(r"\S+", units):
+        k = max(range(len(ranges)), key=lambda k: _closeness(ranges[k], (m.start(), m.end())))
+        names[k] = f"{names[k]} {m.group()}"
+    return unique_names(names)
+
+
+def _closeness(column: tuple[int, int], text: tuple[int, int]) -> tuple[int, float]:
+    """How much of `text` lies in `column`'s characters, then how near their middles are."""
+    (a, b), (c, d) = column, text
+    return max(0, min(b, d) - max(a, c)), -abs((a + b) - (c + d)) / 2
 
 
 def _encoding_options(sample: TextSample) -> dict[str, Any]:
@@ -282,15 +299,22 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
     rule = data_start if header is not None and data_start <= last and _RULE.match(lines[data_start]) else None
     if rule is not None:
         data_start += 1
+    # A row of units under the names ("        (mm)    (C)"): each joins the name it stands under.
+    units = data_start if header is not None and rule is None and data_start <= last and units_like(
+        lines[data_start].split()) else None
+    if units is not None:
+        data_start += 1
     n_cols = len(spans) if spans is not None else len(head_cells)
-    clean = spans is None or all(len(lines[i].split()) == n_cols for i in idx[:500] if i != rule)
+    clean = spans is None or all(len(lines[i].split()) == n_cols for i in idx[:500] if i not in (rule, units))
     opts = _encoding_options(sample)
     skip = header if header is not None else data_start
     if clean:
         opts["sep"] = r"\s+"
     else:
         opts["colspecs"] = [list(sp) for sp in spans]
-    if rule is not None:
+    if units is not None:
+        opts.update(header=None, skiprows=data_start, names=_with_units(lines[first], lines[units], None if clean else spans))
+    elif rule is not None:
         opts["skiprows"] = [*range(skip), rule]
     elif skip:
         opts["skiprows"] = skip

@@ -454,7 +454,7 @@ class _Analyzer:
             has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
             r0_labels = has_r0 and self.info(r0).n_value == 0 and self.info(r0).n >= 0.6 * idata.n
             spans = has_r0 and self.info(r0).n_value == 0 and _tells_apart(self.grid.row(r0), self.grid.row(r1))
-            under = r0_labels and (i1.first_empty or _units_like(self.grid.row(r1)))  # units under the names
+            under = r0_labels and (i1.first_empty or units_like(self.grid.row(r1)))  # units under the names
             if r0_labels and _field_definitions(self.grid.row(r1)):
                 header_rows = [r0, r1]  # the names, then each field's width and type: no name's part
                 names = unique_names([_label(v) for v in self.grid.row(r0)])
@@ -465,7 +465,7 @@ class _Analyzer:
                 names = combine_header_rows(self.grid.row(r0), self.grid.row(r1))
                 top = r0 - 1
                 if (top >= seg.start and self.info(top).n_value == 0 and self.info(top).n >= 0.6 * idata.n
-                        and _units_like(self.grid.row(r0))):  # names over units over a row of qualifiers
+                        and units_like(self.grid.row(r0))):  # names over units over a row of qualifiers
                     header_rows = [top, r0, r1]
                     names = unique_names(_combined(_combined(self.grid.row(top), self.grid.row(r0)), self.grid.row(r1)))
             elif text_dom or i1.first_empty:
@@ -610,7 +610,7 @@ def _unit(text: str) -> bool:
     return True
 
 
-def _units_like(row: Sequence[Any]) -> bool:
+def units_like(row: Sequence[Any]) -> bool:
     """A row of short labels, two thirds of them units, under a row that names them: they join its
     names ("temperature degC"). Other short labels under a row of labels are a header under a title
     split at its commas ("Readings, provisional" over "date, pm25")."""

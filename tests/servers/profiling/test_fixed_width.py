@@ -119,6 +119,19 @@ def test_iaga_2002_geomagnetic_data(tmp_path: Path) -> None:
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_a_units_row_under_the_names_joins_them(tmp_path: Path) -> None:
+    """Units written under the names, right-aligned like the numbers: the row was read as data,
+    and made every column text."""
+    f = tmp_path / "monthly.txt"
+    f.write_text("Year  Month   Precip    Temp\n              (mm)      (C)\n"
+                 + "".join(f"{2000 + i // 12:4d}  {i % 12 + 1:5d}  {i * 2.5:7.1f}  {i / 3 - 5:6.1f}\n" for i in range(36)))
+    prof, ns = profile_and_load(f)
+    assert [c.name for c in prof.tables[0].columns] == ["Year", "Month", "Precip (mm)", "Temp (C)"]
+    df = ns["data"]
+    assert df.shape == (36, 4) and df["Precip (mm)"].dtype == float and df["Year"].iloc[0] == 2000
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_a_commented_line_of_another_width_is_a_note_not_a_header(tmp_path: Path) -> None:
     f = tmp_path / "run.txt"
     f.write_text("# run 7, calibrated\n" + "".join(f"{i:3d} {i * 0.5:6.1f} {i * 2:4d}\n" for i in range(20)))
