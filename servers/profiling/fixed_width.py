@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -250,14 +251,66 @@ def _iaga_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> bool
     return True
 
 
+MAX_TABLES = 10  # space-aligned tables of one file, one after another
+
+
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
-    """Profile `lines` as a space-aligned table; False when they are not one."""
+    """Profile `lines` as space-aligned tables (one, or several one after another, each under its
+    title and header); False when they hold none."""
     if _declared_table(prof, sample, lines) or _iaga_table(prof, sample, lines) or _commented_table(prof, sample, lines):
         return True
+    parts: list[_Part] = []
+    found = _find_aligned(lines, 0)
+    while found is not None and len(parts) < MAX_TABLES:
+        part = _aligned_part(lines, sample, *found, above=parts[-1].last + 1 if parts else 0)
+        if part is None:
+            break
+        parts.append(part)
+        found = _find_aligned(lines, part.last + 1)
+    if not parts:
+        return False
+    if len(parts) == 1:
+        return _keep_one(prof, sample, lines, parts[0])
+    for k, part in enumerate(parts):  # each read down to its own last row
+        part.table.options["nrows"] = part.n_rows
+        part.table.name = _title_of(part.table.notes) or f"table {k + 1}"
+    trailing = [ln for ln in lines[parts[-1].last + 1:] if ln.strip()]
+    parts[-1].table.notes += [" ".join(ln.split()) for ln in trailing][:20]
+    for part in parts:
+        _with_column_note(part.table)
+        _keep(prof, sample, part.table, part.frame, part.n_rows, lines[part.data_start:part.last + 1], part.what)
+    prof.tables = [part.table for part in parts]
+    prof.summary = f"{len(parts)} space-aligned text tables: " + "; ".join(
+        f"{p.table.name} ({p.n_rows} rows x {len(p.table.columns)} columns)" for p in parts)
+    return True
+
+
+def _title_of(notes: list[str]) -> str | None:
+    return next((n for n in reversed(notes) if 3 <= len(n) <= 100 and any(ch.isalpha() for ch in n)), None)
+
+
+@dataclass
+class _Part:
+    table: TableProfile
+    frame: Any  # its first rows, as the loader's options read them
+    n_rows: int
+    first: int  # the header's line, else the first data line
+    data_start: int
+    last: int  # its last line (a table ends at a blank line)
+    clean: bool  # whitespace-separated (else fixed-width)
+
+    @property
+    def what(self) -> str:
+        return f"{'whitespace-separated' if self.clean else 'fixed-width'} text table"
+
+
+def _find_aligned(lines: list[str], start: int) -> tuple[int, list[int], list[tuple[int, int]] | None] | None:
+    """The first space-aligned run of lines at or after `start`: (its first line, its lines, its
+    column spans, None when every line splits into as many fields)."""
     # Candidate starts: the first lines of the first runs of non-blank lines, and a few lines
     # into each run (title lines directly above a table).
     starts: list[int] = []
-    i, n = 0, min(len(lines), 400)
+    i, n = start, min(len(lines), start + 400)
     while i < n and len(starts) < 16:
         if not lines[i].strip():
             i += 1
@@ -265,7 +318,6 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         run = _table_lines(lines, i)
         starts += run[:4]
         i = run[-1] + 1
-    found = None
     for first in starts:
         if lines[first].lstrip().startswith(_COMMENT):
             continue  # a comment is no header (a commented header is read above) and no data
@@ -276,23 +328,25 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         if sum(map(len, block)) / len(block) > 400 or not _aligned(block):
             continue
         if len(fields := {len(ln.split()) for ln in block}) == 1 and min(fields) >= 2:
-            found = (first, idx, None)  # every line splits into as many fields, aligned or not
-            break
+            return first, idx, None  # every line splits into as many fields, aligned or not
         spans = _gaps(block)
         # Real columns hold something on (nearly) every line; gaps that line up by chance in prose do not.
         filled = (sum(1 for ln in block if ln[a:b].strip()) >= 0.8 * len(block) for a, b in spans)
         if len(spans) >= 2 and all(filled):
-            found = (first, idx, spans)
-            break
-    if found is None:
-        return False
-    first, idx, spans = found
+            return first, idx, spans
+    return None
+
+
+def _aligned_part(lines: list[str], sample: TextSample, first: int, idx: list[int],
+                  spans: list[tuple[int, int]] | None, above: int) -> _Part | None:
+    """The table of the aligned lines `idx` from `first`; `above`: where the lines over it (its
+    title and notes) begin. None when they hold no values (prose or a list)."""
     last = idx[-1]
     head_cells = lines[first].split()
     head_is_text = sum(cell_kind(c) == TEXT for c in head_cells) > len(head_cells) / 2
     body = [lines[i] for i in idx[1:40]] if head_is_text else [lines[i] for i in idx[:40]]
     if not any(cell_kind(c) == VALUE for ln in body for c in ln.split()):
-        return False  # words in columns, no values: prose or a list, not a data table
+        return None  # words in columns, no values: prose or a list, not a data table
     header = first if head_is_text else None
     data_start = first + 1 if header is not None else first
     # A rule under the header ("-----  ---") is neither names nor data: the loader skips it.
@@ -323,25 +377,38 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         named = declared().columns
         if len(named) == n_cols:  # a document beside the file names its columns (`column_lists`)
             opts["names"] = unique_names(named)
-    trailing = [ln for ln in lines[last + 1 :] if ln.strip()]
-    n_rows = sum(1 for ln in lines[data_start : last + 1] if ln.strip())
-    if trailing and sample.complete and len(trailing) <= 20:
-        opts["nrows"] = n_rows
-    elif trailing and sample.complete:
-        n_rows = sum(1 for ln in lines[data_start:] if ln.strip())
     # Missing values a title line declares ("missing values are coded -99.9"), or the lake's documents.
-    missing = [v for ln in lines[:first] for v in declared_fill_values(ln)] + declared().everywhere
+    missing = [v for ln in lines[above:first] for v in declared_fill_values(ln)] + declared().everywhere
     if missing:
         opts["na_values"] = list(dict.fromkeys(missing))
+    n_rows = sum(1 for ln in lines[data_start : last + 1] if ln.strip())
+    probe = dict(opts, nrows=n_rows)  # the part's own rows (a table below it is another's)
+    df = _first_rows(lines, probe, fixed=not clean)
+    if df is None or df.empty or df.shape[1] < 2:
+        return None
+    tp = TableProfile(header_row=header, delimiter="whitespace" if clean else "fixed-width", options=opts)
+    tp.notes = [" ".join(ln.split()) for ln in lines[above:skip] if ln.strip()][:20]
+    return _Part(tp, df, n_rows, first, data_start, last, clean)
 
-    df = _first_rows(lines, opts, fixed=not clean)
+
+def _with_column_note(tp: TableProfile) -> None:
+    if "names" in tp.options and declared().column_note:
+        tp.notes.append(declared().column_note)
+
+
+def _keep_one(prof: FileProfile, sample: TextSample, lines: list[str], part: _Part) -> bool:
+    """The file's one aligned table, with the lines under it: up to 20 are notes (the loader stops
+    above them); more are taken for rows of the table. False when it does not read so."""
+    tp, n_rows = part.table, part.n_rows
+    trailing = [ln for ln in lines[part.last + 1 :] if ln.strip()]
+    if trailing and sample.complete and len(trailing) <= 20:
+        tp.options["nrows"] = n_rows
+        tp.notes += [" ".join(ln.split()) for ln in trailing][:20]
+    elif trailing and sample.complete:
+        n_rows = sum(1 for ln in lines[part.data_start:] if ln.strip())
+    df = _first_rows(lines, tp.options, fixed=not part.clean)
     if df is None or df.empty or df.shape[1] < 2:
         return False
-    tp = TableProfile(header_row=header, delimiter="whitespace" if clean else "fixed-width", options=opts)
-    tp.notes = [" ".join(ln.split()) for ln in lines[:skip] if ln.strip()][:20]
-    if trailing and "nrows" in opts:
-        tp.notes += [" ".join(ln.split()) for ln in trailing][:20]
-    if "names" in opts and declared().column_note:
-        tp.notes.append(declared().column_note)
-    _keep(prof, sample, tp, df, n_rows, lines[data_start:], f"{'whitespace-separated' if clean else 'fixed-width'} text table")
+    _with_column_note(tp)
+    _keep(prof, sample, tp, df, n_rows, lines[part.data_start:], part.what)
     return True

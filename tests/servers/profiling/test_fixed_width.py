@@ -132,6 +132,24 @@ def test_a_units_row_under_the_names_joins_them(tmp_path: Path) -> None:
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_aligned_tables_one_after_another_are_tables_of_their_own(tmp_path: Path) -> None:
+    """A report of two aligned tables, each under a title and a header: the second's title, header
+    and rows were read as more rows of the first (every column text)."""
+    f = tmp_path / "report.txt"
+    stations = "".join(f"S{i:02d}    Site{i:<6d}  {100 + i * 50:4d}\n" for i in range(8))
+    readings = "".join(f"S{i % 8:02d}    2024-01-{i % 28 + 1:02d}   {i / 2 - 3:5.1f}\n" for i in range(25))
+    f.write_text("Table 1. Stations\n\nID     Name        Elev\n" + stations
+                 + "\nTable 2. Readings\n\nID     Date         Temp\n" + readings + "\nEnd of report\n")
+    prof, ns = profile_and_load(f)
+    names = [t.name for t in prof.tables]
+    assert names == ["Table 1. Stations", "Table 2. Readings"]
+    data = ns["data"]
+    assert data["Table 1. Stations"].shape == (8, 3) and data["Table 1. Stations"]["Elev"].dtype == int
+    assert data["Table 2. Readings"].shape == (25, 3) and data["Table 2. Readings"]["Temp"].iloc[0] == -3.0
+    assert "End of report" in prof.tables[1].notes
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_a_commented_line_of_another_width_is_a_note_not_a_header(tmp_path: Path) -> None:
     f = tmp_path / "run.txt"
     f.write_text("# run 7, calibrated\n" + "".join(f"{i:3d} {i * 0.5:6.1f} {i * 2:4d}\n" for i in range(20)))
