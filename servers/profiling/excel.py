@@ -26,7 +26,15 @@ from lakeboard.servers.profiling.column_stats import (
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.table_layout import Block, ColumnSlice, cell_text, find_blocks, row_text, side_by_side
+from lakeboard.servers.profiling.table_layout import (
+    Block,
+    ColumnSlice,
+    cell_text,
+    empty_leading_columns,
+    find_blocks,
+    row_text,
+    side_by_side,
+)
 
 MAX_ROWS = 2000  # rows read per sheet
 CALAMINE_MAX_SHEET_BYTES = 64 << 20  # uncompressed sheet XML that calamine may load whole
@@ -306,7 +314,11 @@ def _beside(grid: RowsGrid, b: Block) -> list[Part]:
     in: from the end of the table on its left (a title often starts over the gap)."""
     parts = side_by_side(grid, b)
     if not parts:
-        return [(grid, b, None, grid)]
+        lead = empty_leading_columns(grid, b)
+        if not lead:
+            return [(grid, b, None, grid)]
+        stop = max(len(grid.row(i)) for i in range(b.header or 0, (b.data_end if b.data_end is not None else len(grid) - 1) + 1))
+        return [(ColumnSlice(grid, lead, stop), b, range(lead, stop), grid)]
     out: list[Part] = []
     end = b.data_end if b.data_end is not None else len(grid) - 1
     for k, (a, z) in enumerate(parts):

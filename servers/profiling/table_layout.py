@@ -269,21 +269,18 @@ class _Analyzer:
         return self.note_like(i, width)
 
     def year_header(self, i: int, nxt: int | None) -> bool:
-        """A header whose labels are years (wide tables by year): numbers, but not data."""
+        """A header whose labels are periods (wide tables by year, month or day): years or dates,
+        values, but not data."""
         inf = self.info(i)
         row = self.grid.row(i)
-        vals = [str(v).strip() for v, k in zip(row, inf.kinds) if k == VALUE]
-        if not vals or not all(
-            _YEAR_CELL.match(v.split(".")[0]) and ("." not in v or v.endswith(".0")) for v in vals
-        ):
-            return False
-        if inf.n_value < 2:
+        vals = [v for v, k in zip(row, inf.kinds) if k == VALUE]
+        if not vals or inf.n_value < 2 or not all(_period_label(v) for v in vals):
             return False
         if nxt is None:
             return True
         below = self.grid.row(nxt)
-        below_vals = [str(v).strip() for v, k in zip(below, self.info(nxt).kinds) if k == VALUE]
-        return not all(_YEAR_CELL.match(v) for v in below_vals)
+        below_vals = [v for v, k in zip(below, self.info(nxt).kinds) if k == VALUE]
+        return not all(_period_label(v) for v in below_vals)
 
     def coded_like_below(self, i: int, end: int) -> bool:
         """Every filled cell of row `i` holds a digit and is written like most cells under it
@@ -479,6 +476,15 @@ class _Analyzer:
         return _SegmentLayout(titles, header_rows, names, d, end, footnotes, strong)
 
 
+def _period_label(v: Any) -> bool:
+    """A year (2024, "2024", 2024.0) or a date (a sheet's date cell, "2024-01", "1/31/2024")."""
+    if isinstance(v, (datetime, date)):
+        return True
+    text = str(v).strip()
+    year = _YEAR_CELL.match(text.split(".")[0]) and ("." not in text or text.endswith(".0"))
+    return bool(year) or (isinstance(v, str) and bool(_DATE.match(text)))
+
+
 def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
     """A line of prose in a table that is wider than one column (title, note, source)."""
     if width <= 1 or inf.n != 1 or inf.n_text != 1:
@@ -645,6 +651,21 @@ class ColumnSlice:
 
     def row(self, i: int) -> Sequence[Any]:
         return self.grid.row(i)[self.start:self.stop]
+
+
+def empty_leading_columns(grid: Grid, b: Block) -> int:
+    """How many columns on the left of block `b` are empty in its header and every data row (a
+    sheet's table that starts in column C)."""
+    if b.header is None:
+        return 0
+    end = b.data_end if b.data_end is not None else len(grid) - 1
+    rows = range(b.header, end + 1)
+    header = grid.row(b.header)
+    j = 0
+    while j < len(header) - 1 and cell_kind(header[j]) == EMPTY and not any(
+            j < len(r := grid.row(i)) and cell_kind(r[j]) != EMPTY for i in rows):
+        j += 1
+    return j
 
 
 def side_by_side(grid: Grid, b: Block) -> list[tuple[int, int]]:

@@ -134,6 +134,30 @@ def test_tables_side_by_side_are_read_apart_and_a_spacer_column_is_not_a_split(t
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_a_header_of_dates_and_a_table_that_starts_in_column_c(tmp_path: Path) -> None:
+    """Monthly columns headed by date cells: the header was read as a row of data (dates are values).
+    A table that starts in column C loaded two empty 'Unnamed' columns."""
+    f = tmp_path / "monthly.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Monthly"
+    ws.append(["Region"] + [datetime(2024, m, 1) for m in range(1, 7)])
+    for i in range(10):
+        ws.append([f"R{i}"] + [i * m for m in range(1, 7)])
+    offset = wb.create_sheet("Offset")
+    offset.append([])
+    offset.append([None, None, "Name", "Value"])
+    for i in range(10):
+        offset.append([None, None, f"n{i}", i * 1.5])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    monthly, shifted = prof.tables
+    assert monthly.columns[0].name == "Region" and monthly.columns[1].name.startswith("2024-01-01") and monthly.n_rows == 10
+    assert [c.name for c in shifted.columns] == ["Name", "Value"]
+    assert ns["data"]["Monthly"].shape == (10, 7) and list(ns["data"]["Offset"].columns) == ["Name", "Value"]
+    assert prof.loader_check.verified, prof.loader_check
+
+
 def test_big_sheet_is_sampled_and_its_rows_estimated(tmp_path: Path) -> None:
     f = tmp_path / "big.xlsx"
     wb = openpyxl.Workbook(write_only=True)

@@ -309,6 +309,18 @@ def test_a_row_of_field_definitions_under_the_header_is_skipped(tmp_path: Path) 
     assert prof.tables[0].title == "# Stream flow, daily means" and "titled '# Stream flow" in prof.summary
 
 
+def test_a_header_of_months_names_a_wide_table(tmp_path: Path) -> None:
+    """Columns headed by months ("2024-01"): the header was read as data, as years once were."""
+    f = tmp_path / "monthly.csv"
+    f.write_text("Region,2024-01,2024-02,2024-03\n" + "".join(f"R{i},{i},{i * 2},{i * 3}\n" for i in range(10)))
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["Region", "2024-01", "2024-02", "2024-03"] and ns["data"].shape == (10, 4)
+    dates = tmp_path / "events.csv"  # dates in the data rows are data
+    dates.write_text("Name,Start,End\n" + "".join(f"E{i},2024-01-{i + 1:02d},2024-02-{i + 1:02d}\n" for i in range(10)))
+    prof, ns = profile_and_load(dates)
+    assert list(ns["data"].columns) == ["Name", "Start", "End"] and ns["data"].shape == (10, 3)
+
+
 def test_a_row_of_column_types_under_the_header_is_skipped(tmp_path: Path) -> None:
     """A database export writes each column's type under its name; the types were taken for the
     names, and the names for a title."""
