@@ -9,6 +9,7 @@ from pathlib import Path
 
 import openpyxl
 import pandas as pd
+import pytest
 
 from tests.servers.profiling.loading import profile_and_load
 
@@ -321,28 +322,21 @@ def test_a_header_of_months_names_a_wide_table(tmp_path: Path) -> None:
     assert list(ns["data"].columns) == ["Name", "Start", "End"] and ns["data"].shape == (10, 3)
 
 
-def test_a_row_of_column_types_under_the_header_is_skipped(tmp_path: Path) -> None:
-    """A database export writes each column's type under its name; the types were taken for the
-    names, and the names for a title."""
-    f = tmp_path / "export.csv"
-    lines = ["id,name,score,recorded", "int,varchar(20),float64,DATE"]
-    lines += [f"{i},n{i},{i * 1.5},2024-01-{i % 28 + 1:02d}" for i in range(30)]
-    f.write_text("\n".join(lines) + "\n")
-    prof, ns = profile_and_load(f)
-    df = ns["data"]
-    assert list(df.columns) == ["id", "name", "score", "recorded"] and df.shape == (30, 4)
-    assert df["score"].dtype == float and prof.tables[0].title is None
-
-
-def test_a_units_row_under_the_names_joins_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("second", "names"), [
+    # units join the names they stand under
+    ("s,degC,hPa,%", ["time s", "temperature degC", "pressure hPa", "humidity %"]),
+    # a database export's column types are skipped; they were taken for the names, and the names for a title
+    ("int,varchar(20),float64,DATE", ["time", "temperature", "pressure", "humidity"]),
+])
+def test_a_row_under_the_names(tmp_path: Path, second: str, names: list[str]) -> None:
     f = tmp_path / "met.csv"
-    lines = ["time,temperature,pressure,humidity", "s,degC,hPa,%"]
+    lines = ["time,temperature,pressure,humidity", second]
     lines += [f"{i},{20 + i * 0.1:.1f},{1000 + i},{50 + i % 7}" for i in range(30)]
     f.write_text("\n".join(lines) + "\n")
     prof, ns = profile_and_load(f)
     df = ns["data"]
-    assert list(df.columns) == ["time s", "temperature degC", "pressure hPa", "humidity %"]
-    assert df.shape == (30, 4) and df["pressure hPa"].tolist()[:2] == [1000, 1001]
+    assert list(df.columns) == names and prof.tables[0].title is None
+    assert df.shape == (30, 4) and df[names[2]].tolist()[:2] == [1000, 1001]
 
 
 def test_a_logger_export_with_names_units_and_sampling_rows_is_read(tmp_path: Path) -> None:
