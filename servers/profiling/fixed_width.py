@@ -269,7 +269,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         found = _find_aligned(lines, part.last + 1)
     if not parts:
         return False
-    if len(parts) == 1:
+    if len(parts) == 1 or not sample.complete:  # tables below a head's first are not known to end
         return _keep_one(prof, sample, lines, parts[0])
     for k, part in enumerate(parts):  # each read down to its own last row
         part.table.options["nrows"] = part.n_rows
