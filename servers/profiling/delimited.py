@@ -391,6 +391,21 @@ def profile_delimited(
     summarise(prof)
 
 
+def _filled_span(grid: LinesGrid, b: Block, width: int) -> tuple[int, int]:
+    """The first and past-the-last of the `width` fields that the header rows or the first rows fill."""
+    rows = [grid.row(i) for i in [*b.header_rows, *range(b.data_start, min(len(grid), b.data_start + 30))]]
+
+    def empty(j: int) -> bool:
+        return all(j >= len(r) or not r[j].strip() for r in rows)
+
+    lo, hi = 0, width
+    while lo < hi - 1 and empty(lo):
+        lo += 1
+    while hi - 1 > lo and empty(hi - 1):
+        hi -= 1
+    return lo, hi
+
+
 def _spaced_fields(grid: LinesGrid, b: Block) -> bool:
     """Every field after the first starts with a space, in the header and the first rows ("a, b, c"):
     pandas should skip it, or " b" becomes a column's name."""
@@ -524,7 +539,8 @@ def _table(
         opts["skipinitialspace"] = True
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
-        opts.update(header=None, skiprows=b.data_start, names=b.names, usecols=list(range(len(b.names))))
+        lo, hi = _filled_span(grid, b, len(b.names))  # not the empty fields outside a table's borders ("| a | b |")
+        opts.update(header=None, skiprows=b.data_start, names=b.names[lo:hi], usecols=list(range(lo, hi)))
         tp.header_row = b.header_rows[0]
     elif b.header is not None:
         if b.header:

@@ -553,14 +553,22 @@ def _combined(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
     for j in range(width):
         t = top[j] if j < len(top) else None
         b = bottom[j] if j < len(bottom) else None
-        t_s = "" if cell_kind(t) == EMPTY else _label(t)
-        b_s = "" if cell_kind(b) == EMPTY else _label(b)
+        t_s = "" if cell_kind(t) == EMPTY or _rule_cell(t) else _label(t)
+        b_s = "" if cell_kind(b) == EMPTY or _rule_cell(b) else _label(b)
         if t_s:
             carry = t_s
         elif b_s and carry:
             t_s = carry  # the top label spans the columns to its right
         names.append(" ".join(p for p in (t_s, b_s) if p) or f"column_{j}")
     return names
+
+
+_RULE_CELL = re.compile(r"^\s*:?[-=_]{3,}:?\s*$")  # "-----", markdown's ":---:"
+
+
+def _rule_cell(v: Any) -> bool:
+    """A cell that rules the header off from the data: no part of a name."""
+    return isinstance(v, str) and bool(_RULE_CELL.match(v))
 
 
 def _tells_apart(top: Sequence[Any], bottom: Sequence[Any]) -> bool:

@@ -322,6 +322,21 @@ def test_a_header_of_months_names_a_wide_table(tmp_path: Path) -> None:
     assert list(ns["data"].columns) == ["Name", "Start", "End"] and ns["data"].shape == (10, 3)
 
 
+def test_a_rule_under_the_header_and_a_table_drawn_with_pipes(tmp_path: Path) -> None:
+    """A rule of dashes under the names was taken for a second header row ("name ----"); a table
+    drawn with pipes ("| site | temp |") had an empty column at each border."""
+    ruled = tmp_path / "ruled.csv"
+    ruled.write_text("name,value,unit\n----,-----,----\n" + "".join(f"n{i},{i * 1.5},kg\n" for i in range(20)))
+    piped = tmp_path / "table.txt"
+    piped.write_text("| site | temp | rain |\n|------|:----:|------|\n"
+                     + "".join(f"| s{i} | {i * 1.1:.1f} | {i * 2} |\n" for i in range(12)))
+    prof, ns = profile_and_load(ruled)
+    assert list(ns["data"].columns) == ["name", "value", "unit"] and ns["data"].shape == (20, 3)
+    prof, ns = profile_and_load(piped)
+    assert list(ns["data"].columns) == ["site", "temp", "rain"] and ns["data"]["rain"].tolist()[:3] == [0, 2, 4]
+    assert prof.loader_check.verified, prof.loader_check
+
+
 @pytest.mark.parametrize(("second", "names"), [
     # units join the names they stand under
     ("s,degC,hPa,%", ["time s", "temperature degC", "pressure hPa", "humidity %"]),
