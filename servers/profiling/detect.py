@@ -63,6 +63,8 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".npz": ("npz", "arrays"),
     ".mat": ("mat", "matlab"),
     ".cdf": ("cdf", "cdf"),
+    ".vot": ("votable", "votable"),
+    ".votable": ("votable", "votable"),
     ".fits": ("fits", "fits"),
     ".fit": ("fits", "fits"),
     ".fts": ("fits", "fits"),
@@ -148,7 +150,7 @@ _MAGIC: tuple[tuple[bytes, str, str], ...] = (
 
 # Readers that open the file by its path (random access, memory maps), never through decompression.
 _READ_UNCOMPRESSED = frozenset(
-    {"excel", "parquet", "arrays", "cdf", "hdf5", "netcdf", "fits", "statistical_packages", "images", "geo"}
+    {"excel", "parquet", "arrays", "cdf", "hdf5", "netcdf", "fits", "votable", "statistical_packages", "images", "geo"}
 )
 
 
@@ -214,6 +216,7 @@ def _describe(fmt: str) -> str:
         "hdf5": "an HDF5 file",
         "netcdf": "a NetCDF file",
         "fits": "a FITS file",
+        "votable": "a VOTable (astronomical table XML)",
         "stata": "a Stata data file",
         "spss": "an SPSS data file",
         "sas": "a SAS data file",
@@ -260,8 +263,9 @@ def _pickled(head: bytes, ext: str) -> bool:
 
 
 def _family(fmt: str) -> str:
-    # a NetCDF-4 file is an HDF5 file
-    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json", "netcdf": "hdf5"}.get(fmt, fmt)
+    # a NetCDF-4 file is an HDF5 file; a VOTable is XML
+    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json", "netcdf": "hdf5",
+            "votable": "xml"}.get(fmt, fmt)
 
 
 def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detection | None:
@@ -307,6 +311,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
     text = head.decode(enc, errors="replace").lstrip("\ufeff \t\r\n")
     low = text[:2048].lower()
     if low.startswith("<"):
+        if "<votable" in low:  # its <TABLE>, <TR> and <TD> are no HTML
+            return Detection("votable", "votable") if ext not in (".vot", ".votable") else None
         if "<html" in low or "<!doctype html" in low or "<table" in low or "<body" in low or "<head" in low:
             return Detection("html", "html")
         if "<svg" in low:

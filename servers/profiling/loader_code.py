@@ -101,6 +101,8 @@ def _body(profile: FileProfile) -> _Body:
         return _Body(["from scipy.io import netcdf_file"], _netcdf(profile))
     if fmt == "fits":
         return _Body(["from astropy.io import fits", "from astropy.table import Table"], _fits(profile))
+    if fmt == "votable":
+        return _Body(["from astropy.io.votable import parse"], _votable(profile))
     if fmt in ("stata", "spss", "sas"):
         return _statistical(profile)
     if fmt == "geo":
@@ -392,6 +394,15 @@ def _fits(profile: FileProfile) -> list[str]:
             lines.append(f"    hdus[{literal(name)}] = hdul[{int(i)}].data")
     lines.append("return hdus")
     return lines
+
+
+def _votable(profile: FileProfile) -> list[str]:
+    """Each TABLE of the document as a DataFrame, under the profile's names, in document order."""
+    names = [t.name for t in profile.tables]
+    lines = ['tables = parse(path, verify="ignore").iter_tables()  # units and descriptions: each table.fields']
+    if len(names) == 1:
+        return [*lines, "df = next(tables).to_table().to_pandas()", "return df"]
+    return [*lines, f"return {{name: t.to_table().to_pandas() for name, t in zip({literal(names)}, tables)}}"]
 
 
 def _statistical(profile: FileProfile) -> _Body:
