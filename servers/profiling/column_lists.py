@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lakeboard.common.bounded_reads import FileRefused
+from lakeboard.common.lake_files import open_lake_file
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.profiling.text_sample import read_head
 
 _MAX_NAME_CHARS = 60
 _MAX_NAME_WORDS = 8  # a list of steps or sentences is not a list of names
@@ -317,10 +318,13 @@ class _Documents:
                 out.append(p)
         return out
     def text(self, path: str) -> str:
+        """The document's first _DOC_BYTES, opened by the lake's rules (a link that leaves the lake,
+        or that replaced the file since the walk, is not followed); "" when it cannot be read."""
         if path not in self._texts:
             try:
-                self._texts[path] = read_head(self.root / path, _DOC_BYTES).decode("utf-8", "replace")
-            except OSError:
+                with open(open_lake_file(self.root, path), "rb") as f:
+                    self._texts[path] = f.read(_DOC_BYTES).decode("utf-8", "replace")
+            except (OSError, FileRefused):
                 self._texts[path] = ""
         return self._texts[path]
 

@@ -238,3 +238,16 @@ def test_characters_a_layout_leaves_out_are_noted(tmp_path: Path) -> None:
     df = run_loader(daily)["data"]
     assert list(df.columns) == ["ID", "YEAR", "VALUE1", "VALUE4"] and df["VALUE4"].tolist() == [i + 3 for i in range(10)]
     assert any(n.startswith("characters 21-30 are in no column") for n in daily.tables[0].notes)
+
+
+def test_a_format_file_that_is_a_link_out_of_the_lake_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.fmt"
+    outside.write_text(FORMAT_FILE)
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "omni2_hourly.lst").write_text(_hourly())
+    (lake / "omni2_hourly.fmt").symlink_to(outside)
+    before = [profile_file(lake / "omni2_hourly.lst", lake),
+              profile_file(lake / "omni2_hourly.lst", lake).model_copy(update={"path": "omni2_hourly.fmt", "size_bytes": 10})]
+    after = apply_declarations(before, lake, workers=0)
+    assert after[0] is before[0]  # the link was not followed: nothing declared
