@@ -448,17 +448,22 @@ def fill_value_note(column: str, value: float, others: tuple[float, float], labe
             f"na_values={{{label!r}: [{shown}]}} to the read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
 
 
-_CENSORED = re.compile(r"^\s*(?:<=?|>=?|≤|≥)\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+_LIMIT = re.compile(r"^\s*(?:<=?|>=?|≤|≥)\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+
+
+def limit_cell(v: Any) -> bool:
+    """A number written under or over a limit: "<0.5" (below detection), "> 100", "≤2"."""
+    return isinstance(v, str) and bool(_LIMIT.match(v))
 
 
 def censored_note(column: str, cells: list[Any], na: frozenset[Any] = frozenset()) -> str | None:
     """The note for a column of numbers some of which are written under or over a limit ("<0.5",
     ">100": below detection, above a scale), which pandas reads as text; None for another column.
     The limits are not missing values: they say something of the value, so they are not dropped."""
-    limits = [c for c in cells if isinstance(c, str) and _CENSORED.match(c)]
+    limits = [c for c in cells if limit_cell(c)]
     if not limits:
         return None
-    others = [c for c in cells if c is not None and c not in na and not (isinstance(c, str) and _CENSORED.match(c))]
+    others = [c for c in cells if c is not None and c not in na and not limit_cell(c)]
     numbers = [c for c in others if isinstance(c, (int, float)) and not isinstance(c, bool)
                or isinstance(c, str) and is_number_text(c)]
     if len(numbers) < len(others) or len(numbers) < len(limits):

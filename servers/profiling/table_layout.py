@@ -17,7 +17,7 @@ from datetime import date, datetime, time
 from functools import cache, lru_cache
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
-from lakeboard.servers.profiling.column_stats import marker_shaped, unique_names
+from lakeboard.servers.profiling.column_stats import limit_cell, marker_shaped, unique_names
 from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
@@ -81,9 +81,6 @@ def _text_kind(value: str) -> int:
             return VALUE
         return VALUE if _NUMBER.match(s) or _DATE.match(s) else TEXT
     if c in "-+($€£¥." and (_NUMBER.match(s) or _DATE.match(s)) and any(ch.isdigit() for ch in s):
-        return VALUE
-    # a number under or over a limit of detection or of a scale ("<0.5", "> 100", "≤2"): a value, not a label
-    if c in "<>≤≥" and _NUMBER.match(s.lstrip("<>=≤≥ ")) and any(ch.isdigit() for ch in s):
         return VALUE
     return TEXT
 
@@ -184,19 +181,33 @@ class _Analyzer:
         self._kinds: dict[tuple[int, int | None], list[int]] = {}
         self.dense_min = 2
         self._value_columns: frozenset[int] | None = None
+        self._limit_columns: frozenset[int] | None = None
 
     def info(self, i: int) -> RowInfo:
         r = self._info.get(i)
         if r is None:
             row = self.grid.row(i)
             r = row_info(row)
-            if r.n_text and r.n_value:
+            if r.n_text and (r.n_value or self.limit_columns()):
                 # A missing marker ("M", "n.a.", "#VALUE!") among a row's values is a value too: such
                 # a row is data, not a second header row. Only in rows that hold values, so a header
-                # of short names ("x", "y") stays labels.
-                r = _markers_as_values(r, row, self.value_columns())
+                # of short names ("x", "y") stays labels. So is a number under a limit ("<0.5") in a
+                # column that holds such limits on other rows too: a header's "<5" (an age band) is not.
+                r = _markers_as_values(r, row, self.value_columns() if r.n_value else frozenset(),
+                                       self.limit_columns(), self.value_columns())
             self._info[i] = r
         return r
+
+    def limit_columns(self) -> frozenset[int]:
+        """Columns where two rows or more of the grid's first rows hold a number under or over a limit."""
+        if self._limit_columns is None:
+            counts: dict[int, int] = {}
+            for i in range(min(len(self.grid), self.head_probe + self.probe)):
+                for j, v in enumerate(self.grid.row(i)):
+                    if limit_cell(v):
+                        counts[j] = counts.get(j, 0) + 1
+            self._limit_columns = frozenset(j for j, n in counts.items() if n >= 2)
+        return self._limit_columns
 
     def value_columns(self) -> frozenset[int]:
         """Columns whose filled cells are mostly values in the grid's first rows."""
@@ -493,12 +504,16 @@ def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
     return len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text))
 
 
-def _markers_as_values(inf: RowInfo, row: Sequence[Any], value_columns: frozenset[int]) -> RowInfo:
-    """`inf` with marker-shaped text cells in columns of values counted as values."""
+def _markers_as_values(inf: RowInfo, row: Sequence[Any], marker_columns: frozenset[int],
+                       limit_columns: frozenset[int], value_columns: frozenset[int]) -> RowInfo:
+    """`inf` with marker-shaped text cells in `marker_columns` counted as values, and numbers under a
+    limit in the columns of values that hold such limits."""
     kinds = list(inf.kinds)
     changed = 0
     for j, k in enumerate(kinds):
-        if k == TEXT and j in value_columns and isinstance(row[j], str) and marker_shaped(row[j]):
+        if k == TEXT and isinstance(row[j], str) and (
+                (j in marker_columns and marker_shaped(row[j]))
+                or (j in limit_columns and j in value_columns and limit_cell(row[j]))):
             kinds[j] = VALUE
             changed += 1
     if not changed:

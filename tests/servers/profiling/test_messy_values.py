@@ -180,6 +180,15 @@ def test_values_under_a_detection_limit_are_data_and_said(tmp_path: Path) -> Non
     _agrees(t, df)
 
 
+def test_a_header_of_age_bands_stays_the_header(tmp_path: Path) -> None:
+    """"<5" and ">65" over columns of counts are labels: a number under a limit is taken for a value
+    only in a column that holds such limits on other rows too."""
+    f = tmp_path / "ages.csv"
+    _write(f, "Year,<5,>65\n" + "".join(f"{2000 + i},{i * 10},{i * 5}\n" for i in range(20)))
+    prof, ns = profile_and_load(f)
+    assert list(_frame(ns["data"]).columns) == ["Year", "<5", ">65"] and prof.tables[0].n_rows == 20
+
+
 def test_a_sheets_values_under_a_limit_are_said(tmp_path: Path) -> None:
     import openpyxl
 

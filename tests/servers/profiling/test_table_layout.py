@@ -23,10 +23,9 @@ class Grid:
 
 
 def test_cell_kinds() -> None:
-    for v in ("1,234", "-5.2e3", "(12)", "$71M", "41%", "2024-01-31", "9/22/2002", "3:04:34 PM", "N/A", 7, 2.5,
-              "<0.5", "> 100", "≤2", "<=1e-3"):
+    for v in ("1,234", "-5.2e3", "(12)", "$71M", "41%", "2024-01-31", "9/22/2002", "3:04:34 PM", "N/A", 7, 2.5):
         assert cell_kind(v) == VALUE, v
-    for v in ("Alabama", "# of Reports", "20 - 29", "x", "Total $ Loss", "<5 years", "<LOD", ">"):
+    for v in ("Alabama", "# of Reports", "20 - 29", "x", "Total $ Loss"):
         assert cell_kind(v) == TEXT, v
 
 
