@@ -53,6 +53,9 @@ _LABELLED_VALUE = re.compile(rf"=\s*({_NUMBER})")
 # for missing data that ends with it (a count, "missing days: 12", names no value and is not taken)
 _VALUE_AT_END = re.compile(
     rf"^(?=.*\b{_KEY})(?=.*\bvalues?\b).*[:=]\s*(?P<value>{_NUMBER})\s*\.?\s*$", re.IGNORECASE)
+_A_QUANTITY = re.compile(
+    r"^\W*(?:the\s+)?(?:number|count|percent(?:age)?|share|fraction|proportion|rate|total|amount|sum)\s+of\b",
+    re.IGNORECASE)
 _LINK_END = (r"[:=]$|\b(?:as|by|with|to|using|is|are|coded|given|recorded|represented|indicated|denoted|marked|"
              r"set|flagged|shown|reported|stored|encoded|filled|written|replaced|entered)$")
 _SPLIT = re.compile(rf"\s*(?:,|/|\bor\b|\band\b)\s*(?={_VALUE})", re.IGNORECASE)
@@ -69,6 +72,8 @@ def declared_fill_values(text: str) -> list[str]:
     """
     found: list[str] = []
     for sentence in re.split(r"\n|(?<=[.;!?])\s+(?=[A-Z(])", text):
+        if _A_QUANTITY.match(sentence):
+            continue  # "Number of missing values: 3" counts the gaps; it names no value that marks one
         for m in _KEY_FIRST.finditer(sentence):
             linked = m.group(0)[: m.start("values") - m.start()].strip()
             if not re.search(_LINK_END, linked, re.IGNORECASE) and not (

@@ -225,6 +225,8 @@ def test_a_sheets_values_under_a_limit_are_said(tmp_path: Path) -> None:
         ("Station 12 - missing since 2003", []),
         ("Missing data values: Density and Speed = -9999.9, Temp. = -1.00e+05", ["-9999.9", "-1.00e+05"]),
         ("missing: station = 12 were dropped", []),
+        ("Number of missing values: 3", []),
+        ("Percent of values missing: 12.5", []),
         ("The value for missing source data that cannot be computed or is outside of the range: -999", ["-999"]),
     ],
 )
