@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from lakeboard.common.bounded_reads import FileRefused
+from lakeboard.common.file_names import README_NAMES
 from lakeboard.common.lake_files import open_lake_file
 from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling.text_sample import COMPRESSIONS
 
 _MAX_NAME_CHARS = 60
 _MAX_NAME_WORDS = 8  # a list of steps or sentences is not a list of names
@@ -44,6 +48,7 @@ class ColumnList:
     names: list[str]
     spans: list[list[int]] = field(default_factory=list)  # [start, end) of each column's characters, when given
     note: str = ""  # what the document says of each column (units, explanations), for the table's notes
+    source: str = ""  # the document that gives them (`column_declarations`)
 
 
 def _name(rest: str) -> str | None:
@@ -146,6 +151,8 @@ def position_lists(text: str) -> list[tuple[str, ColumnList]]:
 def cds_descriptions(text: str) -> dict[str, ColumnList]:
     """File name (lower case) -> its columns, from a CDS ReadMe's byte-by-byte descriptions."""
     out: dict[str, ColumnList] = {}
+    if "byte-by-byte" not in text.lower():
+        return out
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -177,18 +184,10 @@ def cds_descriptions(text: str) -> dict[str, ColumnList]:
 
 
 # -- the lake-level pass: which document names which table's columns ---------------------------------
-_DOC_STEMS = ("readme", "read_me", "format", "notes", "description", "codebook", "metadata", "about")
+_DOC_STEMS = (*README_NAMES, "format")
 _TABLE_FORMATS = ("csv", "tsv", "fwf")
 _DOC_BYTES = 1 << 20
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
-
-
-@dataclass
-class DeclaredColumns:
-    names: list[str]
-    spans: list[list[int]]
-    note: str
-    source: str  # the document that declares them
+_COMPRESSED = tuple(suffix for _, _, suffixes in COMPRESSIONS for suffix in suffixes)
 
 
 def _headerless_width(prof: FileProfile) -> int | None:
@@ -218,7 +217,7 @@ def _stem(path: str) -> str:
     return _bare_name(path.rpartition("/")[2]).rsplit(".", 1)[0]
 
 
-def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, DeclaredColumns]:
+def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, ColumnList]:
     """Data file path -> the column names a document beside it declares.
 
     - A CDS ReadMe (a README in the file's folder or above it) names the file in a byte-by-byte
@@ -232,7 +231,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
       file; or in a README of its own folder when no other headerless table there has as many columns.
     """
     docs = _Documents(profiles, root)
-    out: dict[str, DeclaredColumns] = {}
+    out: dict[str, ColumnList] = {}
     widths: dict[tuple[str, int], int] = {}  # (folder, width) -> how many headerless tables
     for prof in profiles:
         if (w := _headerless_width(prof)) is not None:
@@ -245,7 +244,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
         cds = next(((d, c) for d in readmes for f, c in docs.cds(d).items() if f == name), None)
         if cds is not None:
             doc, cols = cds
-            out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"{cols.note} (from {doc})", doc)
+            out[prof.path] = replace(cols, note=f"{cols.note} (from {doc})", source=doc)
             continue
         width = _headerless_width(prof)
         if width is None and prof.format not in ("fwf", "text"):
@@ -256,7 +255,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
                            if d in beside or name in h.lower()), None)
             if layout is not None:
                 doc, cols = layout
-                out[prof.path] = DeclaredColumns(cols.names, cols.spans, f"columns as {doc} lays them out", doc)
+                out[prof.path] = replace(cols, note=f"columns as {doc} lays them out", source=doc)
                 continue
         if width is None:
             continue
@@ -265,7 +264,7 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, De
             own = doc in beside or (alone and _folder(doc) == _folder(prof.path))
             chosen = next((c for h, c in docs.lists(doc) if len(c.names) == width and (own or name in h.lower())), None)
             if chosen is not None:
-                out[prof.path] = DeclaredColumns(chosen.names, [], f"column names as {doc} lists them", doc)
+                out[prof.path] = replace(chosen, note=f"column names as {doc} lists them", source=doc)
                 break
     return out
 
@@ -288,9 +287,7 @@ class _Documents:
         for entries in self.stems.values():
             entries.sort()
         self._texts: dict[str, str] = {}
-        self._cds: dict[str, dict[str, ColumnList]] = {}
-        self._lists: dict[str, list[tuple[str, ColumnList]]] = {}
-        self._positions: dict[str, list[tuple[str, ColumnList]]] = {}
+        self._parsed: dict[tuple[Callable, str], Any] = {}  # (parser, document) -> what it reads there
         self._over: dict[str, list[str]] = {}  # folder -> the READMEs in it and above it
 
     def readmes_over(self, path: str) -> list[str]:
@@ -317,6 +314,7 @@ class _Documents:
             if p != path and (s == stem or (s[len(stem)] in "_-. " and not table)):
                 out.append(p)
         return out
+
     def text(self, path: str) -> str:
         """The document's first _DOC_BYTES, opened by the lake's rules (a link that leaves the lake,
         or that replaced the file since the walk, is not followed); "" when it cannot be read."""
@@ -328,18 +326,16 @@ class _Documents:
                 self._texts[path] = ""
         return self._texts[path]
 
+    def _read(self, parser: Callable[[str], Any], path: str) -> Any:
+        if (parser, path) not in self._parsed:
+            self._parsed[parser, path] = parser(self.text(path))
+        return self._parsed[parser, path]
+
     def cds(self, path: str) -> dict[str, ColumnList]:
-        if path not in self._cds:
-            text = self.text(path)
-            self._cds[path] = cds_descriptions(text) if "byte-by-byte" in text.lower() else {}
-        return self._cds[path]
+        return self._read(cds_descriptions, path)
 
     def positions(self, path: str) -> list[tuple[str, ColumnList]]:
-        if path not in self._positions:
-            self._positions[path] = position_lists(self.text(path))
-        return self._positions[path]
+        return self._read(position_lists, path)
 
     def lists(self, path: str) -> list[tuple[str, ColumnList]]:
-        if path not in self._lists:
-            self._lists[path] = numbered_lists(self.text(path))
-        return self._lists[path]
+        return self._read(numbered_lists, path)

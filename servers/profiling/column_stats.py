@@ -618,6 +618,15 @@ def _json_safe(v: Any) -> Any:
     return v if t in _PLAIN else json_value(v)
 
 
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or `name_2`, `name_3` ... when taken (tables of one file that share a name); now taken."""
+    out, n = name, 2
+    while out in taken:
+        out, n = f"{name}_{n}", n + 1
+    taken.add(out)
+    return out
+
+
 def unique_names(names: list[str]) -> list[str]:
     seen: dict[str, int] = {}
     out = []

@@ -471,11 +471,9 @@ def _marked_layout(grid: LinesGrid) -> list[Block]:
               if len(grid.row(i)) == width and any(c.strip() for c in grid.row(i))), None)
     if h is None or width < 2:
         return []
-    header = [c.strip() for c in grid.row(h)]
-    rows = [grid.row(i) for i in range(soe + 1, min(soe + 21, eoe if eoe is not None else len(grid)))]
-    while len(header) > 2 and not header[-1] and not any(len(r) >= len(header) and r[len(header) - 1].strip() for r in rows):
-        header.pop()  # the empty field after a trailing delimiter
-    names = unique_names([c or f"Unnamed: {j}" for j, c in enumerate(header)])
+    # (the empty field after a trailing comma is left out with the others outside the table: _filled_span)
+    names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(h))])
+
     def notes(lines: range) -> list[int]:  # not the rules of asterisks
         return [i for i in lines if any(ch.isalnum() for ch in grid.lines[i])][:40]
 

@@ -133,11 +133,11 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
             empty.append(name)
             continue
         parts = [part for b in blocks for part in _beside(grid, b)]
-        for bi, (view, b, columns, above) in enumerate(parts):
+        for bi, (view, b, offset, above) in enumerate(parts):
             tp = _table(name, view, b, truncated, max_row)
             width = len(tp.columns)
-            if columns is not None:  # one of tables side by side: the loader reads its columns only
-                tp.options["usecols"] = list(columns)[:width]
+            if offset is not None:  # one of tables side by side, or one right of empty columns: its columns only
+                tp.options["usecols"] = list(range(offset, offset + width))
             elif not b.names and 0 < width < grid.width_to(len(grid) - 1 if b.data_end is None else b.data_end):
                 tp.options["usecols"] = list(range(width))  # a wider table or note above: pandas would pad to it
             titles = [t for i in reversed(b.title_rows) if len(t := row_text(above.row(i))) <= 100]
@@ -305,21 +305,19 @@ def _pandas_names(header: Sequence[Any], width: int) -> list[str]:
     return unique_names(names)
 
 
-Part = tuple[RowsGrid | ColumnSlice, Block, range | None, RowsGrid | ColumnSlice]
+# a table's grid, its block, its first column when not the sheet's, and the grid its titles are read in
+_Part = tuple[RowsGrid | ColumnSlice, Block, int | None, RowsGrid | ColumnSlice]
 
 
-def _beside(grid: RowsGrid, b: Block) -> list[Part]:
+def _beside(grid: RowsGrid, b: Block) -> list[_Part]:
     """Block `b` as one table, or as the tables set side by side in it (`side_by_side`): each read
     from its own columns, down to its own last row. Each comes with the columns its titles may be
     in: from the end of the table on its left (a title often starts over the gap)."""
     parts = side_by_side(grid, b)
     if not parts:
         lead = empty_leading_columns(grid, b)
-        if not lead:
-            return [(grid, b, None, grid)]
-        stop = max(len(grid.row(i)) for i in range(b.header or 0, (b.data_end if b.data_end is not None else len(grid) - 1) + 1))
-        return [(ColumnSlice(grid, lead, stop), b, range(lead, stop), grid)]
-    out: list[Part] = []
+        return [(ColumnSlice(grid, lead, None), b, lead, grid) if lead else (grid, b, None, grid)]
+    out: list[_Part] = []
     end = b.data_end if b.data_end is not None else len(grid) - 1
     for k, (a, z) in enumerate(parts):
         view = ColumnSlice(grid, a, z)
@@ -328,7 +326,7 @@ def _beside(grid: RowsGrid, b: Block) -> list[Part]:
         # a part that ends above the block's end stops there (nrows); past the rows seen, it runs on
         data_end = last if b.data_end is not None or last < end else None
         part = replace(b, data_end=data_end, has_blank_rows=blank or b.has_blank_rows)
-        out.append((view, part, range(a, z), ColumnSlice(grid, parts[k - 1][1] if k else 0, z)))
+        out.append((view, part, a, ColumnSlice(grid, parts[k - 1][1] if k else 0, z)))
     return out
 
 

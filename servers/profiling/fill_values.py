@@ -13,6 +13,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
+from lakeboard.common.file_names import README_NAMES
 from lakeboard.schemas.profiles import FileProfile
 from lakeboard.servers.profiling.column_stats import marker_shaped
 from lakeboard.servers.profiling.declarations import Declarations
@@ -117,7 +118,7 @@ def as_na_value(token: str) -> str | int | float:
 
 
 # -- the lake-level pass ----------------------------------------------------------------------------
-_DOC_NAMES = ("readme", "read_me", "about", "description", "codebook", "metadata", "notes", "manifest", "dictionary")
+_DOC_NAMES = (*README_NAMES, "dictionary")
 
 
 def fill_declarations(profiles: list[FileProfile]) -> dict[str, Declarations]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import ArrayProfile, FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import json_value, profile_frame, value_text
+from lakeboard.servers.profiling.column_stats import json_value, profile_frame, unique_name, value_text
 from lakeboard.servers.profiling.detect import Detection
 
 MAX_HDUS = 50
@@ -50,7 +50,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
                     if i == 0:
                         prof.attributes.update(keywords)
                     keywords.pop("EXTNAME", None)  # it names the table or the array
-                    _hdu(path, i, hdu, _unique(_hdu_name(i, hdu.header), names), keywords, prof)
+                    # several extensions may share an EXTNAME (SCI, SCI, ...)
+                    _hdu(path, i, hdu, unique_name(_hdu_name(i, hdu.header), names), keywords, prof)
             except Exception as e:  # noqa: BLE001 - astropy raises many kinds on a damaged HDU: it ends the walk, not the profile
                 prof.attributes["error"] = f"HDU {len(names)} and those after it could not be read: {value_text(str(e), 200)}"
     prof.kind = "table" if prof.tables else "array"
@@ -70,15 +71,6 @@ def _hdu_name(i: int, header: Any) -> str:
     """An HDU's name: its EXTNAME, PRIMARY for the first, HDU<i> for an unnamed extension."""
     name = str(header.get("EXTNAME", "") or "").strip()
     return name or ("PRIMARY" if i == 0 else f"HDU{i}")
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    """A name not yet taken: several extensions may share an EXTNAME (SCI, SCI, ...)."""
-    out, n = name, 2
-    while out in taken:
-        out, n = f"{name}_{n}", n + 1
-    taken.add(out)
-    return out
 
 
 def _keywords(header: Any) -> dict[str, str]:

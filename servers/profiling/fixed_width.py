@@ -294,7 +294,6 @@ class _Part:
     table: TableProfile
     frame: Any  # its first rows, as the loader's options read them
     n_rows: int
-    first: int  # the header's line, else the first data line
     data_start: int
     last: int  # its last line (a table ends at a blank line)
     clean: bool  # whitespace-separated (else fixed-width)
@@ -388,7 +387,7 @@ def _aligned_part(lines: list[str], sample: TextSample, first: int, idx: list[in
         return None
     tp = TableProfile(header_row=header, delimiter="whitespace" if clean else "fixed-width", options=opts)
     tp.notes = [" ".join(ln.split()) for ln in lines[above:skip] if ln.strip()][:20]
-    return _Part(tp, df, n_rows, first, data_start, last, clean)
+    return _Part(tp, df, n_rows, data_start, last, clean)
 
 
 def _with_column_note(tp: TableProfile) -> None:
@@ -398,17 +397,19 @@ def _with_column_note(tp: TableProfile) -> None:
 
 def _keep_one(prof: FileProfile, sample: TextSample, lines: list[str], part: _Part) -> bool:
     """The file's one aligned table, with the lines under it: up to 20 are notes (the loader stops
-    above them); more are taken for rows of the table. False when it does not read so."""
-    tp, n_rows = part.table, part.n_rows
+    above them); more are taken for rows of the table. False when it does not read so then."""
+    tp, n_rows, df = part.table, part.n_rows, part.frame
     trailing = [ln for ln in lines[part.last + 1 :] if ln.strip()]
     if trailing and sample.complete and len(trailing) <= 20:
         tp.options["nrows"] = n_rows
         tp.notes += [" ".join(ln.split()) for ln in trailing][:20]
     elif trailing and sample.complete:
         n_rows = sum(1 for ln in lines[part.data_start:] if ln.strip())
-    df = _first_rows(lines, tp.options, fixed=not part.clean)
-    if df is None or df.empty or df.shape[1] < 2:
-        return False
+    if trailing and "nrows" not in tp.options:
+        # the loader reads on past the blank line under the part: its first rows as the loader reads them
+        df = _first_rows(lines, tp.options, fixed=not part.clean)
+        if df is None or df.empty or df.shape[1] < 2:
+            return False
     _with_column_note(tp)
     _keep(prof, sample, tp, df, n_rows, lines[part.data_start:], part.what)
     return True

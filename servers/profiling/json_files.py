@@ -280,12 +280,12 @@ def _records_table(obj: Any, path: list[Any], recs: list[Any]) -> tuple:
     if isinstance(recs[0], list):
         width = max(len(r) for r in sample if isinstance(r, list))
         names = _listed_names(obj, width)
+        layout = "rows"
         if names is None and len(recs[0]) == width and _header_row(recs[:STATS_ROWS]):
-            sample = [recs[0], *[recs[1 + i] for i in spread_indices(len(recs) - 1, STATS_ROWS)]]
-            cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample[1:]] for j in range(width)]
-            return path, "header_rows", unique_names(recs[0]), cols, len(recs) - 1
+            layout, names, recs = "header_rows", unique_names(recs[0]), recs[1:]
+            sample = [recs[i] for i in spread_indices(len(recs), STATS_ROWS)]
         cols = [[r[j] if isinstance(r, list) and j < len(r) else None for r in sample] for j in range(width)]
-        return path, "rows", names or [str(j) for j in range(width)], cols, len(recs)
+        return path, layout, names or [str(j) for j in range(width)], cols, len(recs)
     names, cols = records_columns([r if isinstance(r, dict) else {"value": r} for r in sample])
     return path, "records", names, cols, len(recs)
 

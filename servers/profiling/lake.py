@@ -181,8 +181,9 @@ def apply_declarations(
     """The files the lake's documents declare something for (`declared_for`), profiled again with
     it, in bounded workers (`workers=0`: in this process, unbounded), until `stop_at`
     (time.monotonic; the index's time budget): a file not done by then keeps its first profile.
-    Not cached: the declaration lives in another file, so the cache keeps what the file alone
-    shows, and every index applies the documents as they are then."""
+    The cache's own rows keep what each file alone shows (the declaration lives in another file),
+    and every index applies the documents as they are then; `_profile_lake` stores the results as
+    the cache's declared rows, which file agents read."""
     declared = declared_for(profiles, root)
     if not declared:
         return profiles

@@ -201,24 +201,28 @@ class _Analyzer:
     def limit_columns(self) -> frozenset[int]:
         """Columns where two rows or more of the grid's first rows hold a number under or over a limit."""
         if self._limit_columns is None:
-            counts: dict[int, int] = {}
-            for i in range(min(len(self.grid), self.head_probe + self.probe)):
-                for j, v in enumerate(self.grid.row(i)):
-                    if limit_cell(v):
-                        counts[j] = counts.get(j, 0) + 1
-            self._limit_columns = frozenset(j for j, n in counts.items() if n >= 2)
+            self._count_columns()
         return self._limit_columns
 
     def value_columns(self) -> frozenset[int]:
         """Columns whose filled cells are mostly values in the grid's first rows."""
         if self._value_columns is None:
-            counts: dict[int, list[int]] = {}
-            for i in range(min(len(self.grid), self.head_probe + self.probe)):
-                for j, k in enumerate(row_info(self.grid.row(i)).kinds):
-                    if k != EMPTY:
-                        counts.setdefault(j, [0, 0, 0])[k] += 1
-            self._value_columns = frozenset(j for j, c in counts.items() if c[VALUE] > c[TEXT])
+            self._count_columns()
         return self._value_columns
+
+    def _count_columns(self) -> None:
+        """value_columns and limit_columns, in one pass over the grid's first rows."""
+        kinds: dict[int, list[int]] = {}
+        limits: dict[int, int] = {}
+        for i in range(min(len(self.grid), self.head_probe + self.probe)):
+            row = self.grid.row(i)
+            for j, k in enumerate(row_info(row).kinds):
+                if k != EMPTY:
+                    kinds.setdefault(j, [0, 0, 0])[k] += 1
+                    if k == TEXT and limit_cell(row[j]):
+                        limits[j] = limits.get(j, 0) + 1
+        self._value_columns = frozenset(j for j, c in kinds.items() if c[VALUE] > c[TEXT])
+        self._limit_columns = frozenset(j for j, n in limits.items() if n >= 2)
 
     def segments(self) -> list[_Segment]:
         n = len(self.grid)
@@ -660,9 +664,10 @@ def _label(v: Any) -> str:
 
 
 class ColumnSlice:
-    """Columns [start, stop) of a grid, as a grid of their own (a table set beside another)."""
+    """Columns [start, stop) of a grid (to its end for None), as a grid of their own (a table set
+    beside another)."""
 
-    def __init__(self, grid: Grid, start: int, stop: int) -> None:
+    def __init__(self, grid: Grid, start: int, stop: int | None) -> None:
         self.grid, self.start, self.stop = grid, start, stop
         self.blank = [all(cell_kind(v) == EMPTY for v in self.row(i)) for i in range(len(grid))]
 
@@ -681,14 +686,21 @@ def empty_leading_columns(grid: Grid, b: Block) -> int:
     sheet's table that starts in column C)."""
     if b.header is None:
         return 0
-    end = b.data_end if b.data_end is not None else len(grid) - 1
-    rows = range(b.header, end + 1)
     header = grid.row(b.header)
     j = 0
     while j < len(header) - 1 and cell_kind(header[j]) == EMPTY and not any(
-            j < len(r := grid.row(i)) and cell_kind(r[j]) != EMPTY for i in rows):
+            _filled(grid, i, j, j + 1) for i in _data_rows(grid, b)):
         j += 1
     return j
+
+
+def _data_rows(grid: Grid, b: Block) -> range:
+    return range(b.data_start, (b.data_end if b.data_end is not None else len(grid) - 1) + 1)
+
+
+def _filled(grid: Grid, i: int, start: int, stop: int) -> bool:
+    """Row `i` holds something in columns [start, stop)."""
+    return any(cell_kind(v) != EMPTY for v in grid.row(i)[start:stop])
 
 
 def side_by_side(grid: Grid, b: Block) -> list[tuple[int, int]]:
@@ -708,13 +720,8 @@ def side_by_side(grid: Grid, b: Block) -> list[tuple[int, int]]:
     gaps = [j for j in range(len(named)) if not named[j]]
     if not gaps:  # the common case: a name over every column, decided without reading the data
         return []
-    end = b.data_end if b.data_end is not None else len(grid) - 1
-    data = range(b.data_start, end + 1)
-
-    def filled(i: int, a: int, z: int) -> bool:
-        return any(cell_kind(v) != EMPTY for v in grid.row(i)[a:z])
-
-    if any(filled(i, j, j + 1) for j in gaps for i in data):
+    data = _data_rows(grid, b)
+    if any(_filled(grid, i, j, j + 1) for j in gaps for i in data):
         return []  # a column without a name holds data: one table, an unnamed column
     parts, start = [], None
     for j, f in enumerate([*named, False]):
@@ -727,7 +734,7 @@ def side_by_side(grid: Grid, b: Block) -> list[tuple[int, int]]:
         return []
 
     def last_row(a: int, z: int) -> int:
-        return next((i for i in reversed(data) if filled(i, a, z)), -1)
+        return next((i for i in reversed(data) if _filled(grid, i, a, z)), -1)
 
     def keyed(a: int) -> bool:
         cells = [v for i in data[:200] if a < len(r := grid.row(i)) and cell_kind(v := r[a]) != EMPTY]

@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import profile_frame, value_text
+from lakeboard.servers.profiling.column_stats import profile_frame, unique_name, value_text
 from lakeboard.servers.profiling.detect import Detection
 
 MAX_TABLES = 20
@@ -21,14 +21,14 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     from astropy.io.votable import parse
 
     prof.format, prof.kind = "votable", "table"
-    names: list[str] = []
+    names: set[str] = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # astropy warns of every departure from the standard
         try:
             document = parse(str(path), verify="ignore")
             tables = list(document.iter_tables())[:MAX_TABLES]
             for i, table in enumerate(tables):
-                name = table_name(table, i, names)
+                name = unique_name(str(table.ID or table.name or f"table {i + 1}"), names)
                 df = table.to_table().to_pandas()
                 tp = TableProfile(name=name, n_rows=len(df), n_rows_exact=True, options={"table": i})
                 tp.columns, tp.sample_rows = profile_frame(df)
@@ -48,12 +48,3 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     parts = [f"{t.name} ({t.n_rows} rows: {', '.join(c.name for c in t.columns[:6])})" for t in prof.tables[:5]]
     prof.summary = "VOTable: " + "; ".join(parts)
 
-
-def table_name(table, i: int, taken: list[str]) -> str:
-    """A table's ID or name, else its position; made unique among the document's tables."""
-    base = str(table.ID or table.name or f"table {i + 1}")
-    name, n = base, 2
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    taken.append(name)
-    return name

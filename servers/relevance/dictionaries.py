@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
+from lakeboard.common.file_names import README_NAMES
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.relevance.tokens import terms
 
@@ -106,7 +107,6 @@ def link_dictionaries(profiles: list[FileProfile]) -> DictionaryLinks:
     )
 
 
-_README_NAMES = ("readme", "read_me", "about", "description", "codebook", "metadata", "notes", "manifest")
 README_FOLDER_TABLES = 10  # a README names none of its folder's tables: it describes them all, up to this many
 _MAX_MENTION_CHECKS = 20_000  # (text, table) pairs of one folder read for a table's name
 
@@ -128,7 +128,7 @@ def _documents_beside(profiles: list[FileProfile]) -> tuple[dict[str, set[str]],
     for p in profiles:
         folder = str(PurePosixPath(p.path).parent)
         if p.status == "ok" and p.text and not p.tables:
-            readme = PurePosixPath(p.path).stem.lower().startswith(_README_NAMES)
+            readme = PurePosixPath(p.path).stem.lower().startswith(README_NAMES)
             docs_in.setdefault(folder, []).append((p.path, readme, p.text.lower()))
         elif p.status == "ok" and p.tables:
             tables_in[folder] = tables_in.get(folder, 0) + 1
