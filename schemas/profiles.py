@@ -18,6 +18,8 @@ FileKind = Literal["table", "document", "array", "geo", "image", "structured", "
 # (n_unique, null_fraction, ...) are of those rows. Profiling time grows with it; 200 keep nearly
 # every value of category-like columns on the evaluation lakes.
 STATS_ROWS = 200
+# reader options keyed by column: their keys are the column labels pandas gives
+_PER_COLUMN_OPTIONS = ("na_values", "dtype", "fill_values", "converters")
 
 
 class ColumnProfile(BaseModel):
@@ -68,6 +70,20 @@ class TableProfile(BaseModel):
         if any(list(r) != keys for r in rows):
             return rows
         return {k: [r[k] for r in rows] for k in keys}
+
+    @field_validator("options", mode="after")
+    @classmethod
+    def _positional_keys(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """A table read without names (header=None) has columns 0, 1, 2 …: the per-column options
+        keyed by them come back from JSON keyed "0", "1", "2", which pandas matches to no column
+        (a marker then stays in a column that loads as text)."""
+        if options.get("header", 0) is not None or "names" in options:
+            return options
+        for key in _PER_COLUMN_OPTIONS:
+            value = options.get(key)
+            if isinstance(value, dict) and any(isinstance(k, str) and k.isdigit() for k in value):
+                options[key] = {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
+        return options
 
     @field_validator("sample_rows", mode="before")
     @classmethod

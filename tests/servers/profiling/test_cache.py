@@ -347,3 +347,22 @@ def test_a_new_cache_has_large_pages_and_a_row_under_another_path_s_key_is_no_hi
         # two paths with one key (a chance of 1 in 10^10 at 50k files): the row is the other path's
         cache._con.execute("update profile_rows set key = path_key('b.csv')")
         assert cache.load_many(["b.csv"]) == {} and cache.load_many(["a.csv"]) == {}
+
+
+def test_a_headerless_table_s_per_column_markers_survive_the_cache(tmp_path: Path) -> None:
+    """Columns read without a header are 0, 1, 2 …; JSON keys are text. A loader made from the
+    cached profile must still drop the marker of column 2, or the column loads as text."""
+    from lakeboard.servers.profiling import profile_file
+    from lakeboard.servers.profiling.loader_code import loader_code
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    rows = [f"{i},{i / 7:.3f},{'M' if i % 7 == 0 else round(i / 3, 2)},site{i % 3}" for i in range(40)]
+    (lake / "readings.csv").write_text("\n".join(rows) + "\n")
+    cache = ProfileCache(tmp_path / "cache")
+    cache.put(profile_file(lake / "readings.csv", lake))
+    cached = _load(cache, "readings.csv")
+    assert cached is not None and cached.tables[0].options["na_values"] == {2: ["M"]}
+    ns: dict = {}
+    exec(loader_code(cached, lake), ns)
+    assert str(ns["data"][2].dtype) == "float64" and ns["data"][2].isna().sum() == 6
