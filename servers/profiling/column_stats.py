@@ -397,6 +397,17 @@ def numbers_and_tokens(cells: list[Any], na: frozenset[Any], thousands: str | No
 _BLANK_LINE = re.compile(r"^[ \t]*$", re.M)
 
 
+def zero_padded_codes(cells: list[Any], na: frozenset[str] = PANDAS_NA) -> bool:
+    """Whole numbers written as codes: all of one width, three digits or more, some with a leading
+    zero ("01001", "003", "0010"), as zip, FIPS and station codes are. Two digits ("01" … "12")
+    are months, days and hours as often as codes, and stay numbers; so does a column of years
+    with one typed short ("038")."""
+    present = [c for c in cells if c is not None and c not in na]
+    width = len(present[0]) if present else 0
+    return (width >= 3 and any(c[0] == "0" for c in present)
+            and all(len(c) == width and c.isascii() and c.isdigit() for c in present))
+
+
 def without_numbers(dtype: str, values: list[Any], drop: list[float]) -> tuple[str, list[Any]]:
     """A parsed numeric column with the values equal to a fill value read as missing (int becomes float)."""
     if not drop or dtype not in ("int64", "float64"):

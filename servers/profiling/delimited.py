@@ -37,6 +37,7 @@ from lakeboard.servers.profiling.column_stats import (
     text_markers,
     unique_names,
     without_numbers,
+    zero_padded_codes,
 )
 from lakeboard.servers.profiling import fixed_width, orbital_elements, sdmx_tsv, sequences, typed_records
 from lakeboard.servers.profiling.declarations import declared
@@ -785,6 +786,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                     dtype, values = string_dtype(), [None if c is None or c in col_na else c for c in cells]
                 parsed[k] = (dtype, values, col_na, found)
     dtypes, columns = [], []
+    codes: dict[Any, str] = {}
     for k, (j, name, label) in enumerate(zip(positions, col_names, labels)):
         dtype, values, col_na, found = parsed[k]
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
@@ -795,6 +797,10 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                 markers[label] = found
                 if dtype == "int64":  # a marker past the sample is a gap all the same
                     dtype, values = "float64", [None if v is None else float(v) for v in values]
+        if dtype in ("float64", "int64") and zero_padded_codes(cells, col_na):
+            # codes written with leading zeros ("01001", "003") are keys: as numbers they lose them
+            dtype, values = string_dtype(), [None if c is None or c in col_na else c for c in cells]
+            codes[label] = "str"
         own = [str(v) for v in by_column.get(name, [])]
         dropped = fill + [float(v) for v in own if is_number_text(v)]
         dtype, values = without_numbers(dtype, values, dropped)
@@ -810,6 +816,8 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         for label, found in markers.items():
             declared_by_label[label] = declared_by_label.get(label, []) + found
         add_na_values(opts, labels, [], declared_by_label)
+    if codes:
+        opts["dtype"] = codes
     tp.columns, tp.sample_rows = profile_values(col_names, dtypes, columns)
 
 

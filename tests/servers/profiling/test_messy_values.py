@@ -358,3 +358,19 @@ def test_indexing_applies_what_a_readme_declares_in_its_bounded_workers(tmp_path
         df = _frame(run_loader(north)["data"])
         assert df["temp"].isna().sum() == 1 and df["temp"].min() > 0
         assert north.loader_check is not None and north.loader_check.verified
+
+
+def test_codes_written_with_leading_zeros_load_as_text(tmp_path: Path) -> None:
+    """Zip, FIPS and site codes are keys: "01001" read as 1001 no longer joins. Months written
+    "01" … "12", and a column of years with one typed short, stay numbers."""
+    rows = ["zip,county,month,year,income"]
+    rows += [f"{1001 + i:05d},{i % 9:03d},{1 + i % 12:02d},{'038' if i == 7 else 2000 + i},{40000 + 97 * i}"
+             for i in range(30)]
+    path = tmp_path / "incomes.csv"
+    path.write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(path)
+    df = _frame(ns["data"])
+    types = {c.name: c.dtype for c in prof.tables[0].columns}
+    assert types["zip"] == types["county"] == "str" and types["month"] == types["year"] == types["income"] == "int64"
+    assert df["zip"].iloc[0] == "01001" and df["county"].iloc[0] == "000" and df["month"].iloc[0] == 1
+    assert prof.loader_check is not None and prof.loader_check.verified
