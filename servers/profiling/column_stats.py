@@ -268,8 +268,25 @@ def parse_text_column(
 # Words that say "no value" whatever the column: taken at any share below half the column.
 _MISSING_WORDS = frozenset(
     "na n.a. n/a nd n.d. n/d nan null none missing miss unk unknown void empty blank nil undefined suppressed "
-    "redacted withheld".split()
+    "redacted withheld undetermined".split()
 ) | frozenset(("not available", "not applicable", "no data", "not reported", "not recorded", "not measured"))
+
+
+def missing_word(text: str) -> bool:
+    """A word that says "no value", also in brackets as clinical exports write it ("[Not Available]")."""
+    s = text.strip().lower()
+    if s[:1] in "[(" and s[-1:] in "])":
+        s = s[1:-1].strip()
+    return s in _MISSING_WORDS
+
+
+def missing_phrase(text: str) -> bool:
+    """A missing word no header would be named: several words, or written with dots, slashes or
+    brackets ("not available", "n.d.", "[Not Applicable]"); not a bare "Unknown" or "None"."""
+    s = text.strip()
+    return missing_word(s) and not s.isalpha()
+
+
 _SPREADSHEET_ERROR = re.compile(r"^#(?:VALUE!|N/A|DIV/0!|REF!|NUM!|NAME\?|NULL!|GETTING_DATA|SPILL!|CALC!|FIELD!)$", re.I)
 
 
@@ -279,7 +296,7 @@ def marker_shaped(text: str) -> bool:
     with dots, slashes or brackets ("M", "x", "NA", "(D)"). Never a token holding a digit
     ("<0.5", "12a" are values written another way) or a space."""
     s = text.strip()
-    if s.lower() in _MISSING_WORDS:
+    if missing_word(s):
         return True
     if not s or " " in s:
         return False
@@ -295,7 +312,7 @@ def marker_shaped(text: str) -> bool:
 def _generic_marker(token: str) -> bool:
     """A marker in any column: no letters to be a code, or a word that says "missing"."""
     s = token.strip()
-    return not any(ch.isalpha() for ch in s) or s.lower() in _MISSING_WORDS or bool(_SPREADSHEET_ERROR.match(s))
+    return not any(ch.isalpha() for ch in s) or missing_word(s) or bool(_SPREADSHEET_ERROR.match(s))
 
 
 def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> list[str]:

@@ -17,7 +17,7 @@ from datetime import date, datetime, time
 from functools import cache, lru_cache
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
-from lakeboard.servers.profiling.column_stats import limit_cell, marker_shaped, unique_names
+from lakeboard.servers.profiling.column_stats import limit_cell, marker_shaped, missing_phrase, unique_names
 from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
@@ -188,11 +188,13 @@ class _Analyzer:
         if r is None:
             row = self.grid.row(i)
             r = row_info(row)
-            if r.n_text and (r.n_value or self.limit_columns()):
+            if r.n_text and (r.n_value or self.limit_columns() or self.value_columns()):
                 # A missing marker ("M", "n.a.", "#VALUE!") among a row's values is a value too: such
                 # a row is data, not a second header row. Only in rows that hold values, so a header
-                # of short names ("x", "y") stays labels. So is a number under a limit ("<0.5") in a
-                # column that holds such limits on other rows too: a header's "<5" (an age band) is not.
+                # of short names ("x", "y") stays labels; a phrase no header holds ("not available")
+                # in a column of values is one in any row (a first row of text and one gap). So is a
+                # number under a limit ("<0.5") in a column that holds such limits on other rows
+                # too: a header's "<5" (an age band) is not.
                 r = _markers_as_values(r, row, self.value_columns() if r.n_value else frozenset(),
                                        self.limit_columns(), self.value_columns())
             self._info[i] = r
@@ -218,6 +220,8 @@ class _Analyzer:
             row = self.grid.row(i)
             for j, k in enumerate(row_info(row).kinds):
                 if k != EMPTY:
+                    if k == TEXT and isinstance(row[j], str) and marker_shaped(row[j]):
+                        continue  # a gap ("not available", "M") says nothing of what the column holds
                     kinds.setdefault(j, [0, 0, 0])[k] += 1
                     if k == TEXT and limit_cell(row[j]):
                         limits[j] = limits.get(j, 0) + 1
@@ -510,13 +514,15 @@ def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
 
 def _markers_as_values(inf: RowInfo, row: Sequence[Any], marker_columns: frozenset[int],
                        limit_columns: frozenset[int], value_columns: frozenset[int]) -> RowInfo:
-    """`inf` with marker-shaped text cells in `marker_columns` counted as values, and numbers under a
-    limit in the columns of values that hold such limits."""
+    """`inf` with marker-shaped text cells in `marker_columns` counted as values, as are phrases that
+    say "missing" in the columns of values, and numbers under a limit in the columns of values that
+    hold such limits."""
     kinds = list(inf.kinds)
     changed = 0
     for j, k in enumerate(kinds):
         if k == TEXT and isinstance(row[j], str) and (
                 (j in marker_columns and marker_shaped(row[j]))
+                or (j in value_columns and missing_phrase(row[j]))
                 or (j in limit_columns and j in value_columns and limit_cell(row[j]))):
             kinds[j] = VALUE
             changed += 1

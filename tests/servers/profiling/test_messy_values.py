@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pandas as pd
 import pytest
 
@@ -374,3 +375,50 @@ def test_codes_written_with_leading_zeros_load_as_text(tmp_path: Path) -> None:
     assert types["zip"] == types["county"] == "str" and types["month"] == types["year"] == types["income"] == "int64"
     assert df["zip"].iloc[0] == "01001" and df["county"].iloc[0] == "000" and df["month"].iloc[0] == 1
     assert prof.loader_check is not None and prof.loader_check.verified
+
+
+def test_a_phrase_for_a_gap_in_the_first_data_rows_does_not_move_the_header(tmp_path: Path) -> None:
+    """'not available' under a column of ages on the first two rows, every other cell text (a
+    sample sheet): the header stays the first line. A header naming a column 'Unknown' stays one."""
+    ages = ["not available", "not available", "65", "31", "54", "not available", "61", "33", "42", "70"]
+    lines = ["Source Name\tOrganism\tDisease\tAge\tUnit"]
+    lines += [f"donor{i}\tHomo sapiens\t{'normal' if i % 2 else 'psoriasis'}\t{a}\tyear" for i, a in enumerate(ages)]
+    (tmp_path / "samples.tsv").write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(tmp_path / "samples.tsv")
+    assert prof.tables[0].header_row == 0 and len(_frame(ns["data"])) == 10
+    assert [c.name for c in prof.tables[0].columns][:2] == ["Source Name", "Organism"]
+
+    (tmp_path / "answers.csv").write_text("Year,Yes,No,Unknown\n" + "".join(f"{2000 + i},{i + 3},{i + 5},{i % 4}\n" for i in range(12)))
+    prof, _ = profile_and_load(tmp_path / "answers.csv")
+    assert [c.name for c in prof.tables[0].columns] == ["Year", "Yes", "No", "Unknown"]
+
+
+def test_a_sheet_whose_first_patient_has_no_measure_keeps_its_header(tmp_path: Path) -> None:
+    """A supplement's cohort table: 'n.d.' and 'NA' fill most of a column of numbers, from the
+    first patient on; the header is still the row under the title."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Table S2"
+    ws.append(["Table S2. Baseline characteristics of the study cohort"])
+    ws.append(["Patient ID", "Age (years)", "Sex", "Stage", "ER status", "Ki-67 (%)", "Follow-up (months)"])
+    ki67 = ["n.d.", 37, "n.d.", "n.d.", "NA", "NA", "NA", "n.d.", "n.d.", "NA", "n.d.", "n.d.", 37, 30]
+    for i, k in enumerate(ki67):
+        ws.append([f"P{i + 1:03d}", 40 + i, "F" if i % 3 else "M", "IV", "NA" if i % 2 else "neg", k, 10 + i])
+    ws.append(["NA, not available; n.d., not determined."])
+    wb.save(tmp_path / "supplement.xlsx")
+    prof, ns = profile_and_load(tmp_path / "supplement.xlsx")
+    t = prof.tables[0]
+    assert t.header_row == 1 and [c.name for c in t.columns][:2] == ["Patient ID", "Age (years)"]
+    assert len(_frame(ns["data"], "Table S2")) == 14
+
+
+def test_instrument_and_clinical_words_for_a_gap_are_missing(tmp_path: Path) -> None:
+    """qPCR exports write 'Undetermined' where no CT was reached; clinical exports '[Not Available]'."""
+    rows = ["Well\tCT\tdays_to_death"]
+    rows += [f"{i}\t{'Undetermined' if i % 5 == 0 else 20 + i / 10}\t{'[Not Available]' if i % 4 == 0 else 100 + i}"
+             for i in range(24)]
+    (tmp_path / "run.txt").write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(tmp_path / "run.txt")
+    df = _frame(ns["data"])
+    assert str(df["CT"].dtype) == "float64" and df["CT"].isna().sum() == 5
+    assert str(df["days_to_death"].dtype) == "float64" and df["days_to_death"].isna().sum() == 6
