@@ -395,6 +395,14 @@ class _Analyzer:
                 b.has_blank_rows = any(self.grid.is_blank(i) for i in range(b.data_start, end + 1))
 
     # -- one run of non-blank rows ----------------------------------------------
+    def index_header(self, i: int, d: int) -> bool:
+        """",sales" over "2020-01-01,0.47": a one-column frame written with its unnamed index
+        (pandas' to_csv), whose header has one name and the index's empty cell."""
+        inf = self.info(i)
+        if inf.kinds[:1] != (EMPTY,) or inf.kinds[1:] != (TEXT,) or len(self.info(d).kinds) != 2:
+            return False
+        return len(str(self.grid.row(i)[1]).split()) <= 3
+
     def layout_segment(self, seg: _Segment, first: bool, width: int) -> _SegmentLayout:
         rows = self.probe_rows(seg, first)
         head_rows = rows[: self.head_probe if first else self.probe]
@@ -462,7 +470,8 @@ class _Analyzer:
         names: list[str] | None = None
         strong = False
         r1 = d - 1
-        if r1 >= seg.start and (self.info(r1).n >= 2 or (width <= 1 and self.info(r1).n_text)):
+        if r1 >= seg.start and (self.info(r1).n >= 2 or (width <= 1 and self.info(r1).n_text)
+                                or self.index_header(r1, d)):
             i1, idata = self.info(r1), self.info(d)
             complete = i1.n >= 0.6 * idata.n
             text_dom = i1.n_text > i1.n_value

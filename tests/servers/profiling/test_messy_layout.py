@@ -456,3 +456,14 @@ def test_a_header_repeated_among_the_data_starts_a_table_of_its_own(tmp_path: Pa
     prof, ns = profile_and_load(many)
     assert len(prof.tables) == 1 and any("header line is repeated 29 times" in n for n in prof.tables[0].notes)
     assert len(ns["data"]) == 119
+
+
+def test_a_series_written_with_its_index_keeps_its_name(tmp_path: Path) -> None:
+    """pandas writes a one-column frame as ',sales' over 'date,value' rows: the header has one
+    name beside the index's empty cell, and is no title."""
+    s = pd.Series([0.5 + i / 10 for i in range(15)], index=pd.date_range("2020-01-01", periods=15), name="sales")
+    s.to_csv(tmp_path / "sales.csv")
+    prof, ns = profile_and_load(tmp_path / "sales.csv")
+    df = ns["data"]
+    assert prof.tables[0].header_row == 0 and prof.tables[0].title is None
+    assert list(df.columns) == ["Unnamed: 0", "sales"] and len(df) == 15
