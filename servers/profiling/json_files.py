@@ -228,7 +228,7 @@ def _tables_of(obj: Any) -> list[tuple]:
         if all(not isinstance(v, (dict, list)) for v in values):
             return [([], "mapping", ["key", "value"], [[k for k, _ in items], [v for _, v in items]], len(obj))]
         if len(values) >= 2 and all(isinstance(v, dict) for v in values):
-            return [_index_table([], obj)]
+            return [_columns_table(obj) if _keyed_by_column(obj) else _index_table([], obj)]
         if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1 and len(values[0]):
             return [([], "columns", [str(k) for k, _ in items], [v[:STATS_ROWS] for _, v in items], len(values[0]))]
     return []
@@ -240,6 +240,39 @@ def _index_table(path: list[Any], obj: dict) -> tuple:
     names = list(dict.fromkeys(str(k) for _, inner in items if isinstance(inner, dict) for k in inner))
     cols = [[inner.get(k) if isinstance(inner, dict) else None for _, inner in items] for k in names]
     return path, "index", names, cols, len(obj)
+
+
+def _kind(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "bool"
+    return "number" if isinstance(v, (int, float)) else type(v).__name__
+
+
+def _keyed_by_column(obj: dict) -> bool:
+    """An object of objects keyed by column, then by row ({"age": {"0": 30, "1": 40}}: pandas'
+    default to_json) rather than by row, then by column (records keyed by an id). Its inner keys
+    are row numbers; or each column's values are of one kind while a row's are of several."""
+    inner = [v for v in list(obj.values())[:50]]
+    row_keys = [k for v in inner for k in list(v)[:200]]
+    if row_keys and all(str(k).isdigit() for k in row_keys) and not all(str(k).isdigit() for k in obj):
+        return True
+    kinds_of_column = [{_kind(x) for x in list(v.values())[:200]} - {None} for v in inner]
+    if any(len(k) > 1 for k in kinds_of_column):
+        return False
+    rows: dict[Any, set[str | None]] = {}
+    for v in inner:
+        for k, x in list(v.items())[:200]:
+            rows.setdefault(k, set()).add(_kind(x))
+    return any(len(k - {None}) > 1 for k in rows.values())
+
+
+def _columns_table(obj: dict) -> tuple:
+    """An object of objects keyed by column: pandas.DataFrame(obj), a row per inner key."""
+    rows = list(dict.fromkeys(k for inner in obj.values() for k in inner))
+    cols = [[inner.get(k) for k in rows[:STATS_ROWS]] for inner in obj.values()]
+    return [], "columns", [str(k) for k in obj], cols, len(rows)
 
 
 _MIN_INDEX_ROWS = 5  # entries of a nested object of objects for it to be a table

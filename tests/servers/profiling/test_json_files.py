@@ -173,3 +173,20 @@ def test_deeply_nested_json_does_not_crash_the_parser() -> None:
         json_files.parse_document(raw)
     except RecursionError:
         pass  # what json.loads says; the point is that the process is still here
+
+
+def test_a_frame_written_by_pandas_to_json_is_read_by_column(tmp_path: Path) -> None:
+    """pandas' default to_json keys by column, then by row number; an object of records keyed by
+    an id keys by row, then by column. Each comes back with its rows as rows."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"name": list("abcde"), "age": [30, 40, 50, 60, 70], "score": [1.5, 2.5, 3.5, 4.5, 5.5]})
+    frame.to_json(tmp_path / "frame.json")
+    prof, ns = profile_and_load(tmp_path / "frame.json")
+    assert [c.name for c in prof.tables[0].columns] == ["name", "age", "score"]
+    assert ns["data"].shape == (5, 3) and list(ns["data"]["age"]) == [30, 40, 50, 60, 70]
+
+    people = {f"id{i}": {"name": n, "age": 30 + i} for i, n in enumerate("abcdef")}
+    (tmp_path / "people.json").write_text(json.dumps(people))
+    prof, ns = profile_and_load(tmp_path / "people.json")
+    assert [c.name for c in prof.tables[0].columns] == ["name", "age"] and ns["data"].shape == (6, 2)
