@@ -33,7 +33,11 @@ def table_shapes(data):
             dtype = frame.iloc[:, i].dtype
             if types.is_numeric_dtype(dtype) or types.is_bool_dtype(dtype) or types.is_datetime64_any_dtype(dtype):
                 continue
-            hits += np.asarray(frame.iloc[:, i].to_numpy(dtype=object) == name, dtype=bool)
+            cells = frame.iloc[:, i].to_numpy(dtype=object)
+            try:
+                hits += np.asarray(cells == name, dtype=bool)
+            except ValueError:  # cells that are arrays (a Parquet list column) compare element-wise
+                hits += np.fromiter((isinstance(v, str) and v == name for v in cells), dtype=bool, count=len(cells))
         # more than half the row's cells, and two of them when the table is wider than one column
         needed = max(len(names) // 2 + 1, min(2, len(names)))
         return int((hits >= needed).sum())

@@ -25,7 +25,7 @@ from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
-_NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values")
+_NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values", "index_columns")
 _PANDAS = "import pandas as pd"
 _FLATTEN = (
     '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
@@ -83,7 +83,7 @@ def _body(profile: FileProfile) -> _Body:
     if fmt == "jsonl":
         return _jsonl(profile)
     if fmt in ("parquet", "feather"):
-        return _Body([_PANDAS], [f"df = pd.read_{fmt}(path)", "return df"])
+        return _Body([_PANDAS], [_read_arrow(profile, "path"), "return df"])
     if fmt in ("npy", "npz"):
         return _arrays(profile)
     if fmt == "mat":
@@ -469,6 +469,13 @@ def _sqlite(profile: FileProfile) -> _Body:
     ])
 
 
+def _read_arrow(profile: FileProfile, source: str) -> str:
+    """read_parquet / read_feather; a frame saved with a named index ("date") gets it back as the
+    column the profile lists."""
+    named_index = bool(profile.tables) and profile.tables[0].options.get("index_columns")
+    return f"df = pd.read_{profile.format}({source})" + (".reset_index()" if named_index else "")
+
+
 def _member_body(member: FileProfile) -> _Body:
     """A member's loader body, reading the member's bytes (`data`) in memory as its own loader reads the file."""
     fmt, source = member.format, "io.BytesIO(data)"
@@ -478,7 +485,7 @@ def _member_body(member: FileProfile) -> _Body:
     elif fmt == "excel":
         body = _excel(member, source)
     elif fmt in ("parquet", "feather"):
-        body = _Body([_PANDAS], [f"df = pd.read_{fmt}({source})", "return df"])
+        body = _Body([_PANDAS], [_read_arrow(member, source), "return df"])
     elif fmt in ("json", "jsonl"):
         body = _json(member, text) if fmt == "json" else _jsonl(member, text)
     elif fmt in _PARSED_TEXT:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
@@ -44,6 +45,9 @@ def _parquet(path: Path, prof: FileProfile) -> None:
     kv = schema.metadata or {}
     if b"pandas" in kv:
         prof.attributes["written_by"] = "pandas"
+        named = _named_index(kv[b"pandas"], schema.names)
+        if named:  # read_parquet makes them the index; the loader makes them columns again
+            tp.options["index_columns"] = named
     batch = None
     if meta.num_rows and meta.num_row_groups:
         try:
@@ -54,6 +58,16 @@ def _parquet(path: Path, prof: FileProfile) -> None:
     prof.tables = [tp]
     cols = ", ".join(f.name for f in list(schema)[:8]) + (", ..." if len(schema) > 8 else "")
     prof.summary = f"Parquet table, {meta.num_rows} rows x {len(schema)} columns ({cols})"
+
+
+def _named_index(pandas_meta: bytes, names: list[str]) -> list[str]:
+    """The named index columns pandas saved with the frame (not `__index_level_0__`, which it
+    saves for an unnamed index, nor a range index, which it saves as metadata only)."""
+    try:
+        listed = json.loads(pandas_meta).get("index_columns", [])
+    except (ValueError, AttributeError):
+        return []
+    return [c for c in listed if isinstance(c, str) and c in names and not c.startswith("__index_level_")]
 
 
 def arrow_dtype(t, has_nulls: bool) -> str:

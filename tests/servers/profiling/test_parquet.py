@@ -56,3 +56,18 @@ def test_feather(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.format == "feather" and prof.tables[0].n_rows == 50
     assert ns["data"].shape == (50, 4)
+
+
+def test_list_columns_and_a_named_index_pass_the_loader_check(tmp_path: Path) -> None:
+    """A column of lists (some empty) made the check's comparison raise, and a frame saved with
+    a named index came back without the column its profile lists."""
+    frame = pd.DataFrame({"id": range(6), "tags": [[], ["a"], ["a", "b"], [], ["c", "d", "e"], ["f"]]})
+    frame.to_parquet(tmp_path / "tags.parquet")
+    prof, ns = profile_and_load(tmp_path / "tags.parquet")
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+    prices = pd.DataFrame({"close": [1.0, 2.0, 3.0]}, index=pd.Index(pd.date_range("2024-01-01", periods=3), name="date"))
+    prices.to_parquet(tmp_path / "prices.parquet")
+    prof, ns = profile_and_load(tmp_path / "prices.parquet")
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+    assert set(ns["data"].columns) == {"date", "close"} and len(ns["data"]) == 3
