@@ -257,7 +257,8 @@ def parse_text_column(
     except ValueError:
         pass
     else:
-        if "_" not in joined:  # Python reads 1_000; pandas does not
+        # Python reads 1_000, and "NAN" as a NaN; pandas reads neither (a logger's "NAN" is a marker)
+        if "_" not in joined and "nan" not in joined.lower():
             return "float64", _refill(values, nums)
     if all(v in _BOOL_TEXT for v in present):
         return ("object" if missing else "bool"), _refill(values, [_BOOL_TEXT[v] for v in present])
@@ -399,9 +400,7 @@ def numbers_and_tokens(cells: list[Any], na: frozenset[Any], thousands: str | No
         conv = text.replace(thousands, "") if thousands else text
         if decimal != ".":
             conv = conv.replace(decimal, ".")
-        try:
-            float(conv)
-        except ValueError:
+        if not is_number_text(conv):
             tokens[text] += counts[text]
     if joined.count("\n") >= len(counts):  # cells holding line breaks (quoted in the file): text
         for text in counts:
@@ -502,11 +501,12 @@ def censored_note(column: str, cells: list[Any], na: frozenset[Any] = frozenset(
 
 
 def is_number_text(text: str) -> bool:
+    """A number as pandas reads one: what float() reads, but a NaN ("NAN" is text to pandas)."""
     try:
         float(text)
     except ValueError:
         return False
-    return True
+    return "nan" not in text.lower()
 
 
 def _refill(values: list[Any], parsed: list[Any]) -> list[Any]:

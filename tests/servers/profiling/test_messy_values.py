@@ -422,3 +422,16 @@ def test_instrument_and_clinical_words_for_a_gap_are_missing(tmp_path: Path) -> 
     df = _frame(ns["data"])
     assert str(df["CT"].dtype) == "float64" and df["CT"].isna().sum() == 5
     assert str(df["days_to_death"].dtype) == "float64" and df["days_to_death"].isna().sum() == 6
+
+
+def test_a_logger_s_nan_is_a_marker_not_a_number(tmp_path: Path) -> None:
+    """Data loggers write "NAN" for a failed reading: Python's float() reads it, pandas does not,
+    so the column loaded as text while the profile said numbers."""
+    nan = '"NAN"'
+    rows = ['"TIMESTAMP","AirTC_Avg"'] + [f'"2023-07-01 00:{i:02d}:00",{nan if i in (5, 40) else 20 + i / 10}'
+                                         for i in range(50)]
+    (tmp_path / "logger.dat").write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(tmp_path / "logger.dat")
+    df = _frame(ns["data"])
+    assert str(df["AirTC_Avg"].dtype) == "float64" and df["AirTC_Avg"].isna().sum() == 2
+    assert prof.loader_check is not None and prof.loader_check.verified
