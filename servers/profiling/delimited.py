@@ -73,8 +73,12 @@ def sniff_delimiter(lines: TextLines | list[str], max_lines: int = 100) -> str |
     """The delimiter that splits most lines into the same number (>= 2) of fields."""
     # The first max_lines non-blank lines among the first 3 * max_lines; blank lines are few,
     # so a little more than max_lines usually holds them all.
-    subset = [ln for ln in lines[: max_lines + max_lines // 5] if ln.strip()]
+    # Lines of a '#' comment block (an RDB or NOAA preamble, often longer than the table's first
+    # rows) are not counted, unless they are all there is.
+    subset = [ln for ln in lines[: max_lines + max_lines // 5] if ln.strip() and ln[:1] != "#"]
     if len(subset) < max_lines:
+        subset = [ln for ln in lines[: max_lines * 3] if ln.strip() and ln[:1] != "#"]
+    if len(subset) < 2:
         subset = [ln for ln in lines[: max_lines * 3] if ln.strip()]
     subset = subset[:max_lines]
     if not subset:
@@ -251,6 +255,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         return
     delim = sniff_delimiter(lines)
     ext = path.suffix.lower()
+    if delim is not None and ext not in (".csv", ".tsv", ".tab") and _prose(lines, delim):
+        delim = None  # sentences with a comma each: a document, not a table of two columns
     if delim is None:
         if not aligned_first and fixed_width.profile_lines(path, prof, sample, list(lines)):
             return
@@ -338,6 +344,18 @@ def _first_fields(line: str, delim: str, cut: bool) -> str:
     if cut and len(fields) <= MAX_COLUMNS + 1:
         fields.pop()
     return delim.join(fields[:MAX_COLUMNS])
+
+
+def _prose(lines: TextLines, delim: str) -> bool:
+    """Lines of sentences (most end with a full stop and hold five words or more), and a first line
+    that names no columns: a note split at its commas is no table."""
+    body = [ln for ln in lines[:200] if ln.strip() and ln[:1] != "#"][:50]
+    if delim not in ", ;" or len(body) < 2:
+        return False
+    sentences = sum(ln.rstrip().endswith((".", "!", "?")) and len(ln.split()) >= 5 for ln in body)
+    first = [c.strip() for c in body[0].split(delim)]
+    named = all(c and len(c.split()) <= 3 and not c.endswith(".") for c in first)
+    return sentences >= 0.6 * len(body) and not named
 
 
 def _looks_like_list(lines: TextLines) -> bool:
@@ -492,8 +510,9 @@ def _last_filled(row: list[str]) -> int:
 
 
 _SEPARATOR_LINE = re.compile(r"^sep=.?$", re.IGNORECASE)  # Excel's first line naming the delimiter
-# a line that marks where a section begins or ends ("-BEGIN HEADER-", "=== DATA ===", "[Header]")
-_SECTION_MARK = re.compile(r"^[-=*#\[<]+\s*[A-Za-z][A-Za-z ]{0,29}\s*[-=*#\]>]+$")
+# a line that marks where a section begins or ends ("-BEGIN HEADER-", "=== DATA ===", "[Header]",
+# "# ----- WARNING -----")
+_SECTION_MARK = re.compile(r"^[-=*#\[<][-=*#\[<\s]*[A-Za-z][A-Za-z ]{0,29}\s*[-=*#\]>][-=*#\]>\s]*$")
 
 
 def _title(lines: list[str]) -> str | None:

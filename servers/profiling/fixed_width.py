@@ -91,32 +91,38 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
     # a row of group labels over the names, ruled with dashes ("---- Solar Wind ----"), is not the names
     fitting = [i for i in range(above, d) if len(cells := _uncommented(lines[i])) == width
                and not any(_DASHES.fullmatch(c) for c in cells)]
-    if not fitting:
-        return False
-    names = _uncommented(lines[fitting[0]])
     body = [c for i in data[:40] for c in lines[i].split()]
+    names = _uncommented(lines[fitting[0]]) if fitting else []
     # names, not a sentence that has as many words ("# run 7, calibrated"): no number, no punctuation ending a word
-    if any(cell_kind(c) != TEXT or c[-1] in ",.;:" for c in names) or not any(cell_kind(c) == VALUE for c in body):
+    if names and any(cell_kind(c) != TEXT or c[-1] in ",.;:" for c in names):
         return False
-    notes = [" ".join(_uncommented(lines[i])) for i in range(fitting[0]) if _uncommented(lines[i])][:20]
-    notes += ["units: " + ", ".join(f"{a} {u}" for a, u in zip(names, _uncommented(lines[i]))) for i in fitting[1:3]]
-    opts: dict[str, Any] = {"sep": r"\s+", "header": None, "names": unique_names(names), "skiprows": d,
-                            **_encoding_options(sample)}
+    if not fitting and not all(cell_kind(c) == VALUE for c in body):
+        return False  # no names in the comments: only a block of numbers is taken for a table without them
+    if not any(cell_kind(c) == VALUE for c in body):
+        return False
+    opts: dict[str, Any] = {"sep": r"\s+", "header": None, "skiprows": d, **_encoding_options(sample)}
+    if names:
+        opts["names"] = unique_names(names)
+        notes = [" ".join(_uncommented(lines[i])) for i in range(fitting[0]) if _uncommented(lines[i])][:20]
+        notes += ["units: " + ", ".join(f"{a} {u}" for a, u in zip(names, _uncommented(lines[i]))) for i in fitting[1:3]]
+    else:  # the comment block (a data centre's notice, the columns described in words) is the table's notes
+        notes = [" ".join(_uncommented(lines[i])) for i in range(above, d) if _uncommented(lines[i])][:30]
     trailing = [ln for ln in lines[data[-1] + 1:] if ln.strip()]
     n_rows = len(data)
     if trailing and sample.complete:
         opts["nrows"] = n_rows
         notes += [" ".join(ln.split()) for ln in trailing][:20]
     markers = _missing_markers([lines[i].split() for i in data[:STATS_ROWS]], width)
-    missing = [v for i in range(fitting[0]) for v in declared_fill_values(lines[i])] + declared().everywhere
+    missing = [v for i in range(above, d) for v in declared_fill_values(lines[i])] + declared().everywhere
     if markers or missing:
         opts["na_values"] = list(dict.fromkeys(missing + markers))
 
     df = _first_rows(lines, opts, fixed=False)
     if df is None:
         return False
-    tp = TableProfile(header_row=fitting[0], delimiter="whitespace", options=opts, notes=notes)
-    _keep(prof, sample, tp, df, n_rows, [lines[i] for i in data], "whitespace-separated text table, header commented out")
+    tp = TableProfile(header_row=fitting[0] if fitting else None, delimiter="whitespace", options=opts, notes=notes)
+    what = "header commented out" if fitting else "under a block of comments, no column names"
+    _keep(prof, sample, tp, df, n_rows, [lines[i] for i in data], f"whitespace-separated text table, {what}")
     return True
 
 

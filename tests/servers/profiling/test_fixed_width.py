@@ -174,3 +174,18 @@ def test_fields_separated_by_single_spaces_are_columns_though_not_aligned(tmp_pa
     prof, ns = profile_and_load(bare)
     assert prof.kind == "table" and prof.tables[0].options.get("header", 0) is None, prof.summary
     assert ns["data"].shape == (20, 3) and prof.loader_check.verified
+
+
+def test_numbers_under_a_block_of_comments_are_a_table_without_names(tmp_path: Path) -> None:
+    """A monthly record under its data centre's notice, whose columns are described in words on
+    two commented lines that do not split into one name per column."""
+    f = tmp_path / "monthly_mean.txt"
+    notice = ["# " + "-" * 40, "# USE OF THESE DATA", "# These data are made freely available.", "#",
+              "#            decimal       monthly    de-season",
+              "#             date         average     alized"]
+    rows = [f"  {1958 + m // 12}  {m % 12 + 1:3d}  {1958 + m / 12:10.4f}  {315 + m / 10:8.2f}  {314 + m / 10:8.2f}"
+            for m in range(24)]
+    f.write_text("\n".join(notice + rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "table" and ns["data"].shape == (24, 5)
+    assert any("USE OF THESE DATA" in n for n in prof.tables[0].notes)

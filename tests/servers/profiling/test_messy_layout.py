@@ -467,3 +467,26 @@ def test_a_series_written_with_its_index_keeps_its_name(tmp_path: Path) -> None:
     df = ns["data"]
     assert prof.tables[0].header_row == 0 and prof.tables[0].title is None
     assert list(df.columns) == ["Unnamed: 0", "sales"] and len(df) == 15
+
+
+def test_a_comment_block_longer_than_the_table_does_not_make_it_a_document(tmp_path: Path) -> None:
+    """An RDB download of ten days carries a notice of twenty '#' lines: the lines that split at a
+    tab were then a minority, and the file was a text document. The notice's banner is no title."""
+    f = tmp_path / "site.rdb"
+    lines = ["# " + "-" * 30 + " WARNING " + "-" * 30, "# Some of the data may be provisional."]
+    lines += [f"# note line {i} about the site and its codes" for i in range(18)]
+    lines += ["agency_cd\tsite_no\tdatetime\tdischarge\tcode", "5s\t15s\t20d\t14n\t10s"]
+    lines += [f"USGS\t01646500\t2023-01-{d:02d}\t{800 + d}\tA" for d in range(1, 11)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "table" and ns["data"].shape == (10, 5)
+    assert ns["data"]["site_no"].iloc[0] == "01646500"
+    assert prof.tables[0].title == "# Some of the data may be provisional."
+
+
+def test_sentences_with_a_comma_each_are_a_document(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text("# Project notes\n\nThis folder holds the exports, one per site.\n\nEach file has a header, "
+                 "then its rows.\nValues are in mm, except for the snow.\nWrite to me, or to the whole team.\n")
+    prof, _ = profile_and_load(f)
+    assert prof.kind == "document"
