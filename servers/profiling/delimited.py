@@ -43,7 +43,7 @@ from lakeboard.servers.profiling import fixed_width, orbital_elements, sdmx_tsv,
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.table_layout import Block, find_blocks, row_text, trailing_notes
+from lakeboard.servers.profiling.table_layout import TEXT, VALUE, Block, cell_kind, find_blocks, row_text, trailing_notes
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
 from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, open_compressed, read_text_sample
 
@@ -155,6 +155,10 @@ class LinesGrid:
             self._rows[i] = r
         return r
 
+    def set_note(self, i: int) -> None:
+        """Row i is a note: one cell, its whole line."""
+        self._rows[i] = [self.lines[i]]
+
     def rows(self, start: int, stop: int) -> list[list[str]]:
         """Rows [start, stop), parsed in one pass (one line is one row here)."""
         try:
@@ -207,6 +211,9 @@ class RecordsGrid(LinesGrid):
 
     def row(self, i: int) -> list[str]:
         return self.records[i]
+
+    def set_note(self, i: int) -> None:
+        self.records[i] = [self.delimiter.join(self.records[i])]
 
     def rows(self, start: int, stop: int) -> list[list[str]]:
         return self.records[start:stop]
@@ -372,6 +379,7 @@ def profile_delimited(
     if text is None:
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
+    _comments_as_notes(grid)
     blocks = _icartt_layout(grid, sample.complete) or _marked_layout(grid) or _split_at_repeated_headers(
         grid, find_blocks(grid, complete=sample.complete))
     if not blocks:
@@ -408,6 +416,26 @@ def profile_delimited(
             tp.name = _block_name(grid, b, bi)
         prof.tables.append(tp)
     summarise(prof)
+
+
+def _comments_as_notes(grid: LinesGrid) -> None:
+    """'#' lines at the top, over a header of names: notes, each read as one cell. Split at the
+    delimiter they pass for rows (cBioPortal's display names, descriptions and types above its
+    header), and the header was lost among them. A '#' line over rows of values is the header
+    itself ("#featureID,mz,…")."""
+    k = 0
+    while k < min(len(grid), 200) and (grid.is_blank(k) or grid.row(k)[:1] and grid.row(k)[0].startswith("#")):
+        k += 1
+    if not k or k >= len(grid) - 1 or not any(not grid.is_blank(i) for i in range(k)):
+        return
+    header = [c for c in grid.row(k) if c.strip()]
+    below = [grid.row(i) for i in range(k + 1, min(len(grid), k + 4))]
+    if len(header) < 2 or any(cell_kind(c) != TEXT for c in header) or not any(
+            cell_kind(c) == VALUE for r in below for c in r):
+        return
+    for i in range(k):
+        if not grid.is_blank(i):
+            grid.set_note(i)
 
 
 def _filled_span(grid: LinesGrid, b: Block, width: int) -> tuple[int, int]:

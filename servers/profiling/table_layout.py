@@ -621,7 +621,7 @@ def _tells_apart(top: Sequence[Any], bottom: Sequence[Any]) -> bool:
 # RDB's width and type ("5s", "14n"), or a type as databases and dataframes name it ("int", "varchar(20)", "float64")
 _FIELD_DEFINITION = re.compile(
     r"^(?:\d+[sdn]|(?:u?int|integer|bigint|smallint|tinyint|long|short|float|double|real|decimal|numeric|number|string|"
-    r"str|text|char|varchar|nvarchar|date|datetime|timestamp|time|bool|boolean|object|category)"
+    r"str|text|char|varchar|nvarchar|date|datetime|timestamp|time|bool|boolean|object|category|categorical)"
     r"(?:8|16|32|64)?(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)$", re.IGNORECASE)
 
 
@@ -629,6 +629,8 @@ def _field_definitions(row: Sequence[Any]) -> bool:
     """A row of field types under a header: RDB's widths and types ("5s", "14n", "20d"), or a
     database export's ("int", "varchar(20)", "float")."""
     filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
+    if filled and filled[0].startswith("#"):  # a directive naming the row ("#q2:types", QIIME 2's metadata)
+        filled = filled[1:]
     return len(filled) >= 2 and all(_FIELD_DEFINITION.match(t) for t in filled)
 
 

@@ -490,3 +490,31 @@ def test_sentences_with_a_comma_each_are_a_document(tmp_path: Path) -> None:
                  "then its rows.\nValues are in mm, except for the snow.\nWrite to me, or to the whole team.\n")
     prof, _ = profile_and_load(f)
     assert prof.kind == "document"
+
+
+def test_commented_rows_over_a_header_are_notes(tmp_path: Path) -> None:
+    """cBioPortal's clinical files: four '#' rows (display names, descriptions, types, priorities)
+    split at tabs like the table, then the header. A '#' header over rows of values stays the header."""
+    f = tmp_path / "data_clinical_patient.txt"
+    lines = ["#Patient Identifier\tOverall Survival (Months)\tSex", "#Identifier of a patient.\tMonths survived.\tSex.",
+             "#STRING\tNUMBER\tSTRING", "#1\t1\t1", "PATIENT_ID\tOS_MONTHS\tSEX"]
+    lines += [f"P-{i:03d}\t{10 + i * 1.5}\t{'Male' if i % 2 else 'Female'}" for i in range(12)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["PATIENT_ID", "OS_MONTHS", "SEX"] and len(ns["data"]) == 12
+    assert str(ns["data"]["OS_MONTHS"].dtype) == "float64"
+
+    g = tmp_path / "features.csv"
+    g.write_text("#featureID,mz,score\n" + "".join(f"f{i},{100 + i}.5,{i / 10}\n" for i in range(10)))
+    prof, ns = profile_and_load(g)
+    assert list(ns["data"].columns) == ["#featureID", "mz", "score"] and len(ns["data"]) == 10
+
+
+def test_a_directive_row_of_types_under_the_header_is_skipped(tmp_path: Path) -> None:
+    """QIIME 2's sample metadata: '#q2:types' then a type per column, under the header."""
+    f = tmp_path / "sample-metadata.tsv"
+    lines = ["sample-id\tbody-site\tyear", "#q2:types\tcategorical\tnumeric"]
+    lines += [f"S{i}\t{'gut' if i % 2 else 'skin'}\t{2008 + i % 3}" for i in range(10)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["sample-id", "body-site", "year"] and len(ns["data"]) == 10
