@@ -7,6 +7,7 @@ sees it in the profile.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,6 +224,11 @@ def _describe(fmt: str) -> str:
     }.get(fmt, fmt)
 
 
+# "[Header]" or "[Data],,,": a section of an INI-like sample sheet, not a JSON array (whose first
+# word could only be true, false or null)
+_SECTION_LINE = re.compile(r"\[\s*(?!(?:true|false|null)\b)[a-z][\w .-]*\]")
+
+
 def detect(path: Path, head: bytes | None = None) -> Detection:
     """Format and reader for `path`, from its extension and its first bytes."""
     ext = _ext(path)
@@ -322,7 +328,7 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         if low.startswith("<?xml"):
             return Detection("xml", "xml_records")
         return Detection("text", "text_documents") if ext not in _EXTENSION_FORMATS else None
-    if low.startswith("{") or low.startswith("["):
+    if low.startswith("{") or (low.startswith("[") and not _SECTION_LINE.match(low)):
         if ext in (".geojson", ".topojson"):
             return None
         if ext in (".jsonl", ".ndjson", ".jsonlines"):

@@ -90,3 +90,20 @@ def test_binary_sniffing() -> None:
     assert looks_binary(b"\x00\x01\x02\x03" * 10)
     assert not looks_binary(b"plain, text\n")
     assert not looks_binary("a,b\n".encode("utf-16"))
+
+
+def test_a_sample_sheet_of_sections_is_no_json(tmp_path: Path) -> None:
+    """'[Header]' opens an Illumina sample sheet, not a JSON array: it was unreadable as JSON."""
+    from tests.servers.profiling.loading import profile_and_load
+
+    f = tmp_path / "SampleSheet.csv"
+    lines = ["[Header],,,", "IEMFileVersion,4,,", "Experiment Name,run3,,", ",,,", "[Reads],,,", "151,,,", ",,,",
+             "[Data],,,", "Sample_ID,Sample_Name,Sample_Well,index"]
+    lines += [f"S{i},P{i:02d}_T,A{i:02d},ACGTACG{i % 10}" for i in range(1, 13)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.format == "csv" and list(ns["data"].columns) == ["Sample_ID", "Sample_Name", "Sample_Well", "index"]
+    assert len(ns["data"]) == 12
+    (tmp_path / "a.json").write_bytes(b"[true, false]")
+    (tmp_path / "b.txt").write_bytes(b"[null, 1]")
+    assert detect(tmp_path / "a.json").format == "json" and detect(tmp_path / "b.txt").format == "json"
