@@ -510,7 +510,9 @@ def _marked_layout(grid: LinesGrid) -> list[Block]:
         return []
     n = min(len(grid), 2000)
     soe = next((i for i in range(n) if grid.lines[i].strip() == _START_OF_DATA), None)
-    if soe is None or soe + 1 >= len(grid):
+    if soe is None:
+        return _geo_table(grid, n)
+    if soe + 1 >= len(grid):
         return []
     eoe = next((i for i in range(soe + 1, len(grid)) if grid.lines[i].strip() == _END_OF_DATA), None)
     width = len(grid.row(soe + 1))
@@ -527,6 +529,25 @@ def _marked_layout(grid: LinesGrid) -> list[Block]:
     below = notes(range(eoe + 1, len(grid))) if eoe is not None else []
     return [Block(title_rows=notes(range(h)), header_rows=[h], data_start=soe + 1, footnote_rows=below,
                   data_end=eoe - 1 if eoe is not None else None, names=names, width=len(names))]
+
+
+_GEO_BEGIN = re.compile(r"^!\w*table_begin\s*$", re.IGNORECASE)
+_GEO_END = re.compile(r"^!\w*table_end\s*$", re.IGNORECASE)
+
+
+def _geo_table(grid: LinesGrid, n: int) -> list[Block]:
+    """A GEO series matrix or SOFT file: '!' attribute lines (notes), then the table between
+    '!…table_begin' and '!…table_end', its first line the header."""
+    begin = next((i for i in range(n) if _GEO_BEGIN.match(grid.lines[i])), None)
+    if begin is None or begin + 2 >= len(grid) or len(grid.row(begin + 1)) < 2:
+        return []
+    end = next((i for i in range(begin + 2, len(grid)) if _GEO_END.match(grid.lines[i])), None)
+    h = begin + 1
+    names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(h))])
+    return [Block(title_rows=[i for i in range(begin) if grid.lines[i].strip()][:40], header_rows=[h],
+                  data_start=h + 1, data_end=end - 1 if end is not None else None,
+                  footnote_rows=[i for i in range(end + 1, len(grid)) if grid.lines[i].strip()][:40] if end else [],
+                  names=names, width=len(names))]
 
 
 def _last_filled(row: list[str]) -> int:

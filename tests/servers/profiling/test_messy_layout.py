@@ -518,3 +518,19 @@ def test_a_directive_row_of_types_under_the_header_is_skipped(tmp_path: Path) ->
     f.write_text("\n".join(lines) + "\n")
     prof, ns = profile_and_load(f)
     assert list(ns["data"].columns) == ["sample-id", "body-site", "year"] and len(ns["data"]) == 10
+
+
+def test_a_geo_series_matrix_is_read_between_its_table_marks(tmp_path: Path) -> None:
+    """GEO's series matrix: '!Series_…' and '!Sample_…' attribute lines, then the expression
+    table between '!series_matrix_table_begin' and '!series_matrix_table_end'."""
+    f = tmp_path / "GSE1_series_matrix.txt"
+    lines = ['!Series_title\t"Expression of tumours"', '!Series_geo_accession\t"GSE1"', "",
+             '!Sample_title\t"T1"\t"T2"\t"N1"', '!Sample_geo_accession\t"GSM1"\t"GSM2"\t"GSM3"',
+             "!series_matrix_table_begin", '"ID_REF"\t"GSM1"\t"GSM2"\t"GSM3"']
+    lines += [f'"{200000 + i}_at"\t{5 + i / 7:.4f}\t{6 + i / 9:.4f}\t{7 + i / 11:.4f}' for i in range(20)]
+    lines += ["!series_matrix_table_end"]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["ID_REF", "GSM1", "GSM2", "GSM3"] and len(df) == 20
+    assert str(df["GSM1"].dtype) == "float64" and any("Expression of tumours" in n for n in prof.tables[0].notes)
