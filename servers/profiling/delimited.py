@@ -380,7 +380,7 @@ def profile_delimited(
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
     _comments_as_notes(grid)
-    blocks = _icartt_layout(grid, sample.complete) or _marked_layout(grid) or _split_at_repeated_headers(
+    blocks = _icartt_layout(grid, sample.complete) or _marked_layout(grid) or _arff_layout(grid) or _split_at_repeated_headers(
         grid, find_blocks(grid, complete=sample.complete))
     if not blocks:
         prof.status = "empty"
@@ -529,6 +529,27 @@ def _marked_layout(grid: LinesGrid) -> list[Block]:
     below = notes(range(eoe + 1, len(grid))) if eoe is not None else []
     return [Block(title_rows=notes(range(h)), header_rows=[h], data_start=soe + 1, footnote_rows=below,
                   data_end=eoe - 1 if eoe is not None else None, names=names, width=len(names))]
+
+
+_ARFF_ATTRIBUTE = re.compile(r"^@attribute\s+('[^']*'|\"[^\"]*\"|\S+)", re.IGNORECASE)
+
+
+def _arff_layout(grid: LinesGrid) -> list[Block]:
+    """An ARFF file (Weka's datasets): '@relation', an '@attribute' line per column, then its rows
+    after '@data'. The declarations are the table's notes."""
+    if not len(grid.lines):
+        return []
+    n = min(len(grid), 5000)
+    heads = [grid.lines[i].lstrip()[:10].lower() for i in range(n)]
+    data = next((i for i, h in enumerate(heads) if h.startswith("@data")), None)
+    if data is None or not any(h.startswith("@relation") for h in heads[:data]):
+        return []
+    names = [m.group(1).strip("'\"") for i in range(data) if (m := _ARFF_ATTRIBUTE.match(grid.lines[i].strip()))]
+    if len(names) < 2 or data + 1 >= len(grid):
+        return []
+    notes = [i for i in range(data) if grid.lines[i].strip()][:60]
+    return [Block(title_rows=notes, header_rows=[data], data_start=data + 1, names=unique_names(names),
+                  width=len(names))]
 
 
 _GEO_BEGIN = re.compile(r"^!\w*table_begin\s*$", re.IGNORECASE)

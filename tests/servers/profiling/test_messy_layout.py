@@ -534,3 +534,16 @@ def test_a_geo_series_matrix_is_read_between_its_table_marks(tmp_path: Path) -> 
     df = ns["data"]
     assert list(df.columns) == ["ID_REF", "GSM1", "GSM2", "GSM3"] and len(df) == 20
     assert str(df["GSM1"].dtype) == "float64" and any("Expression of tumours" in n for n in prof.tables[0].notes)
+
+
+def test_an_arff_file_is_named_by_its_attributes(tmp_path: Path) -> None:
+    """Weka's ARFF: '@attribute' lines name the columns, the rows follow '@data', '?' is missing."""
+    f = tmp_path / "diabetes.arff"
+    lines = ["% Pima Indians Diabetes", "@relation pima", "", "@attribute 'preg' numeric",
+             "@attribute plas numeric", "@attribute 'body mass' real", "@attribute class {neg,pos}", "", "@data"]
+    lines += [f"{i % 7},{100 + i},{'?' if i == 3 else 30 + i / 10},{'pos' if i % 3 else 'neg'}" for i in range(15)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["preg", "plas", "body mass", "class"] and len(df) == 15
+    assert str(df["body mass"].dtype) == "float64" and df["body mass"].isna().sum() == 1
