@@ -294,6 +294,10 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
         return Detection("image", "images")
     if head.startswith(b"BM") and ext == ".bmp":
         return Detection("image", "images")
+    # Stata 12 and older (what pandas' to_stata writes by default): a version byte (102-115), the
+    # byte order (1, 2), the file type (1), 0; too weak a signature without the name
+    if ext == ".dta" and len(head) > 4 and 102 <= head[0] <= 115 and head[1] in (1, 2) and head[2:4] == b"\x01\x00":
+        return Detection("stata", "statistical_packages")
     if head.startswith(b"\x00\x00\x27\x0a") and ext == ".shp":
         return Detection("geo", "geo")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):

@@ -56,3 +56,16 @@ def test_the_content_picks_the_reader_whatever_the_extension(tmp_path: Path, wri
     prof, ns = profile_and_load(f)
     assert prof.status == "ok" and prof.format == fmt and [c.name for c in prof.tables[0].columns] == ["age", "sex", "town"]
     assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+
+def test_a_stata_file_of_the_old_format_is_read(tmp_path: Path) -> None:
+    """pandas' to_stata writes Stata's format 114 by default (Stata 12 and older): it has no
+    '<stata_dta>' mark, and was rejected as binary of no known format."""
+    import pandas as pd
+
+    from tests.servers.profiling.loading import profile_and_load
+
+    pd.DataFrame({"hhid": range(1, 21), "income": [1000.5 + i for i in range(20)]}).to_stata(
+        tmp_path / "survey.dta", write_index=False, version=114)
+    prof, ns = profile_and_load(tmp_path / "survey.dta")
+    assert prof.format == "stata" and prof.status == "ok" and len(ns["data"]) == 20
