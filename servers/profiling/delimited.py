@@ -625,6 +625,8 @@ def _table(
         opts["compression"] = sample.compression
     if delim != " " and _spaced_fields(grid, b):
         opts["skipinitialspace"] = True
+    if b.header is not None and not b.names and len(b.header_rows) == 1:
+        b = _without_empty_header_fields(grid, b)
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
         lo, hi = _filled_span(grid, b, len(b.names))  # not the empty fields outside a table's borders ("| a | b |")
@@ -708,6 +710,22 @@ def _table(
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+def _without_empty_header_fields(grid: LinesGrid, b: Block) -> Block:
+    """A header with empty fields its rows do not have ("Date \t\tDay\tTime", NOAA's tide
+    predictions): pandas would shift every name after the gap by one. The header's filled
+    fields name the columns when they are as many as the rows' fields."""
+    header = grid.row(b.header)
+    rows = [r for r in grid.rows(b.data_start, min(len(grid), b.data_start + 20)) if any(c.strip() for c in r)]
+    widths = Counter(len(r) for r in rows)
+    if not widths:
+        return b
+    width = widths.most_common(1)[0][0]
+    filled = [c.strip() for c in header if c.strip()]
+    if len(header) <= width or len(filled) != width:
+        return b
+    return dataclasses.replace(b, names=unique_names(filled))
 
 
 def _rows_kept(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> int:

@@ -547,3 +547,16 @@ def test_an_arff_file_is_named_by_its_attributes(tmp_path: Path) -> None:
     df = ns["data"]
     assert list(df.columns) == ["preg", "plas", "body mass", "class"] and len(df) == 15
     assert str(df["body mass"].dtype) == "float64" and df["body mass"].isna().sum() == 1
+
+
+def test_an_empty_field_in_the_header_alone_does_not_shift_the_names(tmp_path: Path) -> None:
+    """NOAA's tide predictions write 'Date \\t\\tDay\\tTime…': one field more in the header than in
+    the rows, so pandas named the dates' column 'Unnamed: 1' and every name after it moved by one."""
+    f = tmp_path / "annual.txt"
+    lines = ["Annual Tide Predictions", "Station: 1", "", "Date \t\tDay\tTime\tPred(Ft)\tHigh/Low"]
+    lines += [f"2023/01/{d:02d}\tSun\t04:0{d % 10} AM\t{4 + d / 10:.2f}\t{'H' if d % 2 else 'L'}" for d in range(1, 21)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["Date", "Day", "Time", "Pred(Ft)", "High/Low"] and len(df) == 20
+    assert df["Date"].iloc[0] == "2023/01/01" and str(df["Pred(Ft)"].dtype) == "float64"
