@@ -349,6 +349,16 @@ class _Analyzer:
                 return False
         return True
 
+    def index_names_row(self, i: int, start: int) -> bool:
+        """Row i names the index alone (one label, in the first column) under a row of labels."""
+        return (i - 1 >= start and self.info(i).n == 1 and self.info(i).kinds[:1] == (TEXT,)
+                and self.group_labels(i - 1))
+
+    def group_labels(self, i: int) -> bool:
+        """Row i holds two labels or more, each text or a period ("2022"), and nothing else."""
+        row = self.grid.row(i)
+        return self.info(i).n >= 2 and all(cell_kind(v) in (EMPTY, TEXT) or _period_label(v) for v in row)
+
     def detached_header(self, pending: list[int], seg: _Segment, lay: _SegmentLayout, width: int) -> int | None:
         """The header of `seg`'s data when blank lines part them: the last line before the blank
         lines, of distinct labels over most columns, some of them over columns of values."""
@@ -449,6 +459,11 @@ class _Analyzer:
             titles = list(range(seg.start, d))
             if self.coded_like_below(d, end):  # a list of codes: its first code is no header
                 return _SegmentLayout(titles, [], None, d, end, footnotes, False)
+            top = d - 1
+            if top >= seg.start and self.group_labels(top) and _tells_apart(self.grid.row(top), self.grid.row(d)):
+                # years or groups over repeated names ("2022" over "Revenue, Cost"): two header rows
+                names = combine_header_rows(self.grid.row(top), self.grid.row(d))
+                return _SegmentLayout(titles[:-1], [top, d], names, d + 1, end, footnotes, False)
             return _SegmentLayout(titles, [d], None, d + 1, end, footnotes, False)
 
         # Walk back over rows above that are data too (a first row with a missing cell; sparse
@@ -457,9 +472,9 @@ class _Analyzer:
         while d - 1 >= seg.start:
             p, cur = self.info(d - 1), self.info(d)
             kinds = column_kinds(self.info(i) for i in range(d, min(last_probed, d + self.probe) + 1))
-            if (p.n >= 2 and not p.first_empty and _data_like(p, cur)) or (
+            if ((p.n >= 2 and not p.first_empty and _data_like(p, cur)) or (
                 _sparse_data_like(p, kinds) and not self.year_header(d - 1, d)
-            ):
+            )) and not self.index_names_row(d - 1, seg.start):
                 if self.year_header(d - 1, d) and (d - 2 < seg.start or not self.dense(d - 2)):
                     break
                 d -= 1
@@ -470,8 +485,19 @@ class _Analyzer:
         names: list[str] | None = None
         strong = False
         r1 = d - 1
-        if r1 >= seg.start and (self.info(r1).n >= 2 or (width <= 1 and self.info(r1).n_text)
-                                or self.index_header(r1, d)):
+        if self.index_names_row(r1, seg.start):
+            # pandas' row of index names under its header (a pivot table, columns of two levels)
+            r0 = r1 - 2
+            if r0 >= seg.start and self.group_labels(r0) and _tells_apart(self.grid.row(r0), self.grid.row(r1 - 1)):
+                header_rows, names = [r0, r1 - 1], _combined(self.grid.row(r0), self.grid.row(r1 - 1))
+            else:
+                header_rows, names = [r1 - 1], [_label(v) if cell_kind(v) != EMPTY else "" for v in self.grid.row(r1 - 1)]
+            names[0] = _label(self.grid.row(r1)[0])
+            names = unique_names([n or f"column_{j}" for j, n in enumerate(names)])
+            header_rows.append(r1)
+            strong = True
+        elif r1 >= seg.start and (self.info(r1).n >= 2 or (width <= 1 and self.info(r1).n_text)
+                                  or self.index_header(r1, d)):
             i1, idata = self.info(r1), self.info(d)
             complete = i1.n >= 0.6 * idata.n
             text_dom = i1.n_text > i1.n_value
@@ -781,8 +807,12 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
         if (cur is not None and cur.data_end is not None and not lay.strong_header
                 and an.continues(cur, seg, lay, width, first_header_text)):
             # Rows after blank lines that fit the table's columns, with no header of their own:
-            # the table goes on (a sparse table has rows of empty cells).
-            cur.has_blank_rows = True
+            # the table goes on (a sparse table has rows of empty cells). A header with no rows
+            # yet (an empty row of index names under it, as pandas writes one) starts its data here.
+            if cur.data_start > cur.data_end:
+                cur.data_start = seg.start
+            else:
+                cur.has_blank_rows = True
             cur.data_end = lay.data_end if lay.data_end is not None else seg.end
             cur.footnote_rows = list(lay.footnotes) if lay.data_end is not None else []
             pending = []

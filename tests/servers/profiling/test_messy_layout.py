@@ -560,3 +560,30 @@ def test_an_empty_field_in_the_header_alone_does_not_shift_the_names(tmp_path: P
     df = ns["data"]
     assert list(df.columns) == ["Date", "Day", "Time", "Pred(Ft)", "High/Low"] and len(df) == 20
     assert df["Date"].iloc[0] == "2023/01/01" and str(df["Pred(Ft)"].dtype) == "float64"
+
+
+def test_a_frame_with_two_levels_of_columns_written_by_pandas(tmp_path: Path) -> None:
+    """to_excel writes years over repeated measures ('2022' over 'Revenue, Cost'), then an empty
+    row of index names: the years were folded into a title, the measures were 'Revenue.1', and the
+    empty row made every number a float."""
+    columns = pd.MultiIndex.from_product([["2022", "2023"], ["Revenue", "Cost"]])
+    frame = pd.DataFrame([[100 + i, 50 + i, 110 + i, 55 + i] for i in range(8)], columns=columns,
+                         index=pd.Index([f"S{i}" for i in range(8)], name="Store"))
+    frame.to_excel(tmp_path / "financials.xlsx", sheet_name="Financials")
+    prof, ns = profile_and_load(tmp_path / "financials.xlsx")
+    df = ns["data"]["Financials"] if isinstance(ns["data"], dict) else ns["data"]
+    assert list(df.columns)[1:] == ["2022 Revenue", "2022 Cost", "2023 Revenue", "2023 Cost"] and len(df) == 8
+    assert str(df["2022 Revenue"].dtype) == "int64"
+
+
+def test_a_pivot_table_written_by_pandas_is_named_by_its_index_and_columns(tmp_path: Path) -> None:
+    """A pivot's sheet: the values' name over the months (the title), the columns' name in the
+    first cell, then a row with the index's name alone ('Region'): columns were 0 … 3."""
+    rows = [{"Region": r, "Month": m, "Sales": 10 * i + j} for i, r in enumerate(["North", "South", "East", "West"])
+            for j, m in enumerate(["Jan", "Feb", "Mar"])]
+    pivot = pd.DataFrame(rows).pivot_table(index="Region", columns="Month", values=["Sales"])
+    pivot.to_excel(tmp_path / "report.xlsx", sheet_name="Pivot")
+    prof, ns = profile_and_load(tmp_path / "report.xlsx")
+    df = ns["data"]["Pivot"] if isinstance(ns["data"], dict) else ns["data"]
+    assert list(df.columns) == ["Region", "Feb", "Jan", "Mar"] and len(df) == 4
+    assert prof.tables[0].title == "Sales"
