@@ -415,6 +415,9 @@ def profile_delimited(
         if multi:
             tp.name = _block_name(grid, b, bi)
         prof.tables.append(tp)
+    if multi:  # tables under the same title (each download of a site under the same notice) keep apart
+        for tp, name in zip(prof.tables, unique_names([tp.name or "" for tp in prof.tables])):
+            tp.name = name
     summarise(prof)
 
 
@@ -470,16 +473,25 @@ def _split_at_repeated_headers(grid: LinesGrid, blocks: list[Block]) -> list[Blo
     (more stay rows of the table, kept in `Block.repeated_headers` for `_table` to note)."""
     out = []
     for b in blocks:
-        if b.header is None or b.names or not len(grid.lines):  # no lines: records with line breaks in quotes
+        if b.header is None or not len(grid.lines):  # no lines: records with line breaks in quotes
             out.append(b)
             continue
-        repeats = grid.lines.find(grid.lines[b.header], b.data_start, len(grid) if b.data_end is None else b.data_end + 1)
+        first = b.header_rows[0]  # the names; a row of types or units may follow, repeated with them
+        if b.names and len(b.header_rows) == 1:
+            out.append(b)  # names the file does not hold in that line
+            continue
+        repeats = grid.lines.find(grid.lines[first], b.data_start, len(grid) if b.data_end is None else b.data_end + 1)
         if len(repeats) > MAX_REPEATED_HEADERS:
             out.append(dataclasses.replace(b, repeated_headers=repeats))
             continue
         for k in repeats:
-            out.append(dataclasses.replace(b, data_end=k - 1, footnote_rows=[], footer_rows=[]))
-            b = dataclasses.replace(b, title_rows=[], header_rows=[k], data_start=k + 1)
+            # '#' comment lines right above a repetition (each download's own notice) are its notes
+            top = k
+            while top - 1 > b.data_start and grid.lines[top - 1][:1] == "#":
+                top -= 1
+            out.append(dataclasses.replace(b, data_end=top - 1, footnote_rows=[], footer_rows=[]))
+            b = dataclasses.replace(b, title_rows=list(range(top, k)), header_rows=[k + h - first for h in b.header_rows],
+                                    data_start=k + b.data_start - first)
         out.append(b)
     return out
 

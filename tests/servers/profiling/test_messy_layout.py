@@ -587,3 +587,20 @@ def test_a_pivot_table_written_by_pandas_is_named_by_its_index_and_columns(tmp_p
     df = ns["data"]["Pivot"] if isinstance(ns["data"], dict) else ns["data"]
     assert list(df.columns) == ["Region", "Feb", "Jan", "Mar"] and len(df) == 4
     assert prof.tables[0].title == "Sales"
+
+
+def test_downloads_joined_end_to_end_with_their_notices_are_a_table_each(tmp_path: Path) -> None:
+    """Two RDB downloads in one file, each with its '#' notice, its header and its row of types:
+    the second's notice, header and types were rows of the first, and every column was text."""
+    f = tmp_path / "two_sites.rdb"
+    lines = []
+    for site in ("01646500", "01594440"):
+        lines += ["# ---- WARNING ----", f"# Data provided for site {site}", "#",
+                  "agency_cd\tsite_no\tdatetime\tflow", "5s\t15s\t20d\t14n"]
+        lines += [f"USGS\t{site}\t2023-01-{d:02d}\t{400 + d}" for d in range(1, 16)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert len(prof.tables) == 2 and len({t.name for t in prof.tables}) == 2
+    frames = list(ns["data"].values())
+    assert [len(df) for df in frames] == [15, 15] and all(str(df["flow"].dtype) == "int64" for df in frames)
+    assert frames[1]["site_no"].iloc[0] == "01594440"
