@@ -293,6 +293,8 @@ class _Analyzer:
         inf = self.info(i)
         row = self.grid.row(i)
         vals = [v for v, k in zip(row, inf.kinds) if k == VALUE]
+        if self.column_numbers(i, nxt):
+            return True
         if not vals or inf.n_value < 2 or not all(_period_label(v) for v in vals):
             return False
         if nxt is None:
@@ -300,6 +302,21 @@ class _Analyzer:
         below = self.grid.row(nxt)
         below_vals = [v for v, k in zip(below, self.info(nxt).kinds) if k == VALUE]
         return not all(_period_label(v) for v in below_vals)
+
+    def column_numbers(self, i: int, nxt: int | None) -> bool:
+        """Columns numbered 1, 2, 3 … over rows labelled in the first column (a plate reader's
+        grid: 1 … 12 over rows A … H): a header, not a row of data."""
+        inf = self.info(i)
+        row = self.grid.row(i)
+        corner = cell_text(row[0]) if row else ""  # empty, or a mark ("<>", Tecan's)
+        if (nxt is None or inf.n_value < 3 or inf.n_text > (corner != "")
+                or any(ch.isalnum() for ch in corner)):
+            return False
+        try:
+            numbers = [float(cell_text(v)) for v, k in zip(self.grid.row(i), inf.kinds) if k == VALUE]
+        except ValueError:
+            return False
+        return numbers == list(range(1, len(numbers) + 1)) and self.info(nxt).kinds[:1] == (TEXT,)
 
     def coded_like_below(self, i: int, end: int) -> bool:
         """Every filled cell of row `i` holds a digit and is written like most cells under it
@@ -343,6 +360,8 @@ class _Analyzer:
                 continue
             if inf.n == 1 and inf.n_text == 1 and inf.kinds[0] == TEXT:
                 return False  # a title or a note over what follows
+            if inf.n <= 2 and inf.kinds[0] == TEXT and cell_text(self.grid.row(i)[0]).endswith(":"):
+                return False  # a "key: value" line ("End Time:;14.03.2021 10:23"), not a row
             if len(inf.kinds) > max(len(kinds), width) or fit(inf, kinds) < 0.8:
                 return False
             if first_header is not None and tuple(str(v).strip() for v in self.grid.row(i)) == first_header:
@@ -456,6 +475,8 @@ class _Analyzer:
             # row of several labels above them.
             while d - 1 >= seg.start and self.info(d - 1).n >= 2 and self.info(d - 1).n_value == 0:
                 d -= 1
+            if d - 1 >= seg.start and self.column_numbers(d - 1, d):
+                d -= 1  # columns numbered over rows of labels (a plate's layout of samples)
             titles = list(range(seg.start, d))
             if self.coded_like_below(d, end):  # a list of codes: its first code is no header
                 return _SegmentLayout(titles, [], None, d, end, footnotes, False)

@@ -604,3 +604,29 @@ def test_downloads_joined_end_to_end_with_their_notices_are_a_table_each(tmp_pat
     frames = list(ns["data"].values())
     assert [len(df) for df in frames] == [15, 15] and all(str(df["flow"].dtype) == "int64" for df in frames)
     assert frames[1]["site_no"].iloc[0] == "01594440"
+
+
+def test_a_plate_reader_grid_is_headed_by_its_column_numbers(tmp_path: Path) -> None:
+    """Plate readers export 1 … 12 over rows A … H (an empty or '<>' corner), then 'End Time:'
+    after a blank line: the numbers were a row of data, and the end time a row that made column 1 text."""
+    f = tmp_path / "od450.csv"
+    lines = ["Application: reader", "Wavelength 450 nm", "", "<>;" + ";".join(str(c) for c in range(1, 13))]
+    lines += [f"{r};" + ";".join(f"{(i * 13 + c) % 30 / 10:.4f}".replace(".", ",") for c in range(12))
+              for i, r in enumerate("ABCDEFGH")]
+    lines += ["", "End Time:;14.03.2021 10:23:05"]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns)[1:] == [str(c) for c in range(1, 13)] and len(df) == 8
+    assert str(df["1"].dtype) == "float64" and any("End Time" in n for n in prof.tables[0].notes)
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Layout"
+    ws.append([None, *range(1, 13)])
+    for i, r in enumerate("ABCDEFGH"):
+        ws.append([r, *[f"S{i}-{c}" for c in range(1, 13)]])
+    wb.save(tmp_path / "plate.xlsx")
+    prof, ns = profile_and_load(tmp_path / "plate.xlsx")
+    df = ns["data"]["Layout"] if isinstance(ns["data"], dict) else ns["data"]
+    assert len(df) == 8 and list(df.columns)[1:4] == [1, 2, 3]
