@@ -224,6 +224,8 @@ def _describe(fmt: str) -> str:
     }.get(fmt, fmt)
 
 
+# a page's own tags, not an XML's <header> or <table_name> (CCSDS orbit messages have <header> and <body>)
+_HTML_TAG = re.compile(r"<(?:table|body|head)[\s>]")
 # "[Header]" or "[Data],,,": a section of an INI-like sample sheet, not a JSON array (whose first
 # word could only be true, false or null)
 _SECTION_LINE = re.compile(r"\[\s*(?!(?:true|false|null)\b)[a-z][\w .-]*\]")
@@ -323,7 +325,11 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
     if low.startswith("<"):
         if "<votable" in low:  # its <TABLE>, <TR> and <TD> are no HTML
             return Detection("votable", "votable") if ext not in (".vot", ".votable") else None
-        if "<html" in low or "<!doctype html" in low or "<table" in low or "<body" in low or "<head" in low:
+        if "<html" in low or "<!doctype html" in low:
+            return Detection("html", "html")
+        # an XML document with a <body> or <header> of its own (CCSDS orbit messages) is no page;
+        # a fragment of a page is
+        if _HTML_TAG.search(low) and not (low.startswith("<?xml") or ext in (".xml", ".kml", ".gml", ".gpx", ".svg")):
             return Detection("html", "html")
         if "<svg" in low:
             return Detection("image", "images")

@@ -107,3 +107,14 @@ def test_a_sample_sheet_of_sections_is_no_json(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_bytes(b"[true, false]")
     (tmp_path / "b.txt").write_bytes(b"[null, 1]")
     assert detect(tmp_path / "a.json").format == "json" and detect(tmp_path / "b.txt").format == "json"
+
+
+def test_an_xml_document_with_a_body_and_a_header_is_no_html_page(tmp_path: Path) -> None:
+    """CCSDS orbit messages (<ndm><omm><header/><body>…) were taken for HTML, whose loader failed."""
+    f = tmp_path / "stations.xml"
+    f.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<ndm><omm><header><ORIGINATOR>X</ORIGINATOR></header>'
+                 "<body><segment><metadata><OBJECT_NAME>ISS</OBJECT_NAME></metadata></segment></body></omm></ndm>\n")
+    assert detect(f).format == "xml"
+    page = tmp_path / "fragment.txt"
+    page.write_text("<body><table><tr><td>1</td></tr></table></body>\n")
+    assert detect(page).format == "html"
