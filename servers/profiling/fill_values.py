@@ -63,6 +63,9 @@ _SPLIT = re.compile(rf"\s*(?:,|/|\bor\b|\band\b)\s*(?={_VALUE})", re.IGNORECASE)
 _BARE_KEYS = re.compile(r"^(?:fill|nodata|no[ _-]?data|_fillvalue)", re.IGNORECASE)
 
 
+_CODE = re.compile(r"(?<![\w.-])\d\s*=")  # "9 = …": one digit coding a state
+
+
 def declared_fill_values(text: str) -> list[str]:
     """The values a sentence of `text` declares as meaning "no data", in order, without repeats.
 
@@ -75,6 +78,9 @@ def declared_fill_values(text: str) -> list[str]:
     for sentence in re.split(r"\n|(?<=[.;!?])\s+(?=[A-Z(])", text):
         if _A_QUANTITY.match(sentence):
             continue  # "Number of missing values: 3" counts the gaps; it names no value that marks one
+        if len(_CODE.findall(sentence)) >= 2:
+            continue  # a status column's codes ("0 = nominal, 1 to 8 = bad record, 9 = no data"): its 9 is
+            # no fill value, and dropped everywhere it would take every day 9 and every September
         for m in _KEY_FIRST.finditer(sentence):
             linked = m.group(0)[: m.start("values") - m.start()].strip()
             if not re.search(_LINK_END, linked, re.IGNORECASE) and not (

@@ -72,7 +72,7 @@ def _uncommented(line: str) -> list[str]:
     return line.lstrip().lstrip("".join(_COMMENT)).split()
 
 
-def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
+def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], unnamed: bool = False) -> bool:
     """A whitespace table whose header is commented out (`#YY MM DD hh WDIR ...`), often with a
     row of units under it, also commented (`#yr mo dy hr degT ...`): station, buoy and instrument
     exports. The header gives the names, without its marks; a units row becomes a note."""
@@ -89,15 +89,21 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str]) ->
     while above > 0 and lines[above - 1].lstrip().startswith(_COMMENT):
         above -= 1
     # a row of group labels over the names, ruled with dashes ("---- Solar Wind ----"), is not the names
+    # lines of as many words as the rows: names, not a sentence that has as many words ("# run 7,
+    # calibrated", "# SOURCE: Observatory …"): no number, no punctuation ending a word
     fitting = [i for i in range(above, d) if len(cells := _uncommented(lines[i])) == width
-               and not any(_DASHES.fullmatch(c) for c in cells)]
+               and not any(_DASHES.fullmatch(c) for c in cells)
+               and not any(cell_kind(c) != TEXT or c[-1] in ",.;:" for c in cells)]
+    # the run of such lines nearest the rows: the names, then the units written under them
+    # ("#YY MM DD" over "#yr mo dy"); a format line further up ("#iii iii fff") is a note
+    k = len(fitting) - 1
+    while k > 0 and fitting[k - 1] == fitting[k] - 1:
+        k -= 1
+    fitting = fitting[k:]
     body = [c for i in data[:40] for c in lines[i].split()]
     names = _uncommented(lines[fitting[0]]) if fitting else []
-    # names, not a sentence that has as many words ("# run 7, calibrated"): no number, no punctuation ending a word
-    if names and any(cell_kind(c) != TEXT or c[-1] in ",.;:" for c in names):
-        return False
-    if not fitting and not all(cell_kind(c) == VALUE for c in body):
-        return False  # no names in the comments: only a block of numbers is taken for a table without them
+    if not fitting and not (unnamed and all(cell_kind(c) == VALUE for c in body)):
+        return False  # no names in the comments: only a block of numbers, when nothing else reads it
     if not any(cell_kind(c) == VALUE for c in body):
         return False
     opts: dict[str, Any] = {"sep": r"\s+", "header": None, "skiprows": d, **_encoding_options(sample)}
@@ -274,7 +280,7 @@ def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list
         parts.append(part)
         found = _find_aligned(lines, part.last + 1)
     if not parts:
-        return False
+        return _commented_table(prof, sample, lines, unnamed=True)
     if len(parts) == 1 or not sample.complete:  # tables below a head's first are not known to end
         return _keep_one(prof, sample, lines, parts[0])
     for k, part in enumerate(parts):  # each read down to its own last row

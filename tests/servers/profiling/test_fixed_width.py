@@ -189,3 +189,19 @@ def test_numbers_under_a_block_of_comments_are_a_table_without_names(tmp_path: P
     prof, ns = profile_and_load(f)
     assert prof.kind == "table" and ns["data"].shape == (24, 5)
     assert any("USE OF THESE DATA" in n for n in prof.tables[0].notes)
+
+
+def test_the_commented_names_nearest_the_rows_name_them_and_a_status_code_is_no_fill_value(tmp_path: Path) -> None:
+    """Space-weather text files: a notice whose lines have as many words as the rows ('# SOURCE:
+    Geomagnetic Observatory …'), a format line, then the names right above the rows. And '9 = no
+    data' among a status column's codes is not a fill value: dropped everywhere, it took every day 9."""
+    f = tmp_path / "Kp_ap.txt"
+    head = ["# SOURCE: Geomagnetic Observatory Niemegk, GFZ German Research Centre for Geosciences",
+            "# Status: 0 = nominal data, 1 to 8 = bad data record, 9 = no data",
+            "#iii iii iii ffffff fffff ii", "# The parameters in each line are:",
+            "#YYY MM DD hh.h Kp D"]
+    rows = [f"2024 01 {d:02d} {h:04.1f} {d / 3:.3f} {d % 3}" for d in range(1, 12) for h in (0.0, 3.0)]
+    f.write_text("\n".join(head + rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert [c.name for c in prof.tables[0].columns] == ["YYY", "MM", "DD", "hh.h", "Kp", "D"]
+    assert ns["data"]["DD"].isna().sum() == 0 and len(ns["data"]) == 22
