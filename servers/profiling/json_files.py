@@ -81,6 +81,10 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         tp.n_rows, tp.n_rows_exact = n, complete
         if consumed and not complete and not det.compression:
             tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
+        numeric = [j for j, col in enumerate(cols) if _numbers_as_text(col)]
+        if numeric:  # the loader converts them (pd.to_numeric), as the profile reads them
+            tp.options["numeric_text"] = [str(names[j]) for j in numeric]
+            cols = [[None if v is None else _number(v) for v in col] if j in numeric else col for j, col in enumerate(cols)]
         tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables.append(tp)
         if layout in ("records", "index", "columns", "rows", "header_rows"):
@@ -91,6 +95,20 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.summary = f"JSON with {len(tables)} tables: " + "; ".join(_summary(obj, t) for t in tables)
     else:
         prof.summary = "JSON " + _summary(obj, tables[0] if tables else None)
+
+
+def _numbers_as_text(col: list[Any]) -> bool:
+    """Every value a string that spells a number ("4.21", "389"), as some feeds and APIs write
+    their numbers; a string that pads a code with zeros ("01001") stays text."""
+    present = [v for v in col if v is not None]
+    return bool(present) and all(
+        isinstance(v, str) and is_number_text(v.strip()) and not (len(v) > 1 and v[0] == "0" and v[1:2].isdigit())
+        for v in present)
+
+
+def _number(text: str) -> int | float:
+    v = float(text)
+    return int(v) if v.is_integer() and "." not in text and "e" not in text.lower() else v
 
 
 def parse_document(raw: bytes) -> tuple[Any, str]:

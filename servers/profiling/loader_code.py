@@ -242,6 +242,14 @@ def _excel(profile: FileProfile, source: str = "path") -> _Body:
 
 
 def _json_records(t: TableProfile) -> list[str]:
+    lines = _json_frame(t)
+    numeric = t.options.get("numeric_text")
+    if lines and numeric:  # numbers the source writes as strings ("4.21")
+        lines.append(f"df[{literal(numeric)}] = df[{literal(numeric)}].apply(pd.to_numeric, errors=\"coerce\")")
+    return lines
+
+
+def _json_frame(t: TableProfile) -> list[str]:
     keys = t.options.get("path") or []
     expr = "obj" + "".join(f"[{literal(k)}]" for k in keys)
     layout = t.options.get("layout")

@@ -75,7 +75,9 @@ def test_rows_whose_first_names_the_columns(tmp_path: Path) -> None:
     prof, ns = profile_and_load(feed)
     t = prof.tables[0]
     assert [c.name for c in t.columns] == ["time_tag", "density", "speed"] and t.n_rows == 24
-    assert ns["data"].shape == (24, 3) and ns["data"]["speed"].iloc[0] == "400.0"
+    # the numbers written as text load as numbers, as the profile reads them
+    assert ns["data"].shape == (24, 3) and ns["data"]["speed"].iloc[0] == 400.0
+    assert [c.dtype for c in t.columns] == ["str", "float64", "float64"]
     assert prof.loader_check.verified, prof.loader_check
     prof, ns = profile_and_load(words)
     assert [c.name for c in prof.tables[0].columns] == ["0", "1"] and ns["data"].shape == (3, 2)
@@ -90,7 +92,8 @@ def test_an_object_of_objects_beside_metadata_is_the_table(tmp_path: Path) -> No
                              "Time Series (Daily)": series}))
     prof, ns = profile_and_load(f)
     t = prof.tables[0]
-    assert t.options == {"path": ["Time Series (Daily)"], "layout": "index"} and t.n_rows == 20
+    assert t.options["path"] == ["Time Series (Daily)"] and t.options["layout"] == "index" and t.n_rows == 20
+    assert t.options["numeric_text"] == ["1. open", "4. close"] and ns["data"]["4. close"].iloc[0] == 102
     assert [c.name for c in t.columns] == ["1. open", "4. close"]
     assert ns["data"].shape == (20, 2) and ns["data"].index[0] == "2024-01-01"
     assert prof.loader_check.verified, prof.loader_check
@@ -190,3 +193,15 @@ def test_a_frame_written_by_pandas_to_json_is_read_by_column(tmp_path: Path) -> 
     (tmp_path / "people.json").write_text(json.dumps(people))
     prof, ns = profile_and_load(tmp_path / "people.json")
     assert [c.name for c in prof.tables[0].columns] == ["name", "age"] and ns["data"].shape == (6, 2)
+
+
+def test_records_whose_numbers_are_strings_load_as_numbers(tmp_path: Path) -> None:
+    """Open-data portals export every value as a string ({"count": "12"}); codes padded with
+    zeros stay text."""
+    f = tmp_path / "requests.json"
+    f.write_text(json.dumps([{"zip": f"0{2100 + i}", "count": str(i * 3), "share": f"{i / 7:.3f}", "borough": "X"}
+                             for i in range(15)]))
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert str(df["count"].dtype) == "int64" and str(df["share"].dtype) == "float64" and df["zip"].iloc[0] == "02100"
+    assert prof.loader_check.verified, prof.loader_check
