@@ -323,7 +323,7 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
     `n_numbers` cells of the column read as numbers (`n_distinct` distinct ones), `tokens` counts
     its other non-empty cells (pandas' own missing texts left out). A token is a marker when
     - the column is a numeric one: more than half its non-empty cells are numbers (else it is a
-      text column that holds some numbers, and stays text);
+      text column that holds some numbers, and stays text), or its tokens are punctuation only;
     - the tokens are few (at most 3 distinct: "missing", "not applicable", "suppressed" is as
       many kinds of absence as tables declare; more are labels);
     - each one is marker-shaped (`marker_shaped`);
@@ -338,7 +338,10 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
     if not tokens or len(tokens) > 3 or n_numbers < 3:
         return []
     filled = n_numbers + sum(tokens.values())
-    if n_numbers * 2 <= filled:
+    # punctuation ("..", ":", "-") names nothing: it marks gaps at any share (a statistics office's
+    # latest year, mostly not yet published); words and letters only while numbers are the most
+    punctuation = all(not any(ch.isalnum() for ch in t) for t in tokens)
+    if n_numbers * 2 <= filled and not punctuation:
         return []
     if not all(marker_shaped(t) for t in tokens):
         return []

@@ -381,6 +381,14 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
         fixed = [r for r in fixed if any(v is not None for v in r)]
     columns = [[r[j] for r in fixed] for j in range(width)]
     mixed = _missing_values(tp, grid, b, end, list(names[:width]), columns)
+    opts = tp.options
+    if (b.header is not None and not b.names and b.data_start == b.header + 1
+            and any(isinstance(opts.get(k), dict) for k in ("na_values", "fill_values"))
+            and any(v is not None and not isinstance(v, str) for v in grid.row(b.header))):
+        # a header of numbers (years): pandas labels those columns 2022, but options stored as JSON
+        # name them "2022" and match nothing. Read by names, which are text.
+        opts.pop("skiprows", None)
+        opts.update(header=None, skiprows=b.data_start, names=list(names[:width]), usecols=list(range(width)))
     typed = [typed_dtype(c) for c in columns]
     # A column of numbers with text cells past the sample loads as objects (numbers and text).
     dtypes = ["object" if j in mixed else dtype for j, (dtype, _) in enumerate(typed)]

@@ -15,7 +15,7 @@ from typing import Any
 
 from lakeboard.common.file_names import README_NAMES
 from lakeboard.schemas.profiles import FileProfile
-from lakeboard.servers.profiling.column_stats import marker_shaped
+from lakeboard.servers.profiling.column_stats import marker_shaped, missing_word
 from lakeboard.servers.profiling.declarations import Declarations
 
 _KEY = (
@@ -60,6 +60,7 @@ _A_QUANTITY = re.compile(
 _LINK_END = (r"[:=]$|\b(?:as|by|with|to|using|is|are|coded|given|recorded|represented|indicated|denoted|marked|"
              r"set|flagged|shown|reported|stored|encoded|filled|written|replaced|entered)$")
 _SPLIT = re.compile(rf"\s*(?:,|/|\bor\b|\band\b)\s*(?={_VALUE})", re.IGNORECASE)
+_SLASHED_WORD = re.compile(r"(?<![\w/])[A-Za-z]/[A-Za-z](?![\w/])")
 _BARE_KEYS = re.compile(r"^(?:fill|nodata|no[ _-]?data|_fillvalue)", re.IGNORECASE)
 
 
@@ -99,8 +100,10 @@ def declared_fill_values(text: str) -> list[str]:
 
 def _values(group: str) -> list[str]:
     out = []
+    # "n/a" is one marker, not "n" and "a": its slash is kept from the split
+    group = _SLASHED_WORD.sub(lambda m: m.group(0).replace("/", "\0") if missing_word(m.group(0)) else m.group(0), group)
     for raw in _SPLIT.split(group.strip()):
-        v = raw.strip()
+        v = raw.strip().replace("\0", "/")
         quoted = v[:1] in "\"'“" and len(v) >= 2
         v = v.strip("\"'“”")
         if re.fullmatch(_NUMBER, v):

@@ -435,3 +435,24 @@ def test_a_logger_s_nan_is_a_marker_not_a_number(tmp_path: Path) -> None:
     df = _frame(ns["data"])
     assert str(df["AirTC_Avg"].dtype) == "float64" and df["AirTC_Avg"].isna().sum() == 2
     assert prof.loader_check is not None and prof.loader_check.verified
+
+
+def test_a_statistics_office_s_sheet_of_years_with_gaps(tmp_path: Path) -> None:
+    """IMF/World Bank downloads: a header of years stored as numbers, '..' in the latest years
+    (in most rows of the last), and a footnote 'n/a indicates data not available'. The loader's
+    per-column na_values were keyed '2022' while pandas labels the column 2022, so '..' stayed;
+    'n/a' was declared as the two markers 'n' and 'a'; and a column mostly '..' stayed text."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "WEO"
+    ws.append(["Country", 2021, 2022, 2023])
+    for i in range(10):
+        ws.append([f"Country {i}", 1.5 + i, ".." if i % 4 == 0 else 2.5 + i, 3.5 + i if i < 3 else ".."])
+    ws.append(["Note: n/a indicates data not available."])
+    wb.save(tmp_path / "weo.xlsx")
+    prof, ns = profile_and_load(tmp_path / "weo.xlsx")
+    df = _frame(ns["data"], "WEO")
+    assert len(df) == 10 and [str(df[c].dtype) for c in df.columns[1:]] == ["float64"] * 3
+    assert df.iloc[:, 2].isna().sum() == 3 and df.iloc[:, 3].isna().sum() == 7
+    assert "n/a" in str(prof.tables[0].options["na_values"]) and "'n'" not in str(prof.tables[0].options["na_values"])
+    assert declared_fill_values("Missing values are shown as n/a or -999") == ["n/a", "-999"]
