@@ -521,7 +521,8 @@ class _Analyzer:
                                   or self.index_header(r1, d)):
             i1, idata = self.info(r1), self.info(d)
             complete = i1.n >= 0.6 * idata.n
-            text_dom = i1.n_text > i1.n_value
+            # labels, or years as labels over the columns they head ("Region, 2017, 2018, 2021 [note 2]")
+            text_dom = i1.n_text > i1.n_value or (i1.n_text > 0 and self.year_header(r1, d))
             r0 = r1 - 1
             has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
             r0_labels = has_r0 and self.info(r0).n_value == 0 and self.info(r0).n >= 0.6 * idata.n

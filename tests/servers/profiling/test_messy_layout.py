@@ -630,3 +630,20 @@ def test_a_plate_reader_grid_is_headed_by_its_column_numbers(tmp_path: Path) -> 
     prof, ns = profile_and_load(tmp_path / "plate.xlsx")
     df = ns["data"]["Layout"] if isinstance(ns["data"], dict) else ns["data"]
     assert len(df) == 8 and list(df.columns)[1:4] == [1, 2, 3]
+
+
+def test_a_header_of_years_with_a_note_mark_on_some(tmp_path: Path) -> None:
+    """ONS sheets head columns with years, some marked ('2021 [note 2]', '2022 [provisional]'): as
+    many years (numbers) as labels, the header was taken for a note and the columns were 0 … 7."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Table_1"
+    ws.append(["Table 1: income by region, 2017 to 2022 [note 1]"])
+    ws.append(["Source: Office for National Statistics"])
+    ws.append(["ITL code", "ITL region name", 2017, 2018, 2019, 2020, "2021 [note 2]", "2022 [provisional]"])
+    for i in range(8):
+        ws.append([f"UK{chr(67 + i)}", f"Region {i}", *(1000 + 100 * k + i for k in range(6))])
+    wb.save(tmp_path / "regions.xlsx")
+    prof, ns = profile_and_load(tmp_path / "regions.xlsx")
+    df = ns["data"]["Table_1"] if isinstance(ns["data"], dict) else ns["data"]
+    assert list(df.columns)[:3] == ["ITL code", "ITL region name", 2017] and len(df) == 8
