@@ -464,6 +464,13 @@ def _spaced_fields(grid: LinesGrid, b: Block) -> bool:
     return bool(rows) and all(c.startswith(" ") for r in rows for c in r[1:] if c)
 
 
+def _blank_padded(grid: LinesGrid, b: Block) -> bool:
+    """Fields padded to a width, an empty one all spaces (VizieR's TSV): pandas reads those spaces
+    as a value and the column as text, unless it skips the spaces after a delimiter."""
+    rows = grid.rows(b.data_start, min(len(grid), b.data_start + 200))
+    return any(c and c.isspace() and " " in c for r in rows for c in r)
+
+
 MAX_REPEATED_HEADERS = 20
 
 
@@ -635,7 +642,7 @@ def _table(
         opts["encoding"] = sample.encoding
     if sample.compression:
         opts["compression"] = sample.compression
-    if delim != " " and _spaced_fields(grid, b):
+    if delim != " " and (_spaced_fields(grid, b) or _blank_padded(grid, b)):
         opts["skipinitialspace"] = True
     if b.header is not None and not b.names and len(b.header_rows) == 1:
         b = _without_empty_header_fields(grid, b)

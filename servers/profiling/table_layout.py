@@ -368,6 +368,12 @@ class _Analyzer:
                 return False
         return True
 
+    def rule_row(self, i: int) -> bool:
+        """Row i is a rule: every filled cell dashes ("------", markdown's ":---:")."""
+        row = self.grid.row(i)
+        filled = [v for v in row if cell_kind(v) != EMPTY]
+        return len(filled) >= 2 and all(_rule_cell(v) for v in filled)
+
     def index_names_row(self, i: int, start: int) -> bool:
         """Row i names the index alone (one label, in the first column) under a row of labels."""
         return (i - 1 >= start and self.info(i).n == 1 and self.info(i).kinds[:1] == (TEXT,)
@@ -506,6 +512,9 @@ class _Analyzer:
         names: list[str] | None = None
         strong = False
         r1 = d - 1
+        ruled = r1 - 1 >= seg.start and self.rule_row(r1) and self.info(r1 - 1).n >= 2
+        if ruled:
+            r1 -= 1  # a rule of dashes under the header (VizieR's TSV: names, units, dashes)
         if self.index_names_row(r1, seg.start):
             # pandas' row of index names under its header (a pivot table, columns of two levels)
             r0 = r1 - 2
@@ -544,6 +553,9 @@ class _Analyzer:
             elif text_dom or i1.first_empty:
                 header_rows = [r1]
             strong = bool(header_rows)
+        if ruled and header_rows and names is None:  # read by names: the rule is no row of data
+            names = unique_names([_label(v) if cell_kind(v) != EMPTY else f"Unnamed: {j}"
+                                  for j, v in enumerate(self.grid.row(header_rows[-1]))])
         if not header_rows and self.year_header(d, d + 1 if d < end else None):
             header_rows = [d]
             d += 1

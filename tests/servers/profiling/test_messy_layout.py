@@ -647,3 +647,19 @@ def test_a_header_of_years_with_a_note_mark_on_some(tmp_path: Path) -> None:
     prof, ns = profile_and_load(tmp_path / "regions.xlsx")
     df = ns["data"]["Table_1"] if isinstance(ns["data"], dict) else ns["data"]
     assert list(df.columns)[:3] == ["ITL code", "ITL region name", 2017] and len(df) == 8
+
+
+def test_a_vizier_table_of_names_units_and_a_rule_with_padded_gaps(tmp_path: Path) -> None:
+    """VizieR's TSV: '#' lines, the names, a line of units, a rule of dashes, then fields padded
+    with spaces, an empty one all spaces. The rule was the header, and the padded gaps made
+    columns of numbers text."""
+    f = tmp_path / "asu.tsv"
+    lines = ["# VizieR Astronomical Server", "#Column\tPlx\t(F9.4)\tParallax", "",
+             "RA_ICRS\tSource\tPlx\tGmag", "deg\t\tmas\tmag", "---------\t------\t-------\t------"]
+    lines += [f"{56.7 + i / 100:.5f}\t{665074 + i}\t{'       ' if i % 3 == 0 else f'{i / 3:7.4f}'}\t{10 + i / 7:.3f}"
+              for i in range(12)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["RA_ICRS deg", "Source", "Plx mas", "Gmag mag"] and len(df) == 12
+    assert str(df["Plx mas"].dtype) == "float64" and df["Plx mas"].isna().sum() == 4
