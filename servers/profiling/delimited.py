@@ -260,7 +260,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
             return
     if aligned_first and fixed_width.profile_lines(path, prof, sample, list(lines)):
         return
-    delim = sniff_delimiter(lines)
+    delim = sniff_delimiter(lines) or sniff_delimiter(_marked_lines(lines))
     ext = path.suffix.lower()
     if delim is not None and ext not in (".csv", ".tsv", ".tab") and _prose(lines, delim):
         delim = None  # sentences with a comma each: a document, not a table of two columns
@@ -351,6 +351,21 @@ def _first_fields(line: str, delim: str, cut: bool) -> str:
     if cut and len(fields) <= MAX_COLUMNS + 1:
         fields.pop()
     return delim.join(fields[:MAX_COLUMNS])
+
+
+def _marked_lines(lines: TextLines) -> list[str]:
+    """The lines between an ephemeris's "$$SOE" and "$$EOE", or a GEO file's table marks: a table
+    under a preamble longer than itself."""
+    head = lines[:2000]
+    start = next((i for i, ln in enumerate(head) if ln.strip() == _START_OF_DATA or _GEO_BEGIN.match(ln)), None)
+    if start is None:
+        return []
+    body = []
+    for ln in lines[start + 1 : start + 101]:
+        if ln.strip() == _END_OF_DATA or _GEO_END.match(ln):
+            break
+        body.append(ln)
+    return body
 
 
 def _prose(lines: TextLines, delim: str) -> bool:

@@ -663,3 +663,17 @@ def test_a_vizier_table_of_names_units_and_a_rule_with_padded_gaps(tmp_path: Pat
     df = ns["data"]
     assert list(df.columns) == ["RA_ICRS deg", "Source", "Plx mas", "Gmag mag"] and len(df) == 12
     assert str(df["Plx mas"].dtype) == "float64" and df["Plx mas"].isna().sum() == 4
+
+
+def test_an_ephemeris_under_a_preamble_longer_than_its_rows(tmp_path: Path) -> None:
+    """A Horizons vector table of a few days: the preamble's lines outnumber the rows, so no
+    delimiter split most lines and the file was a text document."""
+    f = tmp_path / "horizons_results.txt"
+    preamble = ["*" * 60, "Revised: April 12 2021 Mars 499", *[f"Preamble line {i} about the target body" for i in range(20)],
+                "*" * 60, "JDTDB, Calendar Date (TDB), X, Y, Z,", "*" * 60]
+    rows = [f"{2460310.5 + d}, A.D. 2024-Jan-{d + 1:02d} 00:00:00.0000, {-2.1e7 + d * 2e6:.6E}, {-2.16e8:.6E}, {-4.0e6:.6E},"
+            for d in range(5)]
+    f.write_text("\n".join(preamble + ["$$SOE", *rows, "$$EOE", "*" * 60, "Column meaning: ..."]) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "table" and list(ns["data"].columns) == ["JDTDB", "Calendar Date (TDB)", "X", "Y", "Z"]
+    assert len(ns["data"]) == 5
