@@ -22,5 +22,8 @@ def records_table(prof: FileProfile, sample: TextSample, fmt: str, rows: list[di
     if not sample.complete and sample.text:
         tp.n_rows = None if sample.compression else int(len(rows) * sample.size / len(sample.text))
     tp.columns, tp.sample_rows = profile_typed(names, [[r[k] for r in rows] for k in names])
+    for c in tp.columns:
+        if c.null_fraction == 1.0:  # a field no record fills (sets without names): pandas holds None as objects
+            c.dtype = "object"
     prof.tables = [tp]
     return tp

@@ -66,3 +66,12 @@ def test_a_catalog_inside_a_zip_is_read_from_the_archive(tmp_path: Path) -> None
     prof, ns = profile_and_load(f)
     assert prof.members[0].format == "tle"
     assert ns["data"]["tle/active.tle"].shape == (12, 16) and prof.loader_check.verified
+
+
+def test_a_history_of_unnamed_element_sets_passes_its_loader_check(tmp_path: Path) -> None:
+    """Two-line sets with no name line (a satellite's history): the empty name column was numbers
+    in the profile and objects in the loader, and the check failed."""
+    f = tmp_path / "history_25544.tle"
+    f.write_text("\n".join(line for line in _catalog(6).splitlines() if line[:2] in ("1 ", "2 ")) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.format == "tle" and ns["data"].shape == (6, 16) and prof.loader_check.verified, prof.loader_check
