@@ -208,6 +208,18 @@ def _bare_name(name: str) -> str:
     return name
 
 
+# suffixes too common to say which files a document describes
+_GENERIC_SUFFIXES = frozenset({".txt", ".text", ".csv", ".tsv", ".dat", ".asc", ".md", ".log"})
+
+
+def _names_kind(text: str, name: str) -> bool:
+    """A document of the file's folder names the file's kind by its suffix ('FORMAT OF DATA FILES
+    (".dly" FILES)'), one no other kind of file shares."""
+    suffix = "." + name.rpartition(".")[2] if "." in name else ""
+    return bool(suffix) and suffix not in _GENERIC_SUFFIXES and re.search(
+        rf"(?<![\w.]){re.escape(suffix)}(?!\w)", text.lower()) is not None
+
+
 def _folder(path: str) -> str:
     return path.rpartition("/")[0]
 
@@ -252,7 +264,8 @@ def column_declarations(profiles: list[FileProfile], root: Path) -> dict[str, Co
         beside = docs.named_like(prof.path)
         if prof.format in ("fwf", "text"):  # fields that touch read as text; a layout gives their characters
             layout = next(((d, c) for d in beside + readmes for h, c in docs.positions(d)
-                           if d in beside or name in h.lower()), None)
+                           if d in beside or name in h.lower()
+                           or (_folder(d) == _folder(prof.path) and _names_kind(docs.text(d), name))), None)
             if layout is not None:
                 doc, cols = layout
                 out[prof.path] = replace(cols, note=f"columns as {doc} lays them out", source=doc)
