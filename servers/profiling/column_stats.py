@@ -310,7 +310,7 @@ def marker_shaped(text: str) -> bool:
     return len(letters) <= 2 and all(ch in "-–—.*/?:()[]_~+!" for ch in rest)
 
 
-def _generic_marker(token: str) -> bool:
+def generic_marker(token: str) -> bool:
     """A marker in any column: no letters to be a code, or a word that says "missing"."""
     s = token.strip()
     return not any(ch.isalpha() for ch in s) or missing_word(s) or bool(_SPREADSHEET_ERROR.match(s))
@@ -345,7 +345,7 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
         return []
     if not all(marker_shaped(t) for t in tokens):
         return []
-    coded = [t for t in tokens if not _generic_marker(t)]
+    coded = [t for t in tokens if not generic_marker(t)]
     if coded:
         if not (n_distinct * 2 >= n_numbers or n_distinct > 20):
             return []

@@ -17,7 +17,7 @@ from datetime import date, datetime, time
 from functools import cache, lru_cache
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
-from lakeboard.servers.profiling.column_stats import limit_cell, marker_shaped, missing_phrase, unique_names
+from lakeboard.servers.profiling.column_stats import generic_marker, limit_cell, marker_shaped, missing_phrase, unique_names
 from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
@@ -220,8 +220,8 @@ class _Analyzer:
             row = self.grid.row(i)
             for j, k in enumerate(row_info(row).kinds):
                 if k != EMPTY:
-                    if k == TEXT and isinstance(row[j], str) and marker_shaped(row[j]):
-                        continue  # a gap ("not available", "M") says nothing of what the column holds
+                    if k == TEXT and isinstance(row[j], str) and marker_shaped(row[j]) and generic_marker(row[j]):
+                        continue  # a gap ("not available", "--") says nothing of what the column holds
                     kinds.setdefault(j, [0, 0, 0])[k] += 1
                     if k == TEXT and limit_cell(row[j]):
                         limits[j] = limits.get(j, 0) + 1

@@ -456,3 +456,13 @@ def test_a_statistics_office_s_sheet_of_years_with_gaps(tmp_path: Path) -> None:
     assert df.iloc[:, 2].isna().sum() == 3 and df.iloc[:, 3].isna().sum() == 7
     assert "n/a" in str(prof.tables[0].options["na_values"]) and "'n'" not in str(prof.tables[0].options["na_values"])
     assert declared_fill_values("Missing values are shown as n/a or -999") == ["n/a", "-999"]
+
+
+def test_a_column_of_yes_no_and_numbers_keeps_the_header(tmp_path: Path) -> None:
+    """'no' is marker-shaped (two letters) but a value of a flag column: counted as a gap, the
+    flag column of 'yes', 'no', 1, 0 was one of values, and the first row became the header."""
+    rows = ["sample,measurement,flag"] + [f"s{i},{'N/A' if i % 9 == 2 else 12.5 + i / 10},{['yes', 'no', '1', '0'][i % 4]}"
+                                          for i in range(30)]
+    (tmp_path / "mixed.csv").write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(tmp_path / "mixed.csv")
+    assert [c.name for c in prof.tables[0].columns] == ["sample", "measurement", "flag"] and len(_frame(ns["data"])) == 30
