@@ -368,6 +368,23 @@ class _Analyzer:
                 return False
         return True
 
+    def written_as_below(self, i: int, start: int, stop: int) -> RowInfo:
+        """Row i's kinds, a text cell that holds digits counted as a value where a cell of its
+        column in rows [start, stop] is written the same way ("630308[495000-801000]" over
+        "32924[30000-36000]", in a column that holds 0s too): a value written with marks, no label."""
+        inf = self.info(i)
+        row = self.grid.row(i)
+        wanted = {j: _shape(cell_text(v)) for j, (v, k) in enumerate(zip(row, inf.kinds))
+                  if k == TEXT and any(ch.isdigit() for ch in cell_text(v))}
+        found = set()
+        for r in range(start, stop + 1) if wanted else ():
+            below = self.grid.row(r)
+            found.update(j for j, shape in wanted.items() if j < len(below) and _shape(cell_text(below[j])) == shape)
+        if not found:
+            return inf
+        kinds = tuple(VALUE if j in found else k for j, k in enumerate(inf.kinds))
+        return RowInfo(kinds, inf.n, inf.n_text - len(found), inf.n_value + len(found))
+
     def rule_row(self, i: int) -> bool:
         """Row i is a rule: every filled cell dashes ("------", markdown's ":---:")."""
         row = self.grid.row(i)
@@ -499,7 +516,8 @@ class _Analyzer:
         while d - 1 >= seg.start:
             p, cur = self.info(d - 1), self.info(d)
             kinds = column_kinds(self.info(i) for i in range(d, min(last_probed, d + self.probe) + 1))
-            if ((p.n >= 2 and not p.first_empty and _data_like(p, cur)) or (
+            if ((p.n >= 2 and not p.first_empty and _data_like(self.written_as_below(d - 1, d, last_probed),
+                                                               self.written_as_below(d, d + 1, last_probed))) or (
                 _sparse_data_like(p, kinds) and not self.year_header(d - 1, d)
             )) and not self.index_names_row(d - 1, seg.start):
                 if self.year_header(d - 1, d) and (d - 2 < seg.start or not self.dense(d - 2)):
@@ -535,7 +553,8 @@ class _Analyzer:
             r0 = r1 - 1
             has_r0 = r0 >= seg.start and self.info(r0).n >= 2 and self.info(r0).n_text >= 1
             r0_labels = has_r0 and self.info(r0).n_value == 0 and self.info(r0).n >= 0.6 * idata.n
-            spans = has_r0 and self.info(r0).n_value == 0 and _tells_apart(self.grid.row(r0), self.grid.row(r1))
+            spans = (has_r0 and (self.info(r0).n_value == 0 or self.group_labels(r0))
+                     and _tells_apart(self.grid.row(r0), self.grid.row(r1)))  # groups or years over repeated names
             under = r0_labels and (i1.first_empty or units_like(self.grid.row(r1)))  # units under the names
             if r0_labels and _field_definitions(self.grid.row(r1)):
                 header_rows = [r0, r1]  # the names, then each field's width and type: no name's part
@@ -653,7 +672,7 @@ def _combined(top: Sequence[Any], bottom: Sequence[Any]) -> list[str]:
             carry = t_s
         elif b_s and carry:
             t_s = carry  # the top label spans the columns to its right
-        names.append(" ".join(p for p in (t_s, b_s) if p) or f"column_{j}")
+        names.append(" ".join(dict.fromkeys(p for p in (t_s, b_s) if p)) or f"column_{j}")  # "Line" over "Line": once
     return names
 
 

@@ -677,3 +677,20 @@ def test_an_ephemeris_under_a_preamble_longer_than_its_rows(tmp_path: Path) -> N
     prof, ns = profile_and_load(f)
     assert prof.kind == "table" and list(ns["data"].columns) == ["JDTDB", "Calendar Date (TDB)", "X", "Y", "Z"]
     assert len(ns["data"]) == 5
+
+
+def test_values_written_with_their_range_are_data_not_a_second_header(tmp_path: Path) -> None:
+    """Estimates written with their interval ('630308[495000-801000]') in some rows, 0 and blanks
+    in others: the first rows were taken for two header rows under the real header (the names
+    became 'Land2 Land3', '0 6003[5003-7003]' …), and a real lake's table was read so."""
+    rows = ["Country,Year,Cases,Deaths,Cases_median,Cases_min,Cases_max,Deaths_median,Deaths_min,Deaths_max,Region"]
+    for i in range(40):
+        if i % 6 in (1, 3, 4, 5):
+            rows.append(f"Land{i}, 2017,0,0,0,,,0,,,Region{i % 4}")
+        else:
+            c, d = 6000 + i, 30 + i
+            rows.append(f"Land{i}, 2017,{c}[{c - 900}-{c + 900}],{d}[{d - 9}-{d + 9}],{c},{c - 900},{c + 900},{d},{d - 9},{d + 9},"
+                        f"Region{i % 4}")
+    (tmp_path / "estimates.csv").write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(tmp_path / "estimates.csv")
+    assert [c.name for c in prof.tables[0].columns][:3] == ["Country", "Year", "Cases"] and len(ns["data"]) == 40
