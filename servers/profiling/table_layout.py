@@ -704,12 +704,18 @@ _FIELD_DEFINITION = re.compile(
     r"(?:8|16|32|64)?(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)$", re.IGNORECASE)
 
 
+_KEYED_ID = re.compile(r"^([A-Za-z][\w]*):\d*$")
+
+
 def _field_definitions(row: Sequence[Any]) -> bool:
     """A row of field types under a header: RDB's widths and types ("5s", "14n", "20d"), or a
     database export's ("int", "varchar(20)", "float")."""
     filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
     if filled and filled[0].startswith("#"):  # a directive naming the row ("#q2:types", QIIME 2's metadata)
         filled = filled[1:]
+    if len(filled) >= 2 and len({m.group(1) if (m := _KEYED_ID.match(t)) else None for t in filled}) == 1 \
+            and _KEYED_ID.match(filled[0]):
+        return True  # each field's id in a registry, under one key ("CDE_ID:2003301", TCGA's clinical files)
     return len(filled) >= 2 and all(_FIELD_DEFINITION.match(t) for t in filled)
 
 

@@ -694,3 +694,16 @@ def test_values_written_with_their_range_are_data_not_a_second_header(tmp_path: 
     (tmp_path / "estimates.csv").write_text("\n".join(rows) + "\n")
     prof, ns = profile_and_load(tmp_path / "estimates.csv")
     assert [c.name for c in prof.tables[0].columns][:3] == ["Country", "Year", "Cases"] and len(ns["data"]) == 40
+
+
+def test_a_row_of_registry_ids_under_the_names_is_skipped(tmp_path: Path) -> None:
+    """TCGA's clinical files: names, the same fields' names again, then each field's registry id
+    ('CDE_ID:2003301'); the ids were taken for the names."""
+    f = tmp_path / "clinical_patient.txt"
+    lines = ["uuid\tbarcode\tgender\tage_at_diagnosis", "uuid\tbarcode\tgender\tage_at_initial_diagnosis",
+             "CDE_ID:\tCDE_ID:2003301\tCDE_ID:2200604\tCDE_ID:2006657"]
+    lines += [f"{i:08x}-6cb3\tTCGA-A1-A{i:03d}\t{'MALE' if i % 2 else 'FEMALE'}\t{40 + i}" for i in range(15)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["uuid", "barcode", "gender", "age_at_initial_diagnosis"] and len(ns["data"]) == 15
+    assert str(ns["data"]["age_at_initial_diagnosis"].dtype) == "int64"
