@@ -356,6 +356,8 @@ def _first_fields(line: str, delim: str, cut: bool) -> str:
 def _marked_lines(lines: TextLines) -> list[str]:
     """The lines between an ephemeris's "$$SOE" and "$$EOE", or a GEO file's table marks: a table
     under a preamble longer than itself."""
+    if _START_OF_DATA not in lines.text and "table_begin" not in lines.text:
+        return []
     head = lines[:2000]
     start = next((i for i, ln in enumerate(head) if ln.strip() == _START_OF_DATA or _GEO_BEGIN.match(ln)), None)
     if start is None:
@@ -543,6 +545,9 @@ def _marked_layout(grid: LinesGrid) -> list[Block]:
     if not len(grid.lines):  # records with line breaks in quotes: no ephemeris
         return []
     n = min(len(grid), 2000)
+    text = grid.lines.text
+    if _START_OF_DATA not in text:  # one pass in C; most files have no mark
+        return _geo_table(grid, n) if "table_begin" in text else []
     soe = next((i for i in range(n) if grid.lines[i].strip() == _START_OF_DATA), None)
     if soe is None:
         return _geo_table(grid, n)
@@ -571,7 +576,7 @@ _ARFF_ATTRIBUTE = re.compile(r"^@attribute\s+('[^']*'|\"[^\"]*\"|\S+)", re.IGNOR
 def _arff_layout(grid: LinesGrid) -> list[Block]:
     """An ARFF file (Weka's datasets): '@relation', an '@attribute' line per column, then its rows
     after '@data'. The declarations are the table's notes."""
-    if not len(grid.lines):
+    if not len(grid.lines) or "@" not in grid.lines.text or not re.search(r"^\s*@data", grid.lines.text, re.M | re.I):
         return []
     n = min(len(grid), 5000)
     heads = [grid.lines[i].lstrip()[:10].lower() for i in range(n)]
