@@ -376,7 +376,10 @@ def _prose(lines: TextLines, delim: str) -> bool:
     body = [ln for ln in lines[:200] if ln.strip() and ln[:1] != "#"][:50]
     if delim not in ", ;" or len(body) < 2:
         return False
-    sentences = sum(ln.rstrip().endswith((".", "!", "?")) and len(ln.split()) >= 5 for ln in body)
+    # a sentence split mid-way: a field after the first goes on in lower case (", then its rows.");
+    # a label and a sentence ("positive, I loved it.") are two fields of a table
+    sentences = sum(ln.rstrip().endswith((".", "!", "?")) and len(ln.split()) >= 5
+                    and any(f.strip()[:1].islower() for f in ln.split(delim)[1:]) for ln in body)
     first = [c.strip() for c in body[0].split(delim)]
     named = all(c and len(c.split()) <= 3 and not c.endswith(".") for c in first)
     return sentences >= 0.6 * len(body) and not named

@@ -490,6 +490,10 @@ def test_sentences_with_a_comma_each_are_a_document(tmp_path: Path) -> None:
                  "then its rows.\nValues are in mm, except for the snow.\nWrite to me, or to the whole team.\n")
     prof, _ = profile_and_load(f)
     assert prof.kind == "document"
+    labelled = tmp_path / "sentiment.txt"  # a label and a sentence a line: a table
+    labelled.write_text("".join(f"{'positive' if i % 2 else 'negative'}, I liked film number {i} a lot.\n" for i in range(20)))
+    prof, _ = profile_and_load(labelled)
+    assert prof.kind == "table" and prof.format == "csv" and len(prof.tables[0].columns) == 2
 
 
 def test_commented_rows_over_a_header_are_notes(tmp_path: Path) -> None:
