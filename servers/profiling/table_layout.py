@@ -429,16 +429,22 @@ class _Analyzer:
             self.info(i) for i in range(b.data_start, min(keep, b.data_start + self.probe)) if not self.grid.is_blank(i)
         )
         end = b.data_end
-        footers: list[int] = []
-        while end >= keep and len(footers) < MAX_FOOTER_ROWS:
+        run: list[tuple[int, bool]] = []  # (row, a summary word labels it) from the bottom up
+        while end >= keep and len(run) < MAX_FOOTER_ROWS:
             if self.grid.is_blank(end):
                 end -= 1
                 continue
-            if not _footer_row(self.info(end), self.grid.row(end), kinds):
+            strong = _footer_row(self.info(end), self.grid.row(end), kinds)
+            if not strong and not _spread_row(self.info(end), self.grid.row(end)):
                 break
-            footers.insert(0, end)
+            run.append((end, strong))
             end -= 1
+        # a spread ("SD", "SEM") is a footer only under a summary row ("Mean" over "SD"): alone at
+        # the end of a table it may be data (a state's code)
+        top = max((k for k, (_, strong) in enumerate(run) if strong), default=-1)
+        footers = sorted(i for i, _ in run[: top + 1])
         if footers:
+            end = footers[0] - 1
             while end > b.data_start and self.grid.is_blank(end):
                 end -= 1
             b.footer_rows = footers + b.footer_rows
@@ -956,6 +962,16 @@ def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int]) -> bool:
     if summary_label(first):
         return True
     return kinds[j] == VALUE and inf.n_value >= 1 and not any(ch.isdigit() for ch in str(first))
+
+
+_SPREAD_WORDS = frozenset({"sd", "s.d", "stdev", "st dev", "sem", "s.e.m", "se", "cv", "cv %", "cv%"})
+
+
+def _spread_row(inf: RowInfo, row: Sequence[Any]) -> bool:
+    """A row labelled by a measure of spread ("SD", "SEM", "CV %"), under a summary row."""
+    j = _first_filled(inf)
+    return (j >= 0 and inf.kinds[j] == TEXT and isinstance(row[j], str) and inf.n_value >= 1
+            and " ".join(row[j].lower().split()).rstrip(" :.*=") in _SPREAD_WORDS)
 
 
 def _first_filled(inf: RowInfo) -> int:

@@ -711,3 +711,16 @@ def test_a_row_of_registry_ids_under_the_names_is_skipped(tmp_path: Path) -> Non
     prof, ns = profile_and_load(f)
     assert list(ns["data"].columns) == ["uuid", "barcode", "gender", "age_at_initial_diagnosis"] and len(ns["data"]) == 15
     assert str(ns["data"]["age_at_initial_diagnosis"].dtype) == "int64"
+
+
+def test_a_spread_under_a_mean_is_a_footer_but_a_state_named_sd_is_data(tmp_path: Path) -> None:
+    """FlowJo tables end with 'Mean' then 'SD' rows: the SD row stayed data (and kept the mean in).
+    'SD' alone at the end of a table of states is South Dakota."""
+    rows = ["Sample,CD3,CD4"] + [f"Tube_{i:03d}.fcs,{50 + i},{40 + i}" for i in range(12)] + ["Mean,55.5,45.5", "SD,3.6,3.6"]
+    (tmp_path / "flow.csv").write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(tmp_path / "flow.csv")
+    assert len(ns["data"]) == 12 and any("SD 3.6" in n for n in prof.tables[0].notes)
+    states = ["State,Reports"] + [f"{s},{100 + i}" for i, s in enumerate(["AL", "AK", "AZ", "NY", "OH", "PA", "RI", "SC", "SD"])]
+    (tmp_path / "states.csv").write_text("\n".join(states) + "\n")
+    prof, ns = profile_and_load(tmp_path / "states.csv")
+    assert len(ns["data"]) == 9 and ns["data"]["State"].iloc[-1] == "SD"
