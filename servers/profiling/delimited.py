@@ -354,20 +354,12 @@ def _first_fields(line: str, delim: str, cut: bool) -> str:
 
 
 def _marked_lines(lines: TextLines) -> list[str]:
-    """The lines between an ephemeris's "$$SOE" and "$$EOE", or a GEO file's table marks: a table
-    under a preamble longer than itself."""
-    if _START_OF_DATA not in lines.text and "table_begin" not in lines.text:
+    """The first lines of a marked table (`_table_marks`): a table under a preamble longer than itself."""
+    marks = _table_marks(lines)
+    if marks is None:
         return []
-    head = lines[:2000]
-    start = next((i for i, ln in enumerate(head) if ln.strip() == _START_OF_DATA or _GEO_BEGIN.match(ln)), None)
-    if start is None:
-        return []
-    body = []
-    for ln in lines[start + 1 : start + 101]:
-        if ln.strip() == _END_OF_DATA or _GEO_END.match(ln):
-            break
-        body.append(ln)
-    return body
+    begin, end, _ = marks
+    return lines[begin + 1 : min(begin + 101, len(lines) if end is None else end)]
 
 
 def _prose(lines: TextLines, delim: str) -> bool:
@@ -547,16 +539,14 @@ def _marked_layout(grid: LinesGrid) -> list[Block]:
     lines above and below are notes."""
     if not len(grid.lines):  # records with line breaks in quotes: no ephemeris
         return []
-    n = min(len(grid), 2000)
-    text = grid.lines.text
-    if _START_OF_DATA not in text:  # one pass in C; most files have no mark
-        return _geo_table(grid, n) if "table_begin" in text else []
-    soe = next((i for i in range(n) if grid.lines[i].strip() == _START_OF_DATA), None)
-    if soe is None:
-        return _geo_table(grid, n)
+    marks = _table_marks(grid.lines)
+    if marks is None:
+        return []
+    soe, eoe, geo = marks
+    if geo:
+        return _geo_table(grid, soe, eoe)
     if soe + 1 >= len(grid):
         return []
-    eoe = next((i for i in range(soe + 1, len(grid)) if grid.lines[i].strip() == _END_OF_DATA), None)
     width = len(grid.row(soe + 1))
     h = next((i for i in range(soe - 1, max(-1, soe - 5), -1)
               if len(grid.row(i)) == width and any(c.strip() for c in grid.row(i))), None)
@@ -581,10 +571,14 @@ def _arff_layout(grid: LinesGrid) -> list[Block]:
     after '@data'. The declarations are the table's notes."""
     if not len(grid.lines) or "@" not in grid.lines.text or not re.search(r"^\s*@data", grid.lines.text, re.M | re.I):
         return []
-    n = min(len(grid), 5000)
-    heads = [grid.lines[i].lstrip()[:10].lower() for i in range(n)]
-    data = next((i for i, h in enumerate(heads) if h.startswith("@data")), None)
-    if data is None or not any(h.startswith("@relation") for h in heads[:data]):
+    data, relation = None, False
+    for i in range(min(len(grid), 5000)):
+        head = grid.lines[i].lstrip()[:9].lower()
+        relation = relation or head.startswith("@relation")
+        if head.startswith("@data"):
+            data = i
+            break
+    if data is None or not relation:
         return []
     names = [m.group(1).strip("'\"") for i in range(data) if (m := _ARFF_ATTRIBUTE.match(grid.lines[i].strip()))]
     if len(names) < 2 or data + 1 >= len(grid):
@@ -598,13 +592,26 @@ _GEO_BEGIN = re.compile(r"^!\w*table_begin\s*$", re.IGNORECASE)
 _GEO_END = re.compile(r"^!\w*table_end\s*$", re.IGNORECASE)
 
 
-def _geo_table(grid: LinesGrid, n: int) -> list[Block]:
+def _table_marks(lines: TextLines, n: int = 2000) -> tuple[int, int | None, bool] | None:
+    """Where a table marked in the text begins and ends (the lines of its marks; None: no end), and
+    whether it is a GEO file's: an ephemeris's "$$SOE" … "$$EOE", or '!…table_begin' …
+    '!…table_end'. The text is searched first, in C: most files hold no mark."""
+    for start_mark, geo, begins, ends in (
+            (_START_OF_DATA, False, lambda ln: ln.strip() == _START_OF_DATA, lambda ln: ln.strip() == _END_OF_DATA),
+            ("table_begin", True, _GEO_BEGIN.match, _GEO_END.match)):
+        if start_mark not in lines.text:
+            continue
+        begin = next((i for i in range(min(len(lines), n)) if begins(lines[i])), None)
+        if begin is not None:
+            return begin, next((i for i in range(begin + 1, len(lines)) if ends(lines[i])), None), geo
+    return None
+
+
+def _geo_table(grid: LinesGrid, begin: int, end: int | None) -> list[Block]:
     """A GEO series matrix or SOFT file: '!' attribute lines (notes), then the table between
-    '!…table_begin' and '!…table_end', its first line the header."""
-    begin = next((i for i in range(n) if _GEO_BEGIN.match(grid.lines[i])), None)
-    if begin is None or begin + 2 >= len(grid) or len(grid.row(begin + 1)) < 2:
+    '!…table_begin' and '!…table_end' (lines `begin` and `end`), its first line the header."""
+    if begin + 2 >= len(grid) or len(grid.row(begin + 1)) < 2:
         return []
-    end = next((i for i in range(begin + 2, len(grid)) if _GEO_END.match(grid.lines[i])), None)
     h = begin + 1
     names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(h))])
     return [Block(title_rows=[i for i in range(begin) if grid.lines[i].strip()][:40], header_rows=[h],

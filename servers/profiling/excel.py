@@ -387,7 +387,6 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
             and any(v is not None and not isinstance(v, str) for v in grid.row(b.header))):
         # a header of numbers (years): pandas labels those columns 2022, but options stored as JSON
         # name them "2022" and match nothing. Read by names, which are text.
-        opts.pop("skiprows", None)
         opts.update(header=None, skiprows=b.data_start, names=list(names[:width]), usecols=list(range(width)))
     typed = [typed_dtype(c) for c in columns]
     # A column of numbers with text cells past the sample loads as objects (numbers and text).

@@ -272,7 +272,7 @@ def _keyed_by_column(obj: dict) -> bool:
     """An object of objects keyed by column, then by row ({"age": {"0": 30, "1": 40}}: pandas'
     default to_json) rather than by row, then by column (records keyed by an id). Its inner keys
     are row numbers; or each column's values are of one kind while a row's are of several."""
-    inner = [v for v in list(obj.values())[:50]]
+    inner = list(obj.values())[:50]
     row_keys = [k for v in inner for k in list(v)[:200]]
     if row_keys and all(str(k).isdigit() for k in row_keys) and not all(str(k).isdigit() for k in obj):
         return True

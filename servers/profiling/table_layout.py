@@ -719,10 +719,12 @@ def _field_definitions(row: Sequence[Any]) -> bool:
     filled = [cell_text(v) for v in row if cell_kind(v) != EMPTY]
     if filled and filled[0].startswith("#"):  # a directive naming the row ("#q2:types", QIIME 2's metadata)
         filled = filled[1:]
-    if len(filled) >= 2 and len({m.group(1) if (m := _KEYED_ID.match(t)) else None for t in filled}) == 1 \
-            and _KEYED_ID.match(filled[0]):
+    if len(filled) < 2:
+        return False
+    ids = [_KEYED_ID.match(t) for t in filled]
+    if all(ids) and len({m.group(1) for m in ids}) == 1:
         return True  # each field's id in a registry, under one key ("CDE_ID:2003301", TCGA's clinical files)
-    return len(filled) >= 2 and all(_FIELD_DEFINITION.match(t) for t in filled)
+    return all(_FIELD_DEFINITION.match(t) for t in filled)
 
 
 _UNIT_MARK = re.compile(r"[/%°()\[\]^µ]")
@@ -944,11 +946,12 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
     return _fold_trailing_summary(blocks, an)
 
 
-def summary_label(v: Any) -> bool:
-    """A cell that labels a summary of the rows above it: "Total", "Average:", "MAX." ..."""
+def summary_label(v: Any, words: frozenset[str] = SUMMARY_WORDS) -> bool:
+    """A cell that labels a summary of the rows above it: "Total", "Average:", "MAX." ... (or one
+    of other `words`), compared without case, spacing or trailing punctuation."""
     if not isinstance(v, str) or len(v) > 24:
         return False
-    return " ".join(v.lower().split()).rstrip(" :.*=") in SUMMARY_WORDS
+    return " ".join(v.lower().split()).rstrip(" :.*=") in words
 
 
 def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int]) -> bool:
@@ -970,8 +973,7 @@ _SPREAD_WORDS = frozenset({"sd", "s.d", "stdev", "st dev", "sem", "s.e.m", "se",
 def _spread_row(inf: RowInfo, row: Sequence[Any]) -> bool:
     """A row labelled by a measure of spread ("SD", "SEM", "CV %"), under a summary row."""
     j = _first_filled(inf)
-    return (j >= 0 and inf.kinds[j] == TEXT and isinstance(row[j], str) and inf.n_value >= 1
-            and " ".join(row[j].lower().split()).rstrip(" :.*=") in _SPREAD_WORDS)
+    return j >= 0 and inf.kinds[j] == TEXT and inf.n_value >= 1 and summary_label(row[j], _SPREAD_WORDS)
 
 
 def _first_filled(inf: RowInfo) -> int:
