@@ -25,6 +25,7 @@ from typing import Any
 from lakeboard.common.code_text import comment_text
 from lakeboard.common.loaded_tables import expected_shapes, problems, shapes_of
 from lakeboard.schemas.profiles import FileProfile, LoaderCheck
+from lakeboard.servers.profiling.cdf import FrameColumn, time_frames
 from lakeboard.servers.profiling.loader_code import make_loader, readable_arrays
 from lakeboard.servers.profiling.processes import max_fd, resident_bytes
 
@@ -106,6 +107,8 @@ def _kind_problems(profile: FileProfile, data: Any) -> list[str]:
     """For a file without tables: non-empty data of the kind its profile says it is."""
     if data is None:
         return ["it returned nothing"]
+    if profile.format == "cdf" and (frames := time_frames(profile.arrays)):
+        return _frame_problems(frames, profile, data)
     if profile.arrays or profile.format in _ARRAY_FORMATS:
         arrays = list(data.values()) if isinstance(data, dict) else [data]
         if not any(hasattr(a, "shape") for a in arrays):
@@ -123,6 +126,25 @@ def _kind_problems(profile: FileProfile, data: Any) -> list[str]:
     if hasattr(data, "__len__") and not len(data):
         return ["it returned empty data"]
     return []
+
+
+def _frame_problems(frames: dict[str, list[FrameColumn]], profile: FileProfile, data: Any) -> list[str]:
+    """A CDF of time series: a DataFrame per epoch (a dict of them when there are several), of
+    the epoch's records, with the epoch and each column `time_frames` gives."""
+    got = data if isinstance(data, dict) else {next(iter(frames)): data}
+    records = {a.name: int(a.attributes["records"]) for a in profile.arrays if a.name in frames}
+    out = []
+    for epoch, columns in frames.items():
+        df = got.get(epoch)
+        if not hasattr(df, "columns"):
+            out.append(f"no DataFrame for the records of {epoch}")
+            continue
+        if len(df) != records[epoch]:
+            out.append(f"the frame of {epoch} has {len(df)} rows; the file has {records[epoch]} records")
+        missing = [n for n in [epoch, *(n for c in columns for n in c.names)] if n not in df.columns]
+        if missing:
+            out.append(f"the frame of {epoch} lacks the columns {', '.join(missing[:5])}")
+    return out
 
 
 class _Checker:

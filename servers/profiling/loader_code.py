@@ -19,6 +19,7 @@ from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import orbital_elements, sdmx_tsv, sequences
+from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.statistical_packages import reader_of
 from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
@@ -94,7 +95,7 @@ def _body(profile: FileProfile) -> _Body:
             "return variables",
         ])
     if fmt == "cdf":
-        return _Body(["import cdflib"], _cdf(profile))
+        return _cdf(profile)
     if fmt == "hdf5":
         return _Body(["import h5py"], _hdf5(profile))
     if fmt == "netcdf":
@@ -347,13 +348,42 @@ def _arrays(profile: FileProfile) -> _Body:
     return _Body(["import numpy as np"], lines)
 
 
-def _cdf(profile: FileProfile) -> list[str]:
+def _cdf(profile: FileProfile) -> _Body:
     names = [a.name for a in profile.arrays]
     lines = ["cdf = cdflib.CDF(str(path))", "global_attributes = cdf.globalattsget()", *_variable_comments(profile)]
-    lines.append(f"variables = {{name: cdf.varget(name) for name in {literal(names)}}}")
-    lines.append("# epochs to datetimes: cdflib.cdfepoch.to_datetime(variables[name])")
-    lines.append("return variables")
-    return lines
+    frames = time_frames(profile.arrays)
+    if not frames:
+        lines.append(f"variables = {{name: cdf.varget(name) for name in {literal(names)}}}")
+        lines.append("# epochs to datetimes: cdflib.cdfepoch.to_datetime(variables[name])")
+        lines.append("return variables")
+        return _Body(["import cdflib"], lines)
+    lines += [
+        "",
+        "def values(name):",
+        "    # a variable's values, with its fill value (FILLVAL) as NaN",
+        "    v = cdf.varget(name)",
+        '    fill = cdf.varattsget(name).get("FILLVAL")',
+        '    if fill is not None and v.dtype.kind in "iuf" and np.any(v == fill):',
+        '        v = np.where(v == fill, np.nan, v.astype("float64"))',
+        "    return v",
+        "",
+    ]
+    if len(frames) > 1:
+        lines.append("frames = {}")
+    for epoch, columns in frames.items():
+        lines.append(f"df = pd.DataFrame({{{literal(epoch)}: cdflib.cdfepoch.to_datetime(cdf.varget({literal(epoch)}))}})")
+        for c in columns:
+            if len(c.names) == 1:
+                lines.append(f"df[{literal(c.names[0])}] = np.ravel(values({literal(c.variable)}))")
+            else:
+                lines.append(f"df[{literal(c.names)}] = np.reshape(values({literal(c.variable)}), (len(df), -1))")
+        if len(frames) > 1:
+            lines.append(f"frames[{literal(epoch)}] = df")
+    left = [n for n in names if n not in frames and all(n != c.variable for cs in frames.values() for c in cs)]
+    if left:
+        lines.append(comment(f"not in the frames: {', '.join(left)}; read one with cdf.varget(name)", 300))
+    lines.append("return frames" if len(frames) > 1 else "return df")
+    return _Body(["import cdflib", "import numpy as np", _PANDAS], lines)
 
 
 def _variable_comments(profile: FileProfile) -> list[str]:

@@ -102,6 +102,13 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.npz", format="npz", arrays=arrays * 3),
         FileProfile(path=f"{text}.mat", format="mat", arrays=arrays * 2),
         FileProfile(path=f"{text}.cdf", format="cdf", arrays=arrays * 2),
+        FileProfile(path=f"{text}.cdf", format="cdf", arrays=[  # time series: a DataFrame per epoch
+            ArrayProfile(name=text, shape=[2], dtype="CDF_TIME_TT2000", attributes={"records": "2"}),
+            ArrayProfile(name=text + "2", shape=[2], dtype="CDF_TIME_TT2000", attributes={"records": "2"}),
+            ArrayProfile(name=text + "l", shape=[2], dtype=text, sample=[text, text + "3"]),
+            *[ArrayProfile(name=text + n, shape=[2, 2], dtype=text,
+                           attributes={"records": "2", "DEPEND_0": text + e, "LABL_PTR_1": text + "l"})
+              for n, e in (("v", ""), ("w", "2"))]]),
         FileProfile(path=f"{text}.h5", format="hdf5", arrays=variables * 2),
         FileProfile(path=f"{text}.dta", format="stata", tables=[table()]),
         FileProfile(path=f"{text}.xpt", format="sas", tables=[table()]),
