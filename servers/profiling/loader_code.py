@@ -97,9 +97,9 @@ def _body(profile: FileProfile) -> _Body:
     if fmt == "cdf":
         return _cdf(profile)
     if fmt == "hdf5":
-        return _Body(["import h5py"], _hdf5(profile))
+        return _hdf5(profile)
     if fmt == "netcdf":
-        return _Body(["from scipy.io import netcdf_file"], _netcdf(profile))
+        return _netcdf(profile)
     if fmt == "fits":
         return _Body(["from astropy.io import fits", "from astropy.table import Table"], _fits(profile))
     if fmt == "votable":
@@ -409,13 +409,59 @@ def _arrays_by_name(profile: FileProfile, opening: str, read: str) -> list[str]:
             "return arrays"]
 
 
-def _hdf5(profile: FileProfile) -> list[str]:
-    return _arrays_by_name(profile, 'with h5py.File(path, "r") as f:', "f[name][()]")
+# Attributes that say a value stands for no data, or that values are packed (CF conventions;
+# FILLVAL is the ISTP name, also written into HDF5 files)
+_FILL_KEYS = ("_FillValue", "missing_value", "FILLVAL", "fill_value")
+_PACKING_KEYS = ("scale_factor", "add_offset")
 
 
-def _netcdf(profile: FileProfile) -> list[str]:
+def _declares_fill(profile: FileProfile) -> bool:
+    return any(k in a.attributes for a in profile.arrays for k in (*_FILL_KEYS, *_PACKING_KEYS))
+
+
+def _hdf5(profile: FileProfile) -> _Body:
+    if not _declares_fill(profile):
+        return _Body(["import h5py"], _arrays_by_name(profile, 'with h5py.File(path, "r") as f:', "f[name][()]"))
+    decode = [
+        "def decoded(ds):",
+        "    # its values: a declared fill value as NaN, packed values unpacked (scale_factor, add_offset)",
+        "    values = ds[()]",
+        '    if not isinstance(values, np.ndarray) or values.dtype.kind not in "iuf":',
+        "        return values",
+        f"    declared = [np.asarray(ds.attrs[k]) for k in {literal(_FILL_KEYS)} if k in ds.attrs]",
+        '    fills = [np.ravel(v).astype(values.dtype) for v in declared if v.dtype.kind in "iuf"]',
+        "    missing = np.isin(values, np.concatenate(fills)) if fills else np.zeros(values.shape, dtype=bool)",
+        '    scale, offset = ds.attrs.get("scale_factor"), ds.attrs.get("add_offset")',
+        "    if not missing.any() and scale is None and offset is None:",
+        "        return values",
+        '    out = values.astype("float64")',
+        "    if scale is not None:",
+        "        out = out * float(np.ravel(scale)[0])",
+        "    if offset is not None:",
+        "        out = out + float(np.ravel(offset)[0])",
+        "    out[missing] = np.nan",
+        "    return out",
+        "",
+    ]
+    lines = _arrays_by_name(profile, 'with h5py.File(path, "r") as f:', "decoded(f[name])")
+    return _Body(["import h5py", "import numpy as np"], decode + lines)
+
+
+def _netcdf(profile: FileProfile) -> _Body:
     # mmap=False: the arrays stay valid after the file is closed
-    return _arrays_by_name(profile, 'with netcdf_file(path, "r", mmap=False) as f:', "f.variables[name].data.copy()")
+    if not _declares_fill(profile):
+        return _Body(["from scipy.io import netcdf_file"], _arrays_by_name(
+            profile, 'with netcdf_file(path, "r", mmap=False) as f:', "f.variables[name].data.copy()"))
+    decode = [
+        "def decoded(variable):",
+        "    # maskandscale: scipy unpacks values (scale_factor, add_offset) and masks _FillValue and missing_value",
+        "    values = variable[:]",
+        '    return np.ma.filled(values.astype("float64"), np.nan) if np.ma.is_masked(values) else np.ma.getdata(values)',
+        "",
+    ]
+    lines = _arrays_by_name(profile, 'with netcdf_file(path, "r", mmap=False, maskandscale=True) as f:',
+                            "decoded(f.variables[name])")
+    return _Body(["from scipy.io import netcdf_file", "import numpy as np"], decode + lines)
 
 
 def _fits(profile: FileProfile) -> list[str]:

@@ -159,3 +159,22 @@ def test_many_datasets_are_counted_up_to_a_bound(tmp_path: Path, monkeypatch) ->
     prof = profile_file(f, tmp_path)
     assert [a.name for a in prof.arrays] == ["d00", "d01", "d02"]
     assert prof.attributes["datasets"] == "at least 10 (first 3 profiled)" and "at least 10 datasets" in prof.summary
+
+
+def test_declared_fill_values_are_nan_and_packed_values_unpacked(tmp_path: Path) -> None:
+    """CF packing (int16 with scale_factor and add_offset, _FillValue in packed units) and an ISTP
+    FILLVAL on a float32 dataset, compared in the dataset's own type; a string fill is no number."""
+    f = tmp_path / "sst.h5"
+    with h5py.File(f, "w") as h:
+        sst = h.create_dataset("sst", data=np.array([100, -32767, 250], dtype=np.int16))
+        sst.attrs.update({"_FillValue": np.int16(-32767), "scale_factor": 0.01, "add_offset": 20.0})
+        speed = h.create_dataset("speed", data=np.array([4.5, 9999.99, 6.0], dtype=np.float32))
+        speed.attrs["FILLVAL"] = 9999.99  # float64, as written beside float32 data
+        label = h.create_dataset("count", data=np.array([1, 2, 3], dtype=np.int32))
+        label.attrs["missing_value"] = "N/A"
+    prof, ns = profile_and_load(f)
+    assert prof.loader_check.verified
+    data = ns["data"]
+    assert np.allclose(data["sst"], [21.0, np.nan, 22.5], equal_nan=True)
+    assert np.isnan(data["speed"]).tolist() == [False, True, False] and data["speed"][0] == 4.5
+    assert data["count"].tolist() == [1, 2, 3] and data["count"].dtype == np.int32

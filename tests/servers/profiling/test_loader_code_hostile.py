@@ -79,6 +79,7 @@ def _every_format(text: str) -> list[FileProfile]:
 
     arrays = [ArrayProfile(name=text, shape=[2], dtype=text, attributes={"UNITS": text, "CATDESC": text})]
     variables = [ArrayProfile(name=text, shape=[2], dtype=text, attributes={"units": text, "long_name": text})]
+    filled = [ArrayProfile(name=text, shape=[2], dtype=text, attributes={"_FillValue": text, "scale_factor": text})]
     return [
         FileProfile(path=f"{text}.csv", format="csv", summary=text,
                     tables=[table(options={"sep": text, "na_values": [text], "skiprows": 1}, drop_blank_rows=True)]),
@@ -110,9 +111,11 @@ def _every_format(text: str) -> list[FileProfile]:
                            attributes={"records": "2", "DEPEND_0": text + e, "LABL_PTR_1": text + "l"})
               for n, e in (("v", ""), ("w", "2"))]]),
         FileProfile(path=f"{text}.h5", format="hdf5", arrays=variables * 2),
+        FileProfile(path=f"{text}.h5", format="hdf5", arrays=filled * 2),
         FileProfile(path=f"{text}.dta", format="stata", tables=[table()]),
         FileProfile(path=f"{text}.xpt", format="sas", tables=[table()]),
         FileProfile(path=f"{text}.nc", format="netcdf", arrays=variables * 2),
+        FileProfile(path=f"{text}.nc", format="netcdf", arrays=filled * 2),
         FileProfile(path=f"{text}.fits", format="fits", tables=[table(name=text, options={"hdu": 1})],
                     arrays=[variables[0].model_copy(update={"attributes": {"hdu": "0", "OBJECT": text}})]),
         FileProfile(path=f"{text}.gpkg", format="geo", attributes={"crs": text},

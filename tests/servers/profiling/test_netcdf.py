@@ -51,3 +51,19 @@ def test_netcdf_named_cdf_is_read_as_netcdf(tmp_path: Path) -> None:
     prof = profile_file(f, tmp_path)
     assert prof.status == "ok" and prof.format == "netcdf"
     assert "content is a NetCDF file" in prof.attributes["note"]
+
+
+def test_packed_values_unpacked_and_fill_values_nan(tmp_path: Path) -> None:
+    """CF packing: int16 values with scale_factor and add_offset, _FillValue in packed units."""
+    f = tmp_path / "sst.nc"
+    with netcdf_file(f, "w") as nc:
+        nc.createDimension("time", 3)
+        v = nc.createVariable("sst", "h", ("time",))
+        v[:] = np.array([100, -32767, 250], dtype="h")
+        v._FillValue, v.scale_factor, v.add_offset = np.int16(-32767), 0.01, 20.0
+        t = nc.createVariable("time", "i4", ("time",))
+        t[:] = np.arange(3)
+    prof, ns = profile_and_load(f)
+    assert prof.loader_check.verified
+    assert np.allclose(ns["data"]["sst"], [21.0, np.nan, 22.5], equal_nan=True)
+    assert ns["data"]["time"].tolist() == [0, 1, 2]
