@@ -36,6 +36,7 @@ from lakeboard.servers.profiling.column_stats import (
     string_dtype,
     text_markers,
     unique_names,
+    value_text,
     without_numbers,
     zero_padded_codes,
 )
@@ -377,6 +378,15 @@ def _prose(lines: TextLines, delim: str) -> bool:
     return sentences >= 0.6 * len(body) and not named
 
 
+def _no_rows_reason(lines: TextLines, delim: str) -> str:
+    """Why a file of no data rows has none: a header alone (a table exported with no rows) or notes."""
+    filled = [ln for ln in lines[:200] if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(filled) == 1 and len(names := [c.strip() for c in filled[0].split(delim)]) >= 2 and all(names):
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        return f"no rows of data: the file holds a header ({value_text(shown, 200)}) and nothing under it"
+    return "no rows of data: the file holds only notes or blank lines"
+
+
 def _looks_like_list(lines: TextLines) -> bool:
     """One value per line (a single-column table)."""
     non_blank = [ln for ln in lines[:200] if ln.strip()]
@@ -396,7 +406,7 @@ def profile_delimited(
         grid, find_blocks(grid, complete=sample.complete))
     if not blocks:
         prof.status = "empty"
-        prof.reason = "no rows of data: the file holds only notes or blank lines"
+        prof.reason = _no_rows_reason(lines, delim)
         prof.text = "\n".join(lines[:20])
         return
 

@@ -260,6 +260,17 @@ def test_empty_and_blank_files(tmp_path: Path) -> None:
     assert p2.status == "empty" and p2.reason
 
 
+def test_a_header_with_no_rows_is_said_to_be_one(tmp_path: Path) -> None:
+    """A table exported with no rows: its reason names the header, not 'notes or blank lines'."""
+    f = tmp_path / "export.csv"
+    f.write_text("# exported 2024-05-01\nid,name,value\n")
+    prof = profile_file(f, tmp_path)
+    assert prof.status == "empty" and "a header (id, name, value) and nothing under it" in prof.reason
+    notes = tmp_path / "notes.csv"
+    notes.write_text("# nothing was exported\n")
+    assert "only notes or blank lines" in profile_file(notes, tmp_path).reason
+
+
 def test_binary_junk_named_csv(tmp_path: Path) -> None:
     f = tmp_path / "junk.csv"
     f.write_bytes(bytes(range(256)) * 40)
