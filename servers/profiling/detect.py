@@ -12,6 +12,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from lakeboard.servers.profiling import ipac
 from lakeboard.servers.profiling.text_sample import (SNIFF_BYTES, compression_of, detect_encoding, looks_binary,
                                                      open_compressed, read_head)
 
@@ -218,6 +219,7 @@ def _describe(fmt: str) -> str:
         "netcdf": "a NetCDF file",
         "fits": "a FITS file",
         "votable": "a VOTable (astronomical table XML)",
+        "ipac": "an IPAC table",
         "stata": "a Stata data file",
         "spss": "an SPSS data file",
         "sas": "a SAS data file",
@@ -272,7 +274,7 @@ def _pickled(head: bytes, ext: str) -> bool:
 
 def _family(fmt: str) -> str:
     # a NetCDF-4 file is an HDF5 file; a VOTable is XML
-    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "jsonl": "json", "netcdf": "hdf5",
+    return {"csv": "text", "tsv": "text", "fwf": "text", "markdown": "text", "ipac": "text", "jsonl": "json", "netcdf": "hdf5",
             "votable": "xml"}.get(fmt, fmt)
 
 
@@ -322,6 +324,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
     enc = detect_encoding(head, final=False)
     text = head.decode(enc, errors="replace").lstrip("\ufeff \t\r\n")
     low = text[:2048].lower()
+    if text.startswith(("\\", "|")) and ipac.is_ipac(text):
+        return Detection("ipac", "ipac")
     if low.startswith("<"):
         if "<votable" in low:  # its <TABLE>, <TR> and <TD> are no HTML
             return Detection("votable", "votable") if ext not in (".vot", ".votable") else None

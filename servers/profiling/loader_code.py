@@ -102,6 +102,13 @@ def _body(profile: FileProfile) -> _Body:
         return _netcdf(profile)
     if fmt == "fits":
         return _Body(["from astropy.io import fits", "from astropy.table import Table"], _fits(profile))
+    if fmt == "ipac":
+        return _Body(["from astropy.table import Table"], [
+            *(_comment_notes(profile.tables[0]) if profile.tables else []),
+            '# null cells (the header\'s null row) come out as NaN; units: Table.read(...)[name].unit',
+            'df = Table.read(path, format="ascii.ipac").to_pandas()',
+            "return df",
+        ])
     if fmt == "votable":
         return _Body(["from astropy.io.votable import parse"], _votable(profile))
     if fmt in ("stata", "spss", "sas"):

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 _MAX_COMPANIONS = 32  # files beside a geodata file that a reader may open with it
 
 _READERS = frozenset(
-    "archives delimited excel json_files parquet arrays matlab cdf hdf5 netcdf fits votable statistical_packages geo html text_documents images xml_records fallback".split()
+    "archives delimited excel json_files parquet arrays matlab cdf hdf5 netcdf fits votable ipac statistical_packages geo html text_documents images xml_records fallback".split()
 )
 
 

@@ -113,6 +113,7 @@ def _every_format(text: str) -> list[FileProfile]:
         FileProfile(path=f"{text}.h5", format="hdf5", arrays=variables * 2),
         FileProfile(path=f"{text}.h5", format="hdf5", arrays=filled * 2),
         FileProfile(path=f"{text}.dta", format="stata", tables=[table()]),
+        FileProfile(path=f"{text}.tbl", format="ipac", tables=[table(options={"layout": "ipac"})]),
         FileProfile(path=f"{text}.xpt", format="sas", tables=[table()]),
         FileProfile(path=f"{text}.nc", format="netcdf", arrays=variables * 2),
         FileProfile(path=f"{text}.nc", format="netcdf", arrays=filled * 2),
