@@ -50,6 +50,14 @@ def test_a_numeric_column_loaded_as_text_is_named() -> None:
     assert found == ["column 'rain' loaded as text, though the profile read numbers there"]
 
 
+def test_a_column_of_no_values_may_load_as_text() -> None:
+    """JSON records whose field is null in every record: the profile types it float64, pandas object."""
+    df = pd.DataFrame({"id": [1, 2], "size": [None, None]})
+    table = _table(None, {"id": "int64", "size": "float64"}, 2)
+    table.columns[1].null_fraction = 1.0
+    assert problems(shapes_of(df), expected_shapes(_profile(table))) == []
+
+
 def test_a_missing_sheet_and_differing_columns_are_reported_by_table() -> None:
     profile = FileProfile(path="w.xlsx", format="excel", kind="table", tables=[
         _table("Data", {"a": "int64", "b": "str"}, 2), _table("Notes", {"text": "str"}, 1)])
