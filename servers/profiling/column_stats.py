@@ -339,9 +339,10 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
         return []
     filled = n_numbers + sum(tokens.values())
     # punctuation ("..", ":", "-") names nothing: it marks gaps at any share (a statistics office's
-    # latest year, mostly not yet published); words and letters only while numbers are the most
-    punctuation = all(not any(ch.isalnum() for ch in t) for t in tokens)
-    if n_numbers * 2 <= filled and not punctuation:
+    # latest year, mostly not yet published), as does a phrase no category is named ("n.d.", "not
+    # available"); other words and letters only while numbers are the most
+    unnamed = all(not any(ch.isalnum() for ch in t) or missing_phrase(t) for t in tokens)
+    if n_numbers * 2 <= filled and not unnamed:
         return []
     if not all(marker_shaped(t) for t in tokens):
         return []
@@ -478,11 +479,23 @@ def fill_value_note(column: str, value: float, others: tuple[float, float], labe
             f"na_values={{{label!r}: [{shown}]}} to the read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
 
 
-_LIMIT = re.compile(r"^\s*(?:<=?|>=?|≤|≥)\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+def frame_fill_value_notes(df: "pd.DataFrame") -> list[str]:
+    """The suspected fill values of a frame's numeric columns (`fill_value_suspects`), as notes
+    keyed by the labels the loader's frame has."""
+    notes = []
+    for name, (label, series) in zip(unique_names([str(c) for c in df.columns]), df.items()):
+        if series.dtype.kind in "iuf":
+            for value, others in fill_value_suspects(series.dropna().tolist()):
+                notes.append(fill_value_note(name, value, others, label))
+    return notes
+
+
+# a decimal comma too ("<0,5"), as exports of a European locale write it
+_LIMIT = re.compile(r"^\s*(?:<=?|>=?|≤|≥)\s*[-+]?(?:\d+[.,]?\d*|[.,]\d+)(?:[eE][-+]?\d+)?\s*$")
 
 
 def limit_cell(v: Any) -> bool:
-    """A number written under or over a limit: "<0.5" (below detection), "> 100", "≤2"."""
+    """A number written under or over a limit: "<0.5" (below detection), "> 100", "≤2", "<0,5"."""
     return isinstance(v, str) and bool(_LIMIT.match(v))
 
 

@@ -860,6 +860,13 @@ def _sample_rows(grid: LinesGrid, start: int, stop: int, drop_blank: bool) -> li
     return head + keep(grid.rows_at(picks))
 
 
+def _row_names(rows: list[list[str]], width: int) -> bool:
+    """Rows of one field more than a header of `width` names, the first field a distinct name for
+    each row (a gene, a sample, a row number): a table written with its row names."""
+    firsts = [r[0].strip() for r in rows]
+    return all(len(r) == width + 1 for r in rows) and all(firsts) and len(set(firsts)) == len(firsts)
+
+
 def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], complete: bool) -> None:
     """Columns and first rows from the parsed sample, typed the way pandas would read them."""
     stop = len(grid) if b.data_end is None else b.data_end + 1
@@ -880,7 +887,11 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         longer = 0
         if rows and max(map(len, rows)) > len(header):
             longer = sum(1 for r in rows if len(r) > len(header) and any(c.strip() for c in r[len(header) :]))
-        if rows and longer == len(rows) and not usecols:
+        if rows and longer == len(rows) and not usecols and _row_names(rows, len(header)):
+            # R's write.table: each row starts with its name, which the header does not name
+            names = opts["names"] = unique_names(["Unnamed: 0", *names])
+            opts["header"] = 0
+        elif rows and longer == len(rows) and not usecols:
             opts["index_col"] = False
         elif longer:
             opts["on_bad_lines"] = "skip"

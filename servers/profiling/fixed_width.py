@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import STATS_ROWS, missing_markers, profile_frame, unique_names
+from lakeboard.servers.profiling.column_stats import (STATS_ROWS, frame_fill_value_notes, missing_markers, profile_frame,
+                                                       unique_names)
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import declared_fill_values
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind, units_like
@@ -186,6 +187,7 @@ def _keep(prof: FileProfile, sample: TextSample, tp: TableProfile, df: Any, n_ro
         chars = sum(len(ln) + 1 for ln in data)
         tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / max(1, seen))), False
     tp.columns, tp.sample_rows = profile_frame(df)
+    tp.notes += frame_fill_value_notes(df)
     prof.kind, prof.format, prof.tables = "table", "fwf", [tp]
     rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
     cols = ", ".join(c.name for c in tp.columns[:8])

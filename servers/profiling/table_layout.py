@@ -428,12 +428,16 @@ class _Analyzer:
         kinds = column_kinds(
             self.info(i) for i in range(b.data_start, min(keep, b.data_start + self.probe)) if not self.grid.is_blank(i)
         )
+        # a label that also heads rows in the data ("Total" under each state) labels subtotals, not a footer
+        inner = {_row_label(self.grid.row(i)) for i in range(b.data_start, min(keep, b.data_start + self.probe))}
         end = b.data_end
         run: list[tuple[int, bool]] = []  # (row, a summary word labels it) from the bottom up
         while end >= keep and len(run) < MAX_FOOTER_ROWS:
             if self.grid.is_blank(end):
                 end -= 1
                 continue
+            if _row_label(self.grid.row(end)) in inner:
+                break
             strong = _footer_row(self.info(end), self.grid.row(end), kinds)
             if not strong and not _spread_row(self.info(end), self.grid.row(end)):
                 break
@@ -522,7 +526,8 @@ class _Analyzer:
         while d - 1 >= seg.start:
             p, cur = self.info(d - 1), self.info(d)
             kinds = column_kinds(self.info(i) for i in range(d, min(last_probed, d + self.probe) + 1))
-            if ((p.n >= 2 and not p.first_empty and _data_like(self.written_as_below(d - 1, d, last_probed),
+            # an empty first cell marks a header over labelled rows, not over rows that leave it empty too
+            if ((p.n >= 2 and (not p.first_empty or cur.first_empty) and _data_like(self.written_as_below(d - 1, d, last_probed),
                                                                self.written_as_below(d, d + 1, last_probed))) or (
                 _sparse_data_like(p, kinds) and not self.year_header(d - 1, d)
             )) and not self.index_names_row(d - 1, seg.start):
@@ -974,6 +979,11 @@ def _spread_row(inf: RowInfo, row: Sequence[Any]) -> bool:
     """A row labelled by a measure of spread ("SD", "SEM", "CV %"), under a summary row."""
     j = _first_filled(inf)
     return j >= 0 and inf.kinds[j] == TEXT and inf.n_value >= 1 and summary_label(row[j], _SPREAD_WORDS)
+
+
+def _row_label(row: Sequence[Any]) -> str:
+    """The first filled cell of a row, as text without case or spacing ("" for a blank row)."""
+    return next((" ".join(str(v).split()).lower() for v in row if cell_kind(v) != EMPTY), "")
 
 
 def _first_filled(inf: RowInfo) -> int:

@@ -358,3 +358,67 @@ def test_statistics_cover_a_table_sorted_by_a_category(tmp_path: Path) -> None:
     assert state.n_unique == 40 and len(state.top_values) == 30
     assert prof.tables[0].sample_rows[0] == {"state": "State00", "value": 0}
     assert prof.tables[0].n_rows == 4000
+
+
+def test_rows_written_with_their_names_keep_them(tmp_path: Path) -> None:
+    """R's write.table: a header of the value columns, and each row led by its name. The names are
+    a column, and each value stays under its own name (not shifted one to the left)."""
+    f = tmp_path / "toptags.txt"
+    rows = "".join(f'"ENSG{i:011d}"\t{i / 10}\t{i * 2}\t{i}e-10\n' for i in range(1, 31))
+    f.write_text('"logFC"\t"logCPM"\t"PValue"\n' + rows)
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["Unnamed: 0", "logFC", "logCPM", "PValue"] and len(df) == 30
+    assert df["Unnamed: 0"].iloc[0] == "ENSG00000000001" and df["PValue"].iloc[0] == 1e-10
+    assert prof.loader_check.verified
+
+
+def test_rows_longer_than_the_header_without_names_keep_the_header(tmp_path: Path) -> None:
+    """Rows with a field more than the header, the first fields repeating: not row names."""
+    f = tmp_path / "log.csv"
+    f.write_text("site,reading\n" + "".join(f"{'north' if i % 2 else 'south'},{i},extra{i}\n" for i in range(30)))
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["site", "reading"] and ns["data"]["reading"].iloc[3] == 3
+
+
+def test_european_lab_export_with_limits_and_gaps_in_its_first_rows(tmp_path: Path) -> None:
+    """';' with decimal commas, a BOM and CRLF; the first rows hold values under a detection limit
+    ('<0,5') and 'n.d.': they are rows, not a second header. 'n.d.' in most of a column of numbers
+    is still a gap, while a bare word in most of a column keeps it text."""
+    f = tmp_path / "labor.csv"
+    rows = ["\ufeffProben-ID;Entnahmedatum;Glukose [mmol/l];Laktat [mmol/l];CRP [mg/l];Status"]
+    for i in range(30):
+        lactate = f"{2 + i % 7},{i % 10}" if i % 3 == 0 else "n.d."
+        crp = "<0,5" if i % 4 == 0 else f"{10 + i},{i % 10}"
+        rows.append(f"LAB-{22000 + i};{1 + i % 28:02d}.12.2022;{5 + i % 9},{i % 10};{lactate};{crp};"
+                    f"{'Pending' if i % 3 else 3}")
+    f.write_bytes(("\r\n".join(rows) + "\r\n").encode("utf-8"))
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns)[:3] == ["Proben-ID", "Entnahmedatum", "Glukose [mmol/l]"] and len(df) == 30
+    assert df["Glukose [mmol/l]"].iloc[1] == 6.1
+    assert df["Laktat [mmol/l]"].isna().sum() == 20 and df["Laktat [mmol/l]"].iloc[0] == 2.0
+    assert df["CRP [mg/l]"].iloc[0] == "<0,5"  # a value under a limit is not a gap: kept, with a note
+    assert df["Status"].iloc[1] == "Pending"
+
+
+def test_rows_that_leave_the_first_column_empty_and_subtotals_in_them(tmp_path: Path) -> None:
+    """A query tool's export: a Notes column empty but in its 'Total' rows, one under each group.
+    The first row of data (whose codes read as numbers where later rows hold ranges) is a row,
+    not a second header; the last 'Total' row is a subtotal like the others, not a footer."""
+    f = tmp_path / "deaths.txt"
+    lines = ['"Notes"\t"State"\t"Age Group"\t"Age Group Code"\tDeaths\tPopulation\tCrude Rate']
+    for s, state in enumerate(["Alabama", "Alaska", "Arizona", "Arkansas", "Colorado"]):
+        for a, (group, code) in enumerate([("< 1 year", "1"), ("1-4 years", "1-4"), ("5-14 years", "5-14"),
+                                           ("15-24 years", "15-24")]):
+            deaths = "Suppressed" if (s + a) % 5 == 3 else str(100 + 7 * s + a)
+            rate = f"{0.5 + a:.1f} (Unreliable)" if a == 1 else f"{20 + s + a}.{a}"
+            lines.append(f'\t"{state}"\t"{group}"\t"{code}"\t{deaths}\t{50000 + s * 1000 + a}\t{rate}')
+        lines.append(f'"Total"\t"{state}"\t\t\t{500 + s}\t{200000 + s}\t{30 + s}.0')
+    lines += ['"---"', '"Dataset: Underlying Cause of Death"', '"Query Parameters:"', '"---"']
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["Notes", "State", "Age Group", "Age Group Code", "Deaths", "Population", "Crude Rate"]
+    assert len(df) == 25 and df["Age Group"].iloc[0] == "< 1 year" and df["Notes"].iloc[-1] == "Total"
+    assert df["Deaths"].isna().sum() == 4

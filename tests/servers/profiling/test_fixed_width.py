@@ -205,3 +205,18 @@ def test_the_commented_names_nearest_the_rows_name_them_and_a_status_code_is_no_
     prof, ns = profile_and_load(f)
     assert [c.name for c in prof.tables[0].columns] == ["YYY", "MM", "DD", "hh.h", "Kp", "D"]
     assert ns["data"]["DD"].isna().sum() == 0 and len(ns["data"]) == 22
+
+
+def test_suspected_fill_values_of_a_whitespace_table_are_noted(tmp_path: Path) -> None:
+    """A buoy's hourly file: 99.00 where the wave sensor gave nothing, far outside its other
+    heights. As for a CSV, the profile notes it and the loader shows the note; the value stays."""
+    f = tmp_path / "buoy.txt"
+    lines = ["#YY  MM DD hh WVHT  PRES", "#yr  mo dy hr    m   hPa"]
+    for h in range(24):
+        wave = "99.00" if h % 6 == 0 else f"{1 + h / 20:.2f}"
+        lines.append(f"2023 01 01 {h:02d} {wave:>5} {1010 + h / 10:.1f}")
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    notes = [n for n in prof.tables[0].notes if n.startswith("possible fill value")]
+    assert len(notes) == 1 and "'WVHT' holds 99" in notes[0]
+    assert "possible fill value" in prof.loader and ns["data"]["WVHT"].max() == 99.0
