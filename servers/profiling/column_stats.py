@@ -355,17 +355,35 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
     return sorted(tokens, key=lambda t: (-tokens[t], t))
 
 
-def text_markers(tokens: Counter[str]) -> list[str]:
-    """Punctuation that marks a missing value in a text column ("?", "-", ".."): such a token
-    cannot be a name or a category, so reading it as missing loses nothing (brackets and quotes
-    are left alone: "[]" is an empty list, not a gap).
-    Only in a real text column (at least 3 other distinct values with letters) and while it
-    stays a minority of the cells; the column stays text."""
-    marks = [t for t in tokens if t.strip() and len(t.strip()) <= 3 and all(ch in " ?-–—.*/_~" for ch in t)]
-    words = sum(1 for t in tokens if any(ch.isalpha() for ch in t))
-    if not marks or words < 3 or sum(tokens[t] for t in marks) * 2 >= sum(tokens.values()):
+def table_markers(found: list[tuple[int, Counter[str], list[str]]]):
+    """From each column's (numbers, other tokens, markers found in it), a test of another column of
+    the table: its tokens are markers when every one is a marker of some other column of numbers.
+    A table marks its gaps one way ("X" = not applicable in every state's column), though a
+    column where the mark is most of the cells would not show it on its own."""
+    marks = {t for n, _, markers in found if n for t in markers}
+
+    def test(n_numbers: int, tokens: Counter[str]) -> list[str]:
+        if n_numbers and tokens and set(tokens) <= marks:
+            return sorted(tokens, key=lambda t: (-tokens[t], t))
         return []
-    return sorted(marks, key=lambda t: (-tokens[t], t))
+
+    return test
+
+
+def text_markers(tokens: Counter[str]) -> list[str]:
+    """Tokens that mark a missing value in a text column, which stays text:
+    - a phrase that says "missing" and could name nothing else ("(null)", "n.d.", "[Not
+      Available]", `missing_phrase`), at any share;
+    - punctuation ("?", "-", ".."): such a token cannot be a name or a category, so reading it as
+      missing loses nothing (brackets and quotes are left alone: "[]" is an empty list, not a
+      gap). Only in a real text column (at least 3 other distinct values with letters) and while
+      it stays a minority of the cells."""
+    phrases = [t for t in tokens if missing_phrase(t)]
+    marks = [t for t in tokens if t.strip() and len(t.strip()) <= 3 and all(ch in " ?-–—.*/_~" for ch in t)]
+    words = sum(1 for t in tokens if any(ch.isalpha() for ch in t) and t not in phrases)
+    if not marks or words < 3 or sum(tokens[t] for t in marks) * 2 >= sum(tokens.values()):
+        marks = []
+    return sorted(phrases + marks, key=lambda t: (-tokens[t], t))
 
 
 # A line that is not a plain number (loosely: thousands and decimal commas pass): C-speed pre-filter.

@@ -34,6 +34,7 @@ from lakeboard.servers.profiling.column_stats import (
     profile_values,
     spread_indices,
     string_dtype,
+    table_markers,
     text_markers,
     unique_names,
     value_text,
@@ -923,22 +924,32 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     by_column = said.by_column
     markers: dict[Any, list[str]] = {}
     parsed: list[tuple[str, list[Any], frozenset[str], list[str]]] = []
-    for j, name, label in zip(positions, col_names, labels):
+    counted: list[tuple[int, Counter[str], list[str]]] = []
+    for j, name in zip(positions, col_names):
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
         own = [str(v) for v in by_column.get(name, [])]
         col_na = na | frozenset(own) if own else na
         dtype, values = parse_text_column(cells, col_na, thousands, decimal)
         # Text missing markers ("M", "n.a.", "-") in a numeric column: from the sample first.
-        found: list[str] = []
+        n_numbers, tokens, found = 0, Counter(), []
         if dtype not in ("float64", "int64", "bool"):
             n_numbers, n_distinct, tokens = numbers_and_tokens(cells, col_na, thousands, decimal)
             found = missing_markers(n_numbers, n_distinct, tokens)
-            if not found and not n_numbers and dtype == string_dtype():
-                punctuation = text_markers(tokens)
-                if punctuation:
-                    dtype, values = parse_text_column(cells, col_na | frozenset(punctuation), thousands, decimal)
-                    markers[label] = punctuation
         parsed.append((dtype, values, col_na, found))
+        counted.append((n_numbers, tokens, found))
+    in_table = table_markers(counted)
+    for k, (j, label) in enumerate(zip(positions, labels)):
+        dtype, values, col_na, found = parsed[k]
+        n_numbers, tokens, _ = counted[k]
+        if found or dtype in ("float64", "int64", "bool"):
+            continue
+        cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
+        if found := in_table(n_numbers, tokens):
+            parsed[k] = (dtype, values, col_na, found)
+        elif not n_numbers and dtype == string_dtype() and (punctuation := text_markers(tokens)):
+            dtype, values = parse_text_column(cells, col_na | frozenset(punctuation), thousands, decimal)
+            markers[label] = punctuation
+            parsed[k] = (dtype, values, col_na, found)
     # Then in every row of the table the head holds: a marker the sample missed would leave the
     # loaded column text while the profile says numbers.
     if len(rows) < stop - b.data_start:

@@ -19,8 +19,9 @@ from lakeboard.servers.profiling.column_stats import (
     numbers_and_tokens,
     profile_values,
     spread_indices,
-    typed_dtype,
+    table_markers,
     text_markers,
+    typed_dtype,
     unique_names,
 )
 from lakeboard.servers.profiling.declarations import declared
@@ -138,8 +139,9 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
             width = len(tp.columns)
             if offset is not None:  # one of tables side by side, or one right of empty columns: its columns only
                 tp.options["usecols"] = list(range(offset, offset + width))
-            elif not b.names and 0 < width < grid.width_to(len(grid) - 1 if b.data_end is None else b.data_end):
-                tp.options["usecols"] = list(range(width))  # a wider table or note above: pandas would pad to it
+            elif not b.names and 0 < width < grid.width_to(len(grid) - 1):
+                # a wider table or note anywhere in the sheet: calamine pads every row to the sheet's width
+                tp.options["usecols"] = list(range(width))
             titles = [t for i in reversed(b.title_rows) if len(t := row_text(above.row(i))) <= 100]
             if tp.title is None and (title := next((t for t in titles if len(t) >= 3), None)):
                 tp.title = title  # over the gap on its left
@@ -409,12 +411,17 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
     by_label: dict[Any, list[str]] = {}
     # Every row the sheet was read to (a marker the sample missed would leave the column text).
     every = list(zip_longest(*(grid.row(i) for i in range(b.data_start, end + 1))))
+    found = []
+    for j, name in enumerate(names):
+        gone = frozenset(everywhere + list(said.by_column.get(name, [])))
+        n_numbers, n_distinct, tokens = numbers_and_tokens(list(every[j]) if j < len(every) else [], PANDAS_NA | gone)
+        found.append((n_numbers, tokens, missing_markers(n_numbers, n_distinct, tokens)))
+    in_table = table_markers(found)
     for j, (name, label) in enumerate(zip(names, labels)):
         own = list(said.by_column.get(name, []))
         gone = frozenset(everywhere + own)
-        whole = list(every[j]) if j < len(every) else []
-        n_numbers, n_distinct, tokens = numbers_and_tokens(whole, PANDAS_NA | gone)
-        markers = missing_markers(n_numbers, n_distinct, tokens) or ([] if n_numbers else text_markers(tokens))
+        n_numbers, tokens, markers = found[j]
+        markers = markers or in_table(n_numbers, tokens) or ([] if n_numbers else text_markers(tokens))
         if n_numbers and tokens and not markers:
             mixed.add(j)
         if own or markers:

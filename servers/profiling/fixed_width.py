@@ -73,28 +73,53 @@ def _uncommented(line: str) -> list[str]:
     return line.lstrip().lstrip("".join(_COMMENT)).split()
 
 
+def _commented(line: str) -> bool:
+    return line.lstrip().startswith(_COMMENT)
+
+
+def _above_blanks(lines: list[str], i: int) -> int:
+    """The first of the blank lines right above line i (i itself when there are none)."""
+    while i > 0 and not lines[i - 1].strip():
+        i -= 1
+    return i
+
+
+def _names_of(line: str, width: int) -> list[str] | None:
+    """A comment line's names for a table of `width` columns: its words ("#YY MM DD"), or its parts
+    between commas ("% Year, Annual Anomaly, Annual Unc."); None for another line. Words are names,
+    not a sentence of as many words ("# run 7, calibrated", "# SOURCE: Observatory …"), when none
+    is a number or ends with punctuation; a row of group labels ruled with dashes ("---- Solar
+    Wind ----") is not the names."""
+    cells = _uncommented(line)
+    if len(cells) == width:
+        if any(_DASHES.fullmatch(c) or cell_kind(c) != TEXT or c[-1] in ",.;:" for c in cells):
+            return None
+        return cells
+    parts = [" ".join(p.split()) for p in line.lstrip().lstrip("".join(_COMMENT)).split(",")]
+    if len(parts) == width and all(p and len(p.split()) <= 4 and cell_kind(p) == TEXT for p in parts):
+        return parts
+    return None
+
+
 def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], unnamed: bool = False) -> bool:
     """A whitespace table whose header is commented out (`#YY MM DD hh WDIR ...`), often with a
     row of units under it, also commented (`#yr mo dy hr degT ...`): station, buoy and instrument
     exports. The header gives the names, without its marks; a units row becomes a note."""
     n = min(len(lines), 400)
+    # the first row under the comments (blank lines may part them)
     d = next((i for i in range(1, n) if lines[i].strip() and not lines[i].lstrip().startswith(_COMMENT)
-              and lines[i - 1].lstrip().startswith(_COMMENT)), None)
+              and _commented(lines[_above_blanks(lines, i) - 1])), None)
     if d is None:
         return False
     data = _table_lines(lines, d)
     width = len(lines[d].split())
     if width < 2 or len(data) < 2 or any(len(lines[i].split()) != width for i in data[:500]):
         return False
-    above = d - 1
-    while above > 0 and lines[above - 1].lstrip().startswith(_COMMENT):
+    last = _above_blanks(lines, d) - 1  # the last comment line
+    above = last
+    while above > 0 and _commented(lines[above - 1]):
         above -= 1
-    # a row of group labels over the names, ruled with dashes ("---- Solar Wind ----"), is not the names
-    # lines of as many words as the rows: names, not a sentence that has as many words ("# run 7,
-    # calibrated", "# SOURCE: Observatory …"): no number, no punctuation ending a word
-    fitting = [i for i in range(above, d) if len(cells := _uncommented(lines[i])) == width
-               and not any(_DASHES.fullmatch(c) for c in cells)
-               and not any(cell_kind(c) != TEXT or c[-1] in ",.;:" for c in cells)]
+    fitting = [i for i in range(above, last + 1) if _names_of(lines[i], width)]
     # the run of such lines nearest the rows: the names, then the units written under them
     # ("#YY MM DD" over "#yr mo dy"); a format line further up ("#iii iii fff") is a note
     k = len(fitting) - 1
@@ -102,7 +127,7 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
         k -= 1
     fitting = fitting[k:]
     body = [c for i in data[:40] for c in lines[i].split()]
-    names = _uncommented(lines[fitting[0]]) if fitting else []
+    names = _names_of(lines[fitting[0]], width) or [] if fitting else []
     if not fitting and not (unnamed and all(cell_kind(c) == VALUE for c in body)):
         return False  # no names in the comments: only a block of numbers, when nothing else reads it
     if not any(cell_kind(c) == VALUE for c in body):
@@ -113,14 +138,14 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
         notes = [" ".join(_uncommented(lines[i])) for i in range(fitting[0]) if _uncommented(lines[i])][:20]
         notes += ["units: " + ", ".join(f"{a} {u}" for a, u in zip(names, _uncommented(lines[i]))) for i in fitting[1:3]]
     else:  # the comment block (a data centre's notice, the columns described in words) is the table's notes
-        notes = [" ".join(_uncommented(lines[i])) for i in range(above, d) if _uncommented(lines[i])][:30]
+        notes = [" ".join(_uncommented(lines[i])) for i in range(above, last + 1) if _uncommented(lines[i])][:30]
     trailing = [ln for ln in lines[data[-1] + 1:] if ln.strip()]
     n_rows = len(data)
     if trailing and sample.complete:
         opts["nrows"] = n_rows
         notes += [" ".join(ln.split()) for ln in trailing][:20]
     markers = _missing_markers([lines[i].split() for i in data[:STATS_ROWS]], width)
-    missing = [v for i in range(above, d) for v in declared_fill_values(lines[i])] + declared().everywhere
+    missing = [v for i in range(above, last + 1) for v in declared_fill_values(lines[i])] + declared().everywhere
     if markers or missing:
         opts["na_values"] = list(dict.fromkeys(missing + markers))
 
@@ -331,7 +356,7 @@ def _find_aligned(lines: list[str], start: int) -> tuple[int, list[int], list[tu
         run = _table_lines(lines, i)
         starts += run[:4]
         i = run[-1] + 1
-    for first in starts:
+    for k, first in enumerate(starts):
         if lines[first].lstrip().startswith(_COMMENT):
             continue  # a comment is no header (a commented header is read above) and no data
         idx = _table_lines(lines, first)
@@ -346,8 +371,24 @@ def _find_aligned(lines: list[str], start: int) -> tuple[int, list[int], list[tu
         # Real columns hold something on (nearly) every line; gaps that line up by chance in prose do not.
         filled = (sum(1 for ln in block if ln[a:b].strip()) >= 0.8 * len(block) for a, b in spans)
         if len(spans) >= 2 and all(filled):
-            return first, idx, spans
+            # lines of as many fields from here or a start below in this run, over a footer, are read by
+            # whitespace: a range line over the rows ("1870 2023"), taken for a row, would join a
+            # column's gap and merge the columns either side of it
+            even = ((s, e) for s in starts[k:] if s <= idx[-1] and (e := _even_lines(lines, _table_lines(lines, s))))
+            start, rows = next(even, (first, None))
+            return (start, rows, None) if rows is not None else (first, idx, spans)
     return None
+
+
+def _even_lines(lines: list[str], idx: list[int]) -> list[int] | None:
+    """The lines of `idx` from its first that split into as many fields (two or more), when they are
+    most of them (four in five) and those after them have fewer than half as many (a footer of
+    notes and sources, not rows with a few cells left blank); else None."""
+    width = len(lines[idx[0]].split())
+    k = next((k for k, i in enumerate(idx) if len(lines[i].split()) != width), len(idx))
+    if width < 2 or k < 5 or k < 0.8 * len(idx) or k == len(idx):
+        return None
+    return idx[:k] if all(len(lines[i].split()) < width / 2 for i in idx[k:]) else None
 
 
 def _aligned_part(lines: list[str], sample: TextSample, first: int, idx: list[int],

@@ -401,23 +401,37 @@ class _Analyzer:
         row = self.grid.row(i)
         return self.info(i).n >= 2 and all(cell_kind(v) in (EMPTY, TEXT) or _period_label(v) for v in row)
 
-    def detached_header(self, pending: list[int], seg: _Segment, lay: _SegmentLayout, width: int) -> int | None:
-        """The header of `seg`'s data when blank lines part them: the last line before the blank
-        lines, of distinct labels over most columns, some of them over columns of values."""
+    def year_labels(self, i: int) -> bool:
+        """Row i holds labels and years written as labels ("2022", "Percent Change"), a year at least."""
+        cells = [v for v in self.grid.row(i) if cell_kind(v) != EMPTY]
+        years = sum(bool(_YEAR_CELL.match(str(v).strip())) for v in cells)
+        return years >= 1 and all(cell_kind(v) == TEXT or _YEAR_CELL.match(str(v).strip()) for v in cells)
+
+    def detached_header(self, pending: list[int], seg: _Segment, lay: _SegmentLayout,
+                        width: int) -> tuple[list[int], list[str] | None] | None:
+        """The header of `seg`'s data when blank lines part them, as (its rows, its names when two
+        rows make them): the last line before the blank lines, of distinct labels over most
+        columns, some of them over columns of values; or that line under a line of groups it
+        tells apart ("Commenced, Terminated" over "2022, 2023, 2022, 2023")."""
         if lay.header_rows or lay.titles or lay.data_start is None or not pending:
             return None
         h = pending[-1]
         if any(not self.grid.is_blank(i) for i in range(h + 1, seg.start)):
             return None
-        inf = self.info(h)
-        labels = [cell_text(v) for v in self.grid.row(h)]
-        labels = [t for t in labels if t]
-        if inf.n_value or inf.n < 2 or inf.n < 0.6 * width or len(set(labels)) < len(labels):
-            return None
         data = self.probe_rows(_Segment(lay.data_start, lay.data_end or seg.end), False)
         kinds = column_kinds(self.info(i) for i in data)
+        inf = self.info(h)
+        labels = [t for v in self.grid.row(h) if (t := cell_text(v))]
+        top = h - 1
+        if (top in pending and self.group_labels(top) and self.group_labels(h)
+                and _tells_apart(self.grid.row(top), self.grid.row(h))):
+            names = combine_header_rows(self.grid.row(top), self.grid.row(h))
+            over_values = sum(1 for j, n in enumerate(names) if n and j < len(kinds) and kinds[j] == VALUE)
+            return ([top, h], names) if over_values and len([n for n in names if n]) >= 0.6 * width else None
+        if inf.n_value or inf.n < 2 or inf.n < 0.6 * width or len(set(labels)) < len(labels):
+            return None
         over_values = sum(1 for j, k in enumerate(inf.kinds) if k == TEXT and j < len(kinds) and kinds[j] == VALUE)
-        return h if over_values else None
+        return ([h], None) if over_values else None
 
     def find_footers(self, b: Block) -> None:
         """Summary rows at the end of a table's data (Total, Average, Highest ...) become its footer."""
@@ -590,6 +604,10 @@ class _Analyzer:
             header_rows = [d]
             d += 1
             strong = True
+        if header_rows and d <= end and end - d < 2 and all(self.year_labels(i) for i in range(d, end + 1)):
+            # labels over years, and nothing under them ("Commenced, Terminated" over "2022, 2023"):
+            # a header whose data come after blank lines (`detached_header`), not a table of its own
+            return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False)
         titles = list(range(seg.start, header_rows[0] if header_rows else d))
         return _SegmentLayout(titles, header_rows, names, d, end, footnotes, strong)
 
@@ -894,9 +912,11 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
             continue
         detached = an.detached_header(pending, seg, lay, width)
         if detached is not None:
-            # A header line, then blank lines, then its data: the table starts at the header.
-            pending.remove(detached)
-            lay = dataclasses.replace(lay, header_rows=[detached], names=None, strong_header=True)
+            # A header (a line, or groups over names), then blank lines, then its data: the table starts at the header.
+            rows, names = detached
+            for r in rows:
+                pending.remove(r)
+            lay = dataclasses.replace(lay, header_rows=rows, names=names, strong_header=True)
         header_text = tuple(str(v).strip() for v in grid.row(lay.header_rows[-1])) if lay.header_rows else None
         starts_new = (
             cur is None

@@ -189,3 +189,49 @@ def test_damaged_workbooks_say_why(tmp_path: Path) -> None:
     assert p3.status == "ok" and p3.format == "csv" and "named .xlsx" in p3.attributes["note"]
     for p in (p1, p2):
         assert "return None" in p.loader
+
+
+def test_a_table_above_a_wider_one_loads_its_own_columns(tmp_path: Path) -> None:
+    """Two tables stacked in a sheet, the lower one a column wider: calamine pads every row of
+    the sheet to its full width, so the upper table is read with its own columns only."""
+    f = tmp_path / "supplement.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["A. Discovery cohort"])
+    ws.append(["SNP", "Chr", "P"])
+    for i in range(6):
+        ws.append([f"rs{100 + i}", i + 1, 1e-8 * (i + 1)])
+    ws.append([])
+    ws.append(["B. Validation cohort"])
+    ws.append(["SNP", "Chr", "P", "P (meta-analysis)"])
+    for i in range(6):
+        ws.append([f"rs{200 + i}", i + 1, 1e-7 * (i + 1), 1e-9 * (i + 1)])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    assert prof.loader_check.verified, prof.loader_check.reasons
+    first, second = ns["data"].values()
+    assert list(first.columns) == ["SNP", "Chr", "P"] and len(first) == 6
+    assert list(second.columns) == ["SNP", "Chr", "P", "P (meta-analysis)"]
+
+
+def test_groups_over_years_then_a_blank_row_then_the_data(tmp_path: Path) -> None:
+    """A court caseload table: merged groups ('Commenced', 'Terminated') over years written as
+    text, a blank row, then the rows. The two header rows name the columns."""
+    f = tmp_path / "caseload.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Table C-1."])
+    ws.append(["Civil Cases Commenced and Terminated, 2022 and 2023"])
+    ws.append([])
+    ws.append(["District", "Commenced", None, "Terminated", None])
+    ws.append([None, "2022", "2023", "2022", "2023"])
+    ws.merge_cells("B4:C4")
+    ws.merge_cells("D4:E4")
+    ws.append([])
+    for i in range(12):
+        ws.append([f"D{i}", 100 + i, 110 + i, 90 + i, 95 + i])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    df = ns["data"]["Sheet"]
+    assert list(df.columns) == ["District", "Commenced 2022", "Commenced 2023", "Terminated 2022", "Terminated 2023"]
+    assert len(df) == 12 and df["Terminated 2023"].iloc[0] == 95 and prof.loader_check.verified

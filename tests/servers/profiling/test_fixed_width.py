@@ -220,3 +220,35 @@ def test_suspected_fill_values_of_a_whitespace_table_are_noted(tmp_path: Path) -
     notes = [n for n in prof.tables[0].notes if n.startswith("possible fill value")]
     assert len(notes) == 1 and "'WVHT' holds 99" in notes[0]
     assert "possible fill value" in prof.loader and ns["data"]["WVHT"].max() == 99.0
+
+
+def test_a_range_line_over_the_rows_and_notes_under_them(tmp_path: Path) -> None:
+    """A climate index as NOAA PSL writes it: the first and last year on a line, a row per year of
+    twelve monthly values, then the missing-value code, the index's name and its source. The rows
+    are read by whitespace (not by column positions that the range line would merge)."""
+    f = tmp_path / "nino34.data"
+    lines = ["  1950  1979"]
+    for y in range(1950, 1980):
+        lines.append(f"  {y}" + "".join(f"{((y * 7 + m * 3) % 29 - 14) / 10:8.2f}" for m in range(12)))
+    lines += ["  -99.99", "  NINO34", "  HadISST", "  https://example.org/timeseries/", "  anomalies from 1981-2010"]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df.shape == (30, 13) and df[0].tolist()[:2] == [1950, 1951]
+    assert df[1].iloc[0] == ((1950 * 7) % 29 - 14) / 10
+    assert "NINO34" in prof.tables[0].notes and prof.loader_check.verified
+
+
+def test_names_between_commas_in_the_comments_over_a_blank_line(tmp_path: Path) -> None:
+    """Names written between commas in the last comment line ('% Year, Annual Anomaly, ...'), a
+    blank line between the comments and the rows."""
+    f = tmp_path / "summary.txt"
+    head = ["% A brief summary of the land-surface average results.", "% Temperatures are in Celsius.", "%",
+            "% Year, Annual Anomaly, Annual Unc., Five-year Anomaly", " "]
+    rows = [f"  {1850 + i}  {i / 100 - 0.4:8.3f}  {0.35 - i / 1000:8.3f}  " + ("     NaN" if i < 2 else f"{i / 90 - 0.4:8.3f}")
+            for i in range(20)]
+    f.write_text("\n".join(head + rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["Year", "Annual Anomaly", "Annual Unc.", "Five-year Anomaly"] and len(df) == 20
+    assert df["Five-year Anomaly"].isna().sum() == 2 and prof.loader_check.verified

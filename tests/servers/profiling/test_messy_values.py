@@ -466,3 +466,35 @@ def test_a_column_of_yes_no_and_numbers_keeps_the_header(tmp_path: Path) -> None
     (tmp_path / "mixed.csv").write_text("\n".join(rows) + "\n")
     prof, ns = profile_and_load(tmp_path / "mixed.csv")
     assert [c.name for c in prof.tables[0].columns] == ["sample", "measurement", "flag"] and len(_frame(ns["data"])) == 30
+
+
+def test_a_phrase_for_no_value_is_missing_in_text_columns_too(tmp_path: Path) -> None:
+    """'(null)' in a column of times and in a column of park names (most of its cells): no time or
+    name is written so. A bare word ('None', 'Unknown') may be a name, and stays."""
+    rows = []
+    for i in range(30):
+        time = "(null)" if i % 4 == 0 else f"{i % 24:02d}:{i % 60:02d}:00"
+        park = f"PARK {i % 5}" if i % 5 == 0 else "(null)"
+        rows.append(f"{1000 + i},{time},{park},{'Unknown' if i % 3 == 0 else 'Known'}")
+    f = _write(tmp_path / "complaints.csv", "id,to_time,park,status\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert df["to_time"].isna().sum() == 8 and df["to_time"].iloc[1] == "01:01:00"
+    assert df["park"].isna().sum() == 24 and df["park"].iloc[0] == "PARK 0"
+    assert df["status"].isna().sum() == 0 and prof.loader_check.verified
+
+
+def test_a_mark_of_the_table_is_a_gap_where_it_is_most_of_a_column(tmp_path: Path) -> None:
+    """'X' (not applicable) in the columns of states: a marker of the table, so also in a state's
+    column where it is most of the cells, which alone would read as a code. A column of codes
+    that holds no marker of the table keeps its letters."""
+    rows = []
+    for i in range(20):
+        rows.append(f"T{i:02d},{'X' if i == 3 else 1000 + i},{'X' if i % 3 else 500 + i},{2000 + i},"
+                    f"{'K' if i % 5 == 0 else i % 4}")
+    f = _write(tmp_path / "taxes.csv", "Item,Alabama,Alaska,Arizona,Grade\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert df["Alabama"].isna().sum() == 1 and df["Alaska"].isna().sum() == 13
+    assert df["Alaska"].dtype.kind == "f" and (df["Grade"] == "K").sum() == 4
+    assert prof.loader_check.verified
