@@ -355,17 +355,22 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
     return sorted(tokens, key=lambda t: (-tokens[t], t))
 
 
-def table_markers(found: list[tuple[int, Counter[str], list[str]]]):
-    """From each column's (numbers, other tokens, markers found in it), a test of another column of
-    the table: its tokens are markers when every one is a marker of some other column of numbers.
-    A table marks its gaps one way ("X" = not applicable in every state's column), though a
-    column where the mark is most of the cells would not show it on its own."""
-    marks = {t for n, _, markers in found if n for t in markers}
+def table_markers(found: list[tuple[int, int, Counter[str], list[str]]]):
+    """From each column's (numbers, distinct numbers, other tokens, markers found in it), a test of
+    another column of the table: its tokens are markers when every one is a marker of some other
+    column of numbers. A table marks its gaps one way ("X" = not applicable in every state's
+    column), though a column where the mark is most of the cells would not show it on its own.
+    A letter code spreads only to a column of measurements, as `missing_markers` takes one: in a
+    column of a few repeated numbers it may stand for a value ("T", a trace of snow)."""
+    marks = {t for n, _, _, markers in found if n for t in markers}
 
-    def test(n_numbers: int, tokens: Counter[str]) -> list[str]:
-        if n_numbers and tokens and set(tokens) <= marks:
-            return sorted(tokens, key=lambda t: (-tokens[t], t))
-        return []
+    def test(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> list[str]:
+        if not (n_numbers and tokens and set(tokens) <= marks):
+            return []
+        measured = n_distinct * 2 >= n_numbers or n_distinct > 20
+        if not measured and not all(generic_marker(t) for t in tokens):
+            return []
+        return sorted(tokens, key=lambda t: (-tokens[t], t))
 
     return test
 

@@ -924,27 +924,27 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     by_column = said.by_column
     markers: dict[Any, list[str]] = {}
     parsed: list[tuple[str, list[Any], frozenset[str], list[str]]] = []
-    counted: list[tuple[int, Counter[str], list[str]]] = []
+    counted: list[tuple[int, int, Counter[str], list[str]]] = []
     for j, name in zip(positions, col_names):
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
         own = [str(v) for v in by_column.get(name, [])]
         col_na = na | frozenset(own) if own else na
         dtype, values = parse_text_column(cells, col_na, thousands, decimal)
         # Text missing markers ("M", "n.a.", "-") in a numeric column: from the sample first.
-        n_numbers, tokens, found = 0, Counter(), []
+        n_numbers, n_distinct, tokens, found = 0, 0, Counter(), []
         if dtype not in ("float64", "int64", "bool"):
             n_numbers, n_distinct, tokens = numbers_and_tokens(cells, col_na, thousands, decimal)
             found = missing_markers(n_numbers, n_distinct, tokens)
         parsed.append((dtype, values, col_na, found))
-        counted.append((n_numbers, tokens, found))
+        counted.append((n_numbers, n_distinct, tokens, found))
     in_table = table_markers(counted)
     for k, (j, label) in enumerate(zip(positions, labels)):
         dtype, values, col_na, found = parsed[k]
-        n_numbers, tokens, _ = counted[k]
+        n_numbers, n_distinct, tokens, _ = counted[k]
         if found or dtype in ("float64", "int64", "bool"):
             continue
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
-        if found := in_table(n_numbers, tokens):
+        if found := in_table(n_numbers, n_distinct, tokens):
             parsed[k] = (dtype, values, col_na, found)
         elif not n_numbers and dtype == string_dtype() and (punctuation := text_markers(tokens)):
             dtype, values = parse_text_column(cells, col_na | frozenset(punctuation), thousands, decimal)

@@ -415,13 +415,13 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
     for j, name in enumerate(names):
         gone = frozenset(everywhere + list(said.by_column.get(name, [])))
         n_numbers, n_distinct, tokens = numbers_and_tokens(list(every[j]) if j < len(every) else [], PANDAS_NA | gone)
-        found.append((n_numbers, tokens, missing_markers(n_numbers, n_distinct, tokens)))
+        found.append((n_numbers, n_distinct, tokens, missing_markers(n_numbers, n_distinct, tokens)))
     in_table = table_markers(found)
     for j, (name, label) in enumerate(zip(names, labels)):
         own = list(said.by_column.get(name, []))
         gone = frozenset(everywhere + own)
-        n_numbers, tokens, markers = found[j]
-        markers = markers or in_table(n_numbers, tokens) or ([] if n_numbers else text_markers(tokens))
+        n_numbers, n_distinct, tokens, markers = found[j]
+        markers = markers or in_table(n_numbers, n_distinct, tokens) or ([] if n_numbers else text_markers(tokens))
         if n_numbers and tokens and not markers:
             mixed.add(j)
         if own or markers:

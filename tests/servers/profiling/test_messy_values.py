@@ -498,3 +498,17 @@ def test_a_mark_of_the_table_is_a_gap_where_it_is_most_of_a_column(tmp_path: Pat
     assert df["Alabama"].isna().sum() == 1 and df["Alaska"].isna().sum() == 13
     assert df["Alaska"].dtype.kind == "f" and (df["Grade"] == "K").sum() == 4
     assert prof.loader_check.verified
+
+
+def test_a_letter_code_does_not_spread_to_columns_of_a_few_repeated_numbers(tmp_path: Path) -> None:
+    """'T' (a trace) among measured rainfall is read as a gap there, as before; in the snowfall
+    column, of a few repeated numbers, it is most of the cells and stays a value."""
+    rows = []
+    for i in range(30):
+        rain = "T" if i % 9 == 4 else f"{i * 0.07:.2f}"
+        rows.append(f"2023-02-{i % 28 + 1:02d},{rain},{'T' if i % 5 in (1, 2, 3) else '1.2'},{i % 4}")
+    f = _write(tmp_path / "precip.csv", "Date,Precipitation,Snowfall,Snow Depth\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert len(df) == 30 and df["Precipitation"].isna().sum() == 3
+    assert (df["Snowfall"] == "T").sum() == 18
