@@ -200,7 +200,10 @@ def train(lakes: list[LakeData], columns: list[int], c: float = 1.0) -> Relevanc
     return rel
 
 
-GATE_GRID = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
+# Steps of 0.025: with steps of 0.1, a small change in one training lake (one table's 'NO DATA'
+# cells read as gaps) moved a held-out lake's threshold a whole step and its F1 by 0.055; in
+# steps of 0.025 the cross-validated macro F1 was 0.579 and 0.581 before and after that change.
+GATE_GRID = [round(0.025 * k, 3) for k in range(39)]  # 0.0 to 0.95
 
 
 def without_questions_of(held: LakeData, lakes: list[LakeData]) -> list[LakeData]:
