@@ -266,6 +266,8 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     ext = path.suffix.lower()
     if delim is not None and ext not in (".csv", ".tsv", ".tab") and _prose(lines, delim):
         delim = None  # sentences with a comma each: a document, not a table of two columns
+    if delim == "|" and _aligned_inside(lines, delim):
+        delim = None  # columns aligned by spaces, ids holding pipes ("sp|P12345|NAME"): HMMER's tables
     if delim is None:
         if not aligned_first and fixed_width.profile_lines(path, prof, sample, list(lines)):
             return
@@ -386,6 +388,18 @@ def _no_rows_reason(lines: TextLines, delim: str) -> str:
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
         return f"no rows of data: the file holds a header ({value_text(shown, 200)}) and nothing under it"
     return "no rows of data: the file holds only notes or blank lines"
+
+
+_ALIGNED_WORDS = re.compile(r"(?<=\S) {2,}(?=\S)")
+
+
+def _aligned_inside(lines: TextLines, delim: str) -> bool:
+    """Most lines hold, between delimiters, three runs of spaces or more parting words: the lines
+    are a table aligned by spaces whose values hold the delimiter, not a table split by it (a
+    value of two words parted by two spaces is no such run)."""
+    body = [ln for ln in lines[:100] if ln.strip() and ln[:1] != "#"]
+    inside = sum(sum(len(_ALIGNED_WORDS.findall(f)) for f in ln.split(delim)) >= 3 for ln in body)
+    return bool(body) and inside >= 0.8 * len(body)
 
 
 def _looks_like_list(lines: TextLines) -> bool:

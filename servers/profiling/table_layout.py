@@ -181,6 +181,7 @@ class _Analyzer:
         self._kinds: dict[tuple[int, int | None], list[int]] = {}
         self.dense_min = 2
         self._value_columns: frozenset[int] | None = None
+        self._marker_columns: frozenset[int] | None = None
         self._limit_columns: frozenset[int] | None = None
 
     def info(self, i: int) -> RowInfo:
@@ -195,7 +196,7 @@ class _Analyzer:
                 # in a column of values is one in any row (a first row of text and one gap). So is a
                 # number under a limit ("<0.5") in a column that holds such limits on other rows
                 # too: a header's "<5" (an age band) is not.
-                r = _markers_as_values(r, row, self.value_columns() if r.n_value else frozenset(),
+                r = _markers_as_values(r, row, self.marker_columns() if r.n_value else frozenset(),
                                        self.limit_columns(), self.value_columns())
             self._info[i] = r
         return r
@@ -212,20 +213,34 @@ class _Analyzer:
             self._count_columns()
         return self._value_columns
 
+    def marker_columns(self) -> frozenset[int]:
+        """The columns of values, and those whose filled cells are all values but for marker-shaped
+        ones and one label (their name): a code written among the values ("T", a trace; "M",
+        missing) may be most of such a column. A column of "yes", "no", 1 and 0 is not one."""
+        if self._marker_columns is None:
+            self._count_columns()
+        return self._marker_columns
+
     def _count_columns(self) -> None:
-        """value_columns and limit_columns, in one pass over the grid's first rows."""
+        """value_columns, marker_columns and limit_columns, in one pass over the grid's first rows."""
         kinds: dict[int, list[int]] = {}
+        unmarked: dict[int, list[int]] = {}
         limits: dict[int, int] = {}
         for i in range(min(len(self.grid), self.head_probe + self.probe)):
             row = self.grid.row(i)
             for j, k in enumerate(row_info(row).kinds):
                 if k != EMPTY:
-                    if k == TEXT and isinstance(row[j], str) and marker_shaped(row[j]) and generic_marker(row[j]):
+                    marker = k == TEXT and isinstance(row[j], str) and marker_shaped(row[j])
+                    if not marker:
+                        unmarked.setdefault(j, [0, 0, 0])[k] += 1
+                    if marker and generic_marker(row[j]):
                         continue  # a gap ("not available", "--") says nothing of what the column holds
                     kinds.setdefault(j, [0, 0, 0])[k] += 1
                     if k == TEXT and limit_cell(row[j]):
                         limits[j] = limits.get(j, 0) + 1
         self._value_columns = frozenset(j for j, c in kinds.items() if c[VALUE] > c[TEXT])
+        self._marker_columns = self._value_columns | frozenset(
+            j for j, c in unmarked.items() if c[VALUE] >= 2 and c[TEXT] <= 1)
         self._limit_columns = frozenset(j for j, n in limits.items() if n >= 2)
 
     def segments(self) -> list[_Segment]:

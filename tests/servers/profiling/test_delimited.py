@@ -422,3 +422,17 @@ def test_rows_that_leave_the_first_column_empty_and_subtotals_in_them(tmp_path: 
     assert list(df.columns) == ["Notes", "State", "Age Group", "Age Group Code", "Deaths", "Population", "Crude Rate"]
     assert len(df) == 25 and df["Age Group"].iloc[0] == "< 1 year" and df["Notes"].iloc[-1] == "Total"
     assert df["Deaths"].isna().sum() == 4
+
+
+def test_pipes_inside_the_values_of_a_table_aligned_by_spaces_are_no_delimiter(tmp_path: Path) -> None:
+    """HMMER's tables: columns aligned by spaces, ids holding pipes ('sp|P94328|GNB1_HUMAN'). Split at
+    the pipes they made three columns of garbage. A table split by pipes whose values hold two
+    spaces stays one."""
+    f = tmp_path / "hits.tblout"
+    f.write_text("# target name  accession  query name  E-value  score\n" + "".join(
+        f"Dom{i:<8} PF{i:05d}.3  sp|P{i:05d}|G{i}_HUMAN    {i}.5e-10   {100 + i}.3   {i % 3}.1\n" for i in range(20)))
+    prof = profile_file(f, tmp_path)
+    assert all(t.delimiter != "|" for t in prof.tables)
+    g = tmp_path / "notes.txt"
+    g.write_text("id | name | notes\n" + "".join(f"{i} | n{i} | entry  {i}\n" for i in range(20)))
+    assert profile_file(g, tmp_path).tables[0].delimiter == "|"

@@ -512,3 +512,15 @@ def test_a_letter_code_does_not_spread_to_columns_of_a_few_repeated_numbers(tmp_
     df = _frame(ns["data"])
     assert len(df) == 30 and df["Precipitation"].isna().sum() == 3
     assert (df["Snowfall"] == "T").sum() == 18
+
+
+def test_rows_alternating_a_code_with_numbers_are_rows(tmp_path: Path) -> None:
+    """A daily weather export where 'T' (a trace) is most of two columns, alternating with numbers
+    from row to row: no two rows were of the same kinds, so the table was read from its last row."""
+    rows = [f"2023-02-{i + 1:02d},{'T' if i == 4 else f'{i * 0.07:.2f}'},{'T' if i % 2 else '1.2'},"
+            f"{'T' if i % 3 else '1'}" for i in range(15)]
+    f = _write(tmp_path / "precip.csv", "Date,Precipitation,Snowfall,Snow Depth\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert list(df.columns) == ["Date", "Precipitation", "Snowfall", "Snow Depth"] and len(df) == 15
+    assert (df["Snowfall"] == "T").sum() == 7
