@@ -902,12 +902,13 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         longer = 0
         if rows and max(map(len, rows)) > len(header):
             longer = sum(1 for r in rows if len(r) > len(header) and any(c.strip() for c in r[len(header) :]))
-        if rows and longer == len(rows) and not usecols and _row_names(rows, len(header)):
-            # R's write.table: each row starts with its name, which the header does not name
-            names = opts["names"] = unique_names(["Unnamed: 0", *names])
-            opts["header"] = 0
-        elif rows and longer == len(rows) and not usecols:
-            opts["index_col"] = False
+        if rows and longer == len(rows) and not usecols:
+            if _row_names(rows, len(header)):
+                # R's write.table: each row starts with its name, which the header does not name
+                names = opts["names"] = unique_names(["Unnamed: 0", *names])
+                opts["header"] = 0
+            else:
+                opts["index_col"] = False
         elif longer:
             opts["on_bad_lines"] = "skip"
             tp.notes.append("some lines have more fields than the header; the loader skips them")

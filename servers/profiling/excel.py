@@ -411,14 +411,14 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
     by_label: dict[Any, list[str]] = {}
     # Every row the sheet was read to (a marker the sample missed would leave the column text).
     every = list(zip_longest(*(grid.row(i) for i in range(b.data_start, end + 1))))
+    owns = [list(said.by_column.get(name, [])) for name in names]
     found = []
-    for j, name in enumerate(names):
-        gone = frozenset(everywhere + list(said.by_column.get(name, [])))
-        n_numbers, n_distinct, tokens = numbers_and_tokens(list(every[j]) if j < len(every) else [], PANDAS_NA | gone)
+    for j, own in enumerate(owns):
+        whole = list(every[j]) if j < len(every) else []
+        n_numbers, n_distinct, tokens = numbers_and_tokens(whole, PANDAS_NA | frozenset(everywhere + own))
         found.append((n_numbers, n_distinct, tokens, missing_markers(n_numbers, n_distinct, tokens)))
     in_table = table_markers(found)
-    for j, (name, label) in enumerate(zip(names, labels)):
-        own = list(said.by_column.get(name, []))
+    for j, (name, label, own) in enumerate(zip(names, labels, owns)):
         gone = frozenset(everywhere + own)
         n_numbers, n_distinct, tokens, markers = found[j]
         markers = markers or in_table(n_numbers, n_distinct, tokens) or ([] if n_numbers else text_markers(tokens))

@@ -119,7 +119,8 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
     above = last
     while above > 0 and _commented(lines[above - 1]):
         above -= 1
-    fitting = [i for i in range(above, last + 1) if _names_of(lines[i], width)]
+    named = {i: names for i in range(above, last + 1) if (names := _names_of(lines[i], width))}
+    fitting = list(named)
     # the run of such lines nearest the rows: the names, then the units written under them
     # ("#YY MM DD" over "#yr mo dy"); a format line further up ("#iii iii fff") is a note
     k = len(fitting) - 1
@@ -127,7 +128,7 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
         k -= 1
     fitting = fitting[k:]
     body = [c for i in data[:40] for c in lines[i].split()]
-    names = _names_of(lines[fitting[0]], width) or [] if fitting else []
+    names = named[fitting[0]] if fitting else []
     if not fitting and not (unnamed and all(cell_kind(c) == VALUE for c in body)):
         return False  # no names in the comments: only a block of numbers, when nothing else reads it
     if not any(cell_kind(c) == VALUE for c in body):
@@ -374,7 +375,7 @@ def _find_aligned(lines: list[str], start: int) -> tuple[int, list[int], list[tu
             # lines of as many fields from here or a start below in this run, over a footer, are read by
             # whitespace: a range line over the rows ("1870 2023"), taken for a row, would join a
             # column's gap and merge the columns either side of it
-            even = ((s, e) for s in starts[k:] if s <= idx[-1] and (e := _even_lines(lines, _table_lines(lines, s))))
+            even = ((s, e) for s in starts[k:] if s in idx and (e := _even_lines(lines, idx[idx.index(s):])))
             start, rows = next(even, (first, None))
             return (start, rows, None) if rows is not None else (first, idx, spans)
     return None

@@ -386,7 +386,8 @@ def _cdf(profile: FileProfile) -> _Body:
                 lines.append(f"df[{literal(c.names)}] = np.reshape(values({literal(c.variable)}), (len(df), -1))")
         if len(frames) > 1:
             lines.append(f"frames[{literal(epoch)}] = df")
-    left = [n for n in names if n not in frames and all(n != c.variable for cs in frames.values() for c in cs)]
+    framed = {*frames, *(c.variable for columns in frames.values() for c in columns)}
+    left = [n for n in names if n not in framed]
     if left:
         lines.append(comment(f"not in the frames: {', '.join(left)}; read one with cdf.varget(name)", 300))
     lines.append("return frames" if len(frames) > 1 else "return df")

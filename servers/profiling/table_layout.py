@@ -435,14 +435,14 @@ class _Analyzer:
             return None
         data = self.probe_rows(_Segment(lay.data_start, lay.data_end or seg.end), False)
         kinds = column_kinds(self.info(i) for i in data)
-        inf = self.info(h)
-        labels = [t for v in self.grid.row(h) if (t := cell_text(v))]
         top = h - 1
         if (top in pending and self.group_labels(top) and self.group_labels(h)
                 and _tells_apart(self.grid.row(top), self.grid.row(h))):
             names = combine_header_rows(self.grid.row(top), self.grid.row(h))
             over_values = sum(1 for j, n in enumerate(names) if n and j < len(kinds) and kinds[j] == VALUE)
             return ([top, h], names) if over_values and len([n for n in names if n]) >= 0.6 * width else None
+        inf = self.info(h)
+        labels = [t for v in self.grid.row(h) if (t := cell_text(v))]
         if inf.n_value or inf.n < 2 or inf.n < 0.6 * width or len(set(labels)) < len(labels):
             return None
         over_values = sum(1 for j, k in enumerate(inf.kinds) if k == TEXT and j < len(kinds) and kinds[j] == VALUE)
