@@ -44,6 +44,7 @@ from lakeboard.servers.profiling.column_stats import (
 from lakeboard.servers.profiling import fixed_width, orbital_elements, sdmx_tsv, sequences, typed_records
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
+from lakeboard.servers.profiling.signed_numbers import signed_column
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, Block, cell_kind, find_blocks, row_text, trailing_notes
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
@@ -701,6 +702,8 @@ def _table(
         opts["skipinitialspace"] = True
     if b.header is not None and not b.names and len(b.header_rows) == 1:
         b = _without_empty_header_fields(grid, b)
+        if delim == "|":
+            b = _between_pipes(grid, b)
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
         lo, hi = _filled_span(grid, b, len(b.names))  # not the empty fields outside a table's borders ("| a | b |")
@@ -784,6 +787,17 @@ def _table(
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+def _between_pipes(grid: LinesGrid, b: Block) -> Block:
+    """A table drawn between pipes ("|name   |ra      |", as HEASARC and Markdown write them):
+    its names without the spaces that align them, and no column for the empty fields outside
+    the edge pipes (`_filled_span`)."""
+    header = grid.row(b.header)
+    rows = [header, *grid.rows(b.data_start, min(len(grid), b.data_start + 20))]
+    if len(header) < 3 or not all(not r[0].strip() and not r[-1].strip() for r in rows if "".join(r).strip()):
+        return b
+    return dataclasses.replace(b, names=[c.strip() or f"Unnamed: {j}" for j, c in enumerate(header)])
 
 
 def _without_empty_header_fields(grid: LinesGrid, b: Block) -> Block:
@@ -990,6 +1004,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                 parsed[k] = (dtype, values, col_na, found)
     dtypes, columns = [], []
     codes: dict[Any, str] = {}
+    signed: list[Any] = []
     for k, (j, name, label) in enumerate(zip(positions, col_names, labels)):
         dtype, values, col_na, found = parsed[k]
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
@@ -1004,6 +1019,11 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
             # codes written with leading zeros ("01001", "003") are keys: as numbers they lose them
             dtype, values = string_dtype(), [None if c is None or c in col_na else c for c in cells]
             codes[label] = "str"
+        elif dtype == string_dtype() and (read := signed_column(cells, col_na, decimal)):
+            dtype, values = "float64", read[0]  # "$1,006M", "13%": the loader converts them (`signed_numbers`)
+            signed.append([label, read[1]])
+            if read[2]:
+                markers[label] = markers.get(label, []) + read[2]
         own = [str(v) for v in by_column.get(name, [])]
         dropped = fill + [float(v) for v in own if is_number_text(v)]
         dtype, values = without_numbers(dtype, values, dropped)
@@ -1021,6 +1041,8 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         add_na_values(opts, labels, [], declared_by_label)
     if codes:
         opts["dtype"] = codes
+    if signed:
+        opts["signed_numbers"] = signed
     tp.columns, tp.sample_rows = profile_values(col_names, dtypes, columns)
 
 

@@ -21,12 +21,14 @@ from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import orbital_elements, sdmx_tsv, sequences
 from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
+from lakeboard.servers.profiling.signed_numbers import signed_number, signed_numbers
 from lakeboard.servers.profiling.statistical_packages import reader_of
 from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
-_NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values", "index_columns")
+_NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values", "index_columns",
+               "signed_numbers")
 _PANDAS = "import pandas as pd"
 _FLATTEN = (
     '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
@@ -209,14 +211,19 @@ def _big_note(profile: FileProfile) -> list[str]:
 def _delimited(profile: FileProfile, source: str = "path") -> _Body:
     lines = _big_note(profile)
     tables = profile.tables
+    imports = [_PANDAS]
+    if any(t.options.get("signed_numbers") for t in tables):
+        imports.append("import re")
+        lines += [*inspect.getsource(signed_number).splitlines(), "", *inspect.getsource(signed_numbers).splitlines(), ""]
     if len(tables) == 1:
         t = tables[0]
         lines += _comment_notes(t)
         lines.append(f"df = {_read_call(t, source)}")
         if t.drop_blank_rows:
             lines.append('df = df.dropna(how="all")  # blank separator rows')
+        lines += _signed_columns(t, "df")
         lines.append("return df")
-        return _Body([_PANDAS], lines)
+        return _Body(imports, lines)
     lines.append(f"# {len(tables)} tables stacked in one file, each with its own header")
     lines.append("tables = {}")
     for t in tables:
@@ -225,8 +232,17 @@ def _delimited(profile: FileProfile, source: str = "path") -> _Body:
         lines.append(f"tables[{name}] = {_read_call(t, source)}")
         if t.drop_blank_rows:
             lines.append(f'tables[{name}] = tables[{name}].dropna(how="all")')
+        lines += _signed_columns(t, f"tables[{name}]")
     lines.append("return tables")
-    return _Body([_PANDAS], lines)
+    return _Body(imports, lines)
+
+
+def _signed_columns(t: TableProfile, var: str) -> list[str]:
+    columns = t.options.get("signed_numbers")
+    if not columns:
+        return []
+    return [f"for column, decimal in {literal(columns)}:  # numbers written with $, € or % signs (a percent stays in percent)",
+            f"    {var}[column] = signed_numbers({var}[column], decimal)"]
 
 
 def _excel(profile: FileProfile, source: str = "path") -> _Body:

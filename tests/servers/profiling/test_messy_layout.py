@@ -337,6 +337,19 @@ def test_a_rule_under_the_header_and_a_table_drawn_with_pipes(tmp_path: Path) ->
     assert prof.loader_check.verified, prof.loader_check
 
 
+def test_a_table_between_pipes_with_no_rule_and_padded_names(tmp_path: Path) -> None:
+    """HEASARC's browse tables: each field padded to its column's width, a pipe at each edge, no
+    rule under the names. The names kept their padding ('ra      ') and the empty field before the
+    first pipe made a column of its own ('Unnamed: 0')."""
+    f = tmp_path / "grbs.txt"
+    f.write_text("|name        |ra      |dec     |t90     |\n" + "".join(
+        f"|GRB2312{i:02d}555|{10 + i * 3.1:8.4f}|{-5 + i:+8.4f}|{i * 1.7:8.3f}|\n" for i in range(15)))
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["name", "ra", "dec", "t90"] and ns["data"].shape == (15, 4)
+    assert ns["data"]["dec"].iloc[0] == -5.0
+    assert prof.loader_check.verified, prof.loader_check
+
+
 @pytest.mark.parametrize(("second", "names"), [
     # units join the names they stand under
     ("s,degC,hPa,%", ["time s", "temperature degC", "pressure hPa", "humidity %"]),

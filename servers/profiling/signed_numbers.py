@@ -1,0 +1,84 @@
+"""Numbers written with a currency or percent sign ("$1,006M", "13%", "(£250)", "12,5 €").
+
+pandas reads such a column as text, and every sum or mean over it fails. A delimited table's
+profile finds the columns where each value is such a number, and its loader converts them with
+`signed_numbers`, whose source it carries: the profile and the loaded frame agree by construction.
+A percent stays in percent ("13%" is 13.0); a K, M or B after a currency amount scales it
+("$55M" is 55,000,000.0); brackets or a minus make it negative.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lakeboard.servers.profiling.column_stats import marker_shaped
+
+_CURRENCIES = frozenset("$€£¥")
+
+
+def signed_number(text: str, decimal: str = ".") -> float | None:
+    """`text` as a number if it is one, written with a currency or percent sign or none; else None.
+    A scale letter counts only after a currency amount ("$55M"): a bare "12M" may be months."""
+    if not isinstance(text, str):
+        return None
+    thousands = "," if decimal == "." else ". \u00a0\u202f"
+    point = re.escape(decimal)
+    m = re.match(
+        r"^(?P<open>[-+\u2212(])?\s*(?P<lead>[$€£¥])?\s*(?P<minus>[-\u2212])?\s*"
+        rf"(?P<whole>\d{{1,3}}(?:[{thousands}]\d{{3}})+|\d*)(?:{point}(?P<fraction>\d+))?"
+        r"\s*(?P<scale>[KkMB]|bn)?\s*(?P<trail>[$€£¥%])?\s*(?P<close>\))?$",
+        text.strip(),
+    )
+    if not m or not (m["whole"] or m["fraction"]) or (m["open"] == "(") != bool(m["close"]):
+        return None
+    if (m["lead"] and m["trail"]) or (m["scale"] and not (m["lead"] or m["trail"] not in (None, "%"))):
+        return None
+    whole = re.sub(f"[{re.escape(thousands)}]", "", m["whole"])
+    value = float((whole or "0") + "." + (m["fraction"] or "0"))
+    value *= {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}.get(m["scale"] or "", 1.0)
+    return -value if m["open"] in ("-", "\u2212", "(") or m["minus"] else value
+
+
+def _mark(text: str) -> str:
+    return "%" if "%" in text else "currency" if not _CURRENCIES.isdisjoint(text) else ""
+
+
+def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".") -> tuple[list[Any], str, list[str]] | None:
+    """A text column's cells as numbers, the decimal mark they use, and the marker-shaped texts
+    among them taken for gaps ("n.a.", "-"). None unless the numbers outnumber the gaps, every
+    other cell not in `missing` is a number, and all numbers but zeros carry one mark: a percent
+    sign or a currency (a column of counts over percents keeps its text, which tells them apart).
+    The table's decimal mark is tried first, then the other ("12,50 €" in a table with no other
+    decimals)."""
+    for point in dict.fromkeys((decimal, "," if decimal == "." else ".")):
+        values: list[Any] = []
+        gaps: list[str] = []
+        marks: set[str] = set()
+        for cell in cells:
+            text = None if cell is None or cell in missing else str(cell)
+            number = signed_number(text, point) if text and text.strip() else None
+            if number is None:
+                if text and text.strip():
+                    if not marker_shaped(text):
+                        break
+                    gaps.append(text)
+                values.append(None)
+                continue
+            values.append(number)
+            if number or _mark(text):
+                marks.add(_mark(text))
+        else:
+            numbers = sum(v is not None for v in values)
+            if numbers > len(gaps) and len(marks) == 1 and "" not in marks:
+                return values, point, sorted(set(gaps))
+    return None
+
+
+def signed_numbers(column: "pd.Series", decimal: str = ".") -> "pd.Series":
+    """A loaded column of numbers written with signs, as floats ("$1,006M" -> 1006000000.0,
+    "13%" -> 13.0, "(250)" -> -250.0); the column as it was if a cell is no such number."""
+    numbers = column.map(lambda cell: signed_number(cell, decimal), na_action="ignore")
+    if numbers.notna().sum() < column.notna().sum():
+        return column
+    return numbers.astype("float64")

@@ -1,0 +1,103 @@
+"""Numbers written with currency and percent signs: read as numbers by the profile and the loader alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lakeboard.servers.profiling.signed_numbers import signed_column, signed_number, signed_numbers
+from tests.servers.profiling.loading import profile_and_load
+
+
+@pytest.mark.parametrize(("text", "decimal", "value"), [
+    ("$1,006M", ".", 1.006e9),
+    ("$199.6M", ".", 199.6e6),
+    ("$12,537,194,708", ".", 12537194708.0),
+    ("13%", ".", 13.0),
+    ("98 %", ".", 98.0),
+    ("-6%", ".", -6.0),
+    ("+7%", ".", 7.0),
+    ("0.58%", ".", 0.58),
+    ("($1,250)", ".", -1250.0),
+    ("-$5", ".", -5.0),
+    ("$-5", ".", -5.0),
+    ("€5k", ".", 5000.0),
+    ("12,5 €", ",", 12.5),
+    ("1.234,50 €", ",", 1234.5),
+    ("1 234,50 €", ",", 1234.5),
+    ("2,600,678", ".", 2600678.0),
+    (".5%", ".", 0.5),
+])
+def test_numbers_written_with_signs(text: str, decimal: str, value: float) -> None:
+    assert signed_number(text, decimal) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", [
+    "12M",        # months, or anything: a scale only after a currency amount
+    "1,23%",      # no grouping of thousands with a decimal point
+    "$5 €",       # two currencies
+    "(5%",        # an unclosed bracket
+    "2020-01-05",
+    "5% of 10",
+    "$",
+    "<1%",        # a limit stays text
+    "US$ 5",
+])
+def test_texts_that_are_no_such_number(text: str) -> None:
+    assert signed_number(text) is None
+
+
+def test_a_column_needs_one_sign_and_numbers_only() -> None:
+    assert signed_column(["$5", "$1,200", None, "n.a.", "0"], frozenset()) == ([5.0, 1200.0, None, None, 0.0], ".", ["n.a."])
+    assert signed_column(["12,50 €", "3 €"], frozenset()) == ([12.5, 3.0], ",", [])
+    assert signed_column(["5", "6", "7"], frozenset()) is None  # plain numbers: pandas reads them
+    assert signed_column(["5%", "Total", "7%"], frozenset()) is None
+    assert signed_column(["5%", "A", "B+", "B"], frozenset()) is None  # letters are grades, not gaps
+    # counts over percents (a census table's "Total" row): the signs tell them apart, the text stays
+    assert signed_column(["1,933,150", "11.6%", "10.4%"], frozenset()) is None
+    assert signed_column(["$5", "7%"], frozenset()) is None
+
+
+def test_the_loaded_column_is_left_as_it_was_if_a_cell_is_no_number() -> None:
+    good = pd.Series(["$5", None, "13%"])
+    assert signed_numbers(good).tolist()[::2] == [5.0, 13.0]
+    bad = pd.Series(["$5", "see note", "13%"])
+    assert signed_numbers(bad) is bad
+
+
+def test_a_table_of_currency_and_percents_loads_as_numbers(tmp_path: Path) -> None:
+    rows = [f'"{age}",{n},{p}%,"${m:,}M","${d:,}"' for age, n, p, m, d in [
+        ("19 and Under", 30330, 3, 55, 189), ("20 - 29", 155346, 13, 430, 417), ("60 - 69", 208896, 18, 1180, 691),
+        ("80 and Over", 51713, 4, 319, 1650)]]
+    f = tmp_path / "losses.csv"
+    f.write_text("Losses by Age\n\nAge Range,# of Reports,Percentage,Total $ Lost,Median $ Loss\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    table = prof.tables[0]
+    assert [c.dtype for c in table.columns] == ["str", "int64", "float64", "float64", "float64"]
+    assert df["Total $ Lost"].tolist() == [55e6, 430e6, 1180e6, 319e6]
+    assert df["Median $ Loss"].tolist() == [189.0, 417.0, 691.0, 1650.0]
+    assert df["Percentage"].tolist() == [3.0, 13.0, 18.0, 4.0]
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+
+def test_decimal_comma_amounts_with_gaps(tmp_path: Path) -> None:
+    rows = [f"{i};{i},50 €;{'n.a.' if i == 3 else f'{i * 2},5 %'}" for i in range(1, 9)]
+    f = tmp_path / "preise.csv"
+    f.write_text("Nr;Preis;Anteil\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["Preis"].tolist() == [i + 0.5 for i in range(1, 9)]
+    assert df["Anteil"].isna().tolist() == [i == 3 for i in range(1, 9)]
+    assert df["Anteil"].iloc[0] == 2.5
+    assert prof.loader_check is not None and prof.loader_check.verified, prof.loader_check
+
+
+def test_a_column_of_codes_with_a_percent_stays_text(tmp_path: Path) -> None:
+    f = tmp_path / "codes.csv"
+    f.write_text("id,grade\n" + "\n".join(f"{i},{'A' if i % 2 else 'B+'}" for i in range(10)) + "\n10,5%\n")
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].columns[1].dtype == "str"
+    assert "signed_numbers" not in prof.tables[0].options
