@@ -65,6 +65,31 @@ def _name(rest: str) -> str | None:
     return name
 
 
+def described_columns(lines: list[str], width: int) -> list[str] | None:
+    """Names for a table of `width` columns from its own comment block, when the block describes
+    them as items numbered 1 to `width` ("1 altimeter type 0=dual-frequency", "6 GMSL (GIA not
+    applied) variation (mm) with respect to ..."): each item's name, else its description cut at
+    a word within `_MAX_NAME_CHARS` (the whole description stays in the table's notes)."""
+    names: list[str] = []
+    for line in lines:
+        m = _ITEM.match(line)
+        if not m or int(m.group("n")) != len(names) + 1:
+            continue
+        rest = m.group("rest").strip()
+        name = _name(rest)
+        if name is None:
+            cut = re.split(r"\s{2,}|\t", rest)[0]
+            while len(cut) > _MAX_NAME_CHARS and " " in cut:
+                cut = cut.rsplit(" ", 1)[0]
+            if cut.count("(") > cut.count(")"):  # not in the middle of a bracket ("GMSL (GIA not")
+                cut = cut[: cut.rfind("(")].rstrip()
+            name = cut if len(cut) <= _MAX_NAME_CHARS and re.search(r"[^\W\d_]", cut) else None
+        if name is None:
+            return None
+        names.append(name)
+    return names if len(names) == width else None
+
+
 def numbered_lists(text: str) -> list[tuple[str, ColumnList]]:
     """Each list of items numbered 1, 2 ... N (N >= 2) in `text`, with the lines above it (its heading).
 

@@ -54,6 +54,8 @@ _LABELLED_VALUE = re.compile(rf"=\s*({_NUMBER})")
 # for missing data that ends with it (a count, "missing days: 12", names no value and is not taken)
 _VALUE_AT_END = re.compile(
     rf"^(?=.*\b{_KEY})(?=.*\bvalues?\b).*[:=]\s*(?P<value>{_NUMBER})\s*\.?\s*$", re.IGNORECASE)
+# a line that is the key and the value, nothing else: "MISSING VALUE 99900.000" (PODAAC's headers)
+_KEY_AND_VALUE = re.compile(rf"^\W*(?:missing|fill)[ _-]?values?\s+(?P<value>{_NUMBER})\s*$", re.IGNORECASE)
 _A_QUANTITY = re.compile(
     r"^\W*(?:the\s+)?(?:number|count|percent(?:age)?|share|fraction|proportion|rate|total|amount|sum)\s+of\b",
     re.IGNORECASE)
@@ -93,7 +95,7 @@ def declared_fill_values(text: str) -> list[str]:
             found.extend(_values(m.group("values")))
         for m in _KEY_LABELLED.finditer(sentence):
             found.extend(v for raw in _LABELLED_VALUE.findall(m.group("pairs")) for v in _values(raw))
-        if m := _VALUE_AT_END.match(sentence.strip()):
+        if m := _VALUE_AT_END.match(sentence.strip()) or _KEY_AND_VALUE.match(sentence.strip()):
             found.extend(_values(m.group("value")))
     return list(dict.fromkeys(found))
 

@@ -12,6 +12,7 @@ from typing import Any
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import (STATS_ROWS, frame_fill_value_notes, missing_markers, profile_frame,
                                                        unique_names)
+from lakeboard.servers.profiling.column_lists import described_columns
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import declared_fill_values
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind, units_like
@@ -66,6 +67,22 @@ def _table_lines(lines: list[str], start: int) -> list[int]:
 
 
 _COMMENT = ("#", "%")
+
+
+_WORD_MARK = re.compile(r"^(?:[A-Z]{1,4}|[!*;]|//)$")  # PODAAC's "HDR", Fortran's "C", "!", "//"
+
+
+def _marked_comments(lines: list[str]) -> list[str]:
+    """`lines` with a file's own comment mark written as "#": a short word or sign that starts at
+    least three lines at the top and no line below them ("HDR This file contains ..."), whatever
+    reads the rows then reads those lines as it reads comments. Line numbers do not change, so
+    neither does what the loader skips."""
+    top = [ln.split(None, 1) for ln in lines[:400] if ln.strip()]
+    mark = top[0][0] if top else ""
+    run = next((k for k, parts in enumerate(top) if parts[0] != mark), len(top))
+    if not _WORD_MARK.match(mark) or run < 3 or run == len(top) or any(p[0] == mark for p in top[run:]):
+        return lines
+    return ["#" + ln.lstrip()[len(mark):] if ln.split(None, 1)[:1] == [mark] else ln for ln in lines]
 
 
 def _uncommented(line: str) -> list[str]:
@@ -129,7 +146,9 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
     fitting = fitting[k:]
     body = [c for i in data[:40] for c in lines[i].split()]
     names = named[fitting[0]] if fitting else []
-    if not fitting and not (unnamed and all(cell_kind(c) == VALUE for c in body)):
+    comments = [" ".join(_uncommented(lines[i])) for i in range(above, last + 1)]
+    described = None if fitting else described_columns([lines[i].lstrip().lstrip("".join(_COMMENT)) for i in range(above, last + 1)], width)
+    if not fitting and not described and not (unnamed and all(cell_kind(c) == VALUE for c in body)):
         return False  # no names in the comments: only a block of numbers, when nothing else reads it
     if not any(cell_kind(c) == VALUE for c in body):
         return False
@@ -139,7 +158,9 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
         notes = [" ".join(_uncommented(lines[i])) for i in range(fitting[0]) if _uncommented(lines[i])][:20]
         notes += ["units: " + ", ".join(f"{a} {u}" for a, u in zip(names, _uncommented(lines[i]))) for i in fitting[1:3]]
     else:  # the comment block (a data centre's notice, the columns described in words) is the table's notes
-        notes = [" ".join(_uncommented(lines[i])) for i in range(above, last + 1) if _uncommented(lines[i])][:30]
+        notes = [c for c in comments if c][:30]
+        if described:
+            opts["names"] = unique_names(described)
     trailing = [ln for ln in lines[data[-1] + 1:] if ln.strip()]
     n_rows = len(data)
     if trailing and sample.complete:
@@ -154,7 +175,8 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
     if df is None:
         return False
     tp = TableProfile(header_row=fitting[0] if fitting else None, delimiter="whitespace", options=opts, notes=notes)
-    what = "header commented out" if fitting else "under a block of comments, no column names"
+    what = ("header commented out" if fitting else "its columns described in the comments above it" if described
+            else "under a block of comments, no column names")
     _keep(prof, sample, tp, df, n_rows, [lines[i] for i in data], f"whitespace-separated text table, {what}")
     return True
 
@@ -297,6 +319,7 @@ MAX_TABLES = 10  # space-aligned tables of one file, one after another
 def profile_lines(path: Path, prof: FileProfile, sample: TextSample, lines: list[str]) -> bool:
     """Profile `lines` as space-aligned tables (one, or several one after another, each under its
     title and header); False when they hold none."""
+    lines = _marked_comments(lines)
     if _declared_table(prof, sample, lines) or _iaga_table(prof, sample, lines) or _commented_table(prof, sample, lines):
         return True
     parts: list[_Part] = []

@@ -252,3 +252,35 @@ def test_names_between_commas_in_the_comments_over_a_blank_line(tmp_path: Path) 
     df = ns["data"]
     assert list(df.columns) == ["Year", "Annual Anomaly", "Annual Unc.", "Five-year Anomaly"] and len(df) == 20
     assert df["Five-year Anomaly"].isna().sum() == 2 and prof.loader_check.verified
+
+
+def test_a_comment_mark_of_the_files_own_and_columns_described_by_number(tmp_path: Path) -> None:
+    """PODAAC's sea-level series: every header line starts with 'HDR' (no '#'), the columns are
+    described as a numbered list in it, and a line declares the missing value. The file was read as
+    a text document; the numbered descriptions now name the columns, the missing value is NaN."""
+    header = ["HDR Global Mean Sea Level Data", "HDR ", "HDR MISSING VALUE 99900.000", "HDR ", "HDR column description",
+              "HDR 1 altimeter type 0=dual-frequency  999=single frequency (ie Poseidon-1)",
+              "HDR 2 year+fraction of year (mid-cycle)",
+              "HDR 3 GMSL (Global Isostatic Adjustment (GIA) not applied) variation (mm) with respect to a 20-year mean",
+              "HDR 4 smoothed (60-day Gaussian type filter) GMSL (GIA applied) variation (mm); annual signal removed",
+              "HDR Header_End-----------------------------------------"]
+    rows = [f"   0  {1993 + i / 36:.4f}  {-37 + i / 10:8.2f}  {99900.0 if i < 2 else -36 + i / 10:9.2f}" for i in range(30)]
+    f = tmp_path / "GMSL_v5.txt"
+    f.write_text("\n".join(header + rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert prof.kind == "table" and df.shape == (30, 4)
+    assert list(df.columns) == ["altimeter type 0=dual-frequency", "year+fraction of year (mid-cycle)",
+                                "GMSL (Global Isostatic Adjustment (GIA) not applied)",
+                                "smoothed (60-day Gaussian type filter) GMSL (GIA applied)"]
+    assert df.iloc[:, 3].isna().tolist()[:3] == [True, True, False]
+    assert "Global Mean Sea Level Data" in prof.tables[0].notes
+
+
+def test_lines_that_all_start_with_one_word_are_not_comments(tmp_path: Path) -> None:
+    """Records that each start with their type ('A 1 2 3') keep their reading: a word marks
+    comments only over lines that do not start with it."""
+    f = tmp_path / "records.txt"
+    f.write_text("".join(f"A {i} {i * 2} {i * 3}\n" for i in range(20)))
+    prof, ns = profile_and_load(f)
+    assert ns["data"].shape == (20, 4) and ns["data"].iloc[0, 0] == "A"

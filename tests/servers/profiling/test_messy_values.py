@@ -229,6 +229,8 @@ def test_a_sheets_values_under_a_limit_are_said(tmp_path: Path) -> None:
         ("Number of missing values: 3", []),
         ("Percent of values missing: 12.5", []),
         ("The value for missing source data that cannot be computed or is outside of the range: -999", ["-999"]),
+        ("MISSING VALUE 99900.000", ["99900.000"]),
+        ("missing values 12 stations were dropped", []),
     ],
 )
 def test_declared_fill_values_are_read_from_sentences(sentence: str, values: list[str]) -> None:
