@@ -64,6 +64,8 @@ _MULTI_GROUP = re.compile(r"^-?\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?$")
 _DOT_THOUSANDS = re.compile(r"^-?\d{1,3}(?:\.\d{3})+(?:,\d+)?$")
 _DOT_DECIMAL = re.compile(r"\d\.\d")
 _GROUPED_DECIMAL_COMMA = re.compile(r"^-?\d{1,3}(?:\.\d{3})+,\d+$")
+# "8 886 524", French and SI; not a no-break space, which pandas' C parser takes no thousands mark of two bytes
+_SPACE_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:[.,]\d+)?$")
 _DOTTED_DATE = re.compile(r"^\d{1,4}\.\d{1,2}\.\d{1,4}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 _MISSING = re.compile(
     r"^\s*(?:missing(?:\s+values?)?|no\s*data(?:\s+value)?|nodata|fill\s*value|na\s*values?)\s*[:=]\s*(\S+)\s*$",
@@ -741,6 +743,8 @@ def _table(
             opts["thousands"] = "."
     elif any(_THOUSANDS.match(c) for c in comma_cells):
         opts["thousands"] = ","
+    if "thousands" not in opts and delim != " " and sum(1 for c in value_cells if _SPACE_THOUSANDS.match(c)) >= 2:
+        opts["thousands"] = " "
     notes = [row_text(grid.row(i)) for i in b.title_rows]
     tp.title = _title(notes)
     notes += [row_text(grid.row(i)) for i in b.footnote_rows]

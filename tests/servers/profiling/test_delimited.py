@@ -436,3 +436,15 @@ def test_pipes_inside_the_values_of_a_table_aligned_by_spaces_are_no_delimiter(t
     g = tmp_path / "notes.txt"
     g.write_text("id | name | notes\n" + "".join(f"{i} | n{i} | entry  {i}\n" for i in range(20)))
     assert profile_file(g, tmp_path).tables[0].delimiter == "|"
+
+
+def test_thousands_grouped_by_spaces(tmp_path: Path) -> None:
+    """French and SI tables group thousands with a space ("8 886 524"): the column was text."""
+    space = " "
+    rows = [f"Région {i};{8 + i}{space}{886 + i:03d}{space}524;{15096 + i},21" for i in range(12)]
+    f = tmp_path / "regions.csv"
+    f.write_text("Région;Population;Revenu médian\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["Population"].tolist()[:2] == [8886524, 9887524] and df["Revenu médian"].iloc[0] == 15096.21
+    assert prof.loader_check.verified, prof.loader_check
