@@ -706,6 +706,7 @@ def _table(
         b = _without_empty_header_fields(grid, b)
         if delim == "|":
             b = _between_pipes(grid, b)
+        b = _over_metadata(grid, b)
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
         lo, hi = _filled_span(grid, b, len(b.names))  # not the empty fields outside a table's borders ("| a | b |")
@@ -771,8 +772,10 @@ def _table(
     if b.data_end is not None:
         tp.n_rows = _rows_kept(grid, b.data_start, b.data_end + 1, tp.drop_blank_rows)
         tp.n_rows_exact = True
-        if b.data_end < last_nonblank:
-            opts["nrows"] = grid.n_records(first_record, b.data_end + 1)  # notes or another table follow
+        # notes or another table follow, or rows of bare delimiters (",,,,", a spreadsheet's empty
+        # rows), which pandas reads as rows of NaN
+        if b.data_end < last_nonblank or grid.n_records(b.data_end + 1, len(grid)):
+            opts["nrows"] = grid.n_records(first_record, b.data_end + 1)
     else:
         seen = grid.n_records(b.data_start, len(grid))
         if sample.complete:
@@ -791,6 +794,23 @@ def _table(
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+def _over_metadata(grid: LinesGrid, b: Block) -> Block:
+    """A header of one JSON object per column ('{"ImportId": "QID1"}'): a survey export's third
+    header row (Qualtrics writes the names, then each question's text, then these). The names are
+    the first row above it that fills as many fields; the rows between are notes."""
+    header = [c.strip() for c in grid.row(b.header)]
+    filled = [c for c in header if c]
+    if len(filled) < 2 or not all(c.startswith("{") and c.endswith("}") for c in filled):
+        return b
+    full = [i for i in b.title_rows if sum(1 for c in grid.row(i) if c.strip()) == len(filled)]
+    if not full:
+        return b
+    top = full[0]
+    names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(top))])
+    return dataclasses.replace(b, title_rows=[i for i in b.title_rows if i < top], header_rows=[top], names=names,
+                               footnote_rows=[i for i in b.title_rows if i > top] + b.footnote_rows)
 
 
 def _between_pipes(grid: LinesGrid, b: Block) -> Block:

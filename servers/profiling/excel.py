@@ -19,13 +19,16 @@ from lakeboard.servers.profiling.column_stats import (
     numbers_and_tokens,
     profile_values,
     spread_indices,
+    string_dtype,
     table_markers,
     text_markers,
     typed_dtype,
     unique_names,
+    zero_padded_codes,
 )
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values
+from lakeboard.servers.profiling.signed_numbers import signed_column
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import (
     Block,
@@ -391,6 +394,26 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
         # name them "2022" and match nothing. Read by names, which are text.
         opts.update(header=None, skiprows=b.data_start, names=list(names[:width]), usecols=list(range(width)))
     typed = [typed_dtype(c) for c in columns]
+    labels: list[Any] = list(range(width)) if opts.get("header", 0) is None and "names" not in opts else list(names[:width])
+    signed, codes = [], {}
+    for j, (dtype, values) in enumerate(typed):
+        # numbers a sheet holds as text ("$1,317.68", "13%", "76,678"), with no gaps to declare: the
+        # loader converts them. pandas reads text like "1985" as a number itself, and would take
+        # codes written as text ("01001") for numbers too: they are read as text.
+        if dtype != string_dtype() or j in mixed:
+            continue
+        if zero_padded_codes(values):
+            codes[labels[j]] = "str"
+            continue
+        grouped = any("," in v for v in values if isinstance(v, str))
+        if (read := signed_column(values, frozenset())) or (grouped and (read := signed_column(values, frozenset(), plain=True))):
+            if not read[2]:
+                typed[j] = ("float64", read[0])
+                signed.append([labels[j], read[1]])
+    if signed:
+        opts["signed_numbers"] = signed
+    if codes:
+        opts["dtype"] = codes
     # A column of numbers with text cells past the sample loads as objects (numbers and text).
     dtypes = ["object" if j in mixed else dtype for j, (dtype, _) in enumerate(typed)]
     tp.columns, tp.sample_rows = profile_values(list(names[:width]), dtypes, [values for _, values in typed])

@@ -211,10 +211,8 @@ def _big_note(profile: FileProfile) -> list[str]:
 def _delimited(profile: FileProfile, source: str = "path") -> _Body:
     lines = _big_note(profile)
     tables = profile.tables
-    imports = [_PANDAS]
-    if any(t.options.get("signed_numbers") for t in tables):
-        imports.append("import re")
-        lines += [*inspect.getsource(signed_number).splitlines(), "", *inspect.getsource(signed_numbers).splitlines(), ""]
+    imports, helpers = _signed_helpers(tables)
+    lines += helpers
     if len(tables) == 1:
         t = tables[0]
         lines += _comment_notes(t)
@@ -237,6 +235,14 @@ def _delimited(profile: FileProfile, source: str = "path") -> _Body:
     return _Body(imports, lines)
 
 
+def _signed_helpers(tables: list[TableProfile]) -> tuple[list[str], list[str]]:
+    """The imports, and the functions that convert numbers written with signs, when a table has them."""
+    if not any(t.options.get("signed_numbers") for t in tables):
+        return [_PANDAS], []
+    return [_PANDAS, "import re"], [*inspect.getsource(signed_number).splitlines(), "",
+                                    *inspect.getsource(signed_numbers).splitlines(), ""]
+
+
 def _signed_columns(t: TableProfile, var: str) -> list[str]:
     columns = t.options.get("signed_numbers")
     if not columns:
@@ -248,7 +254,8 @@ def _signed_columns(t: TableProfile, var: str) -> list[str]:
 def _excel(profile: FileProfile, source: str = "path") -> _Body:
     engine = profile.attributes.get("engine")
     eng = f", engine={literal(engine)}" if engine else ""
-    lines = ["sheets = {}  # every table of every sheet, with its header offset"]
+    imports, lines = _signed_helpers(profile.tables)
+    lines.append("sheets = {}  # every table of every sheet, with its header offset")
     lines.append(f"with pd.ExcelFile({source}{eng}) as xl:")
     for t in profile.tables:
         name = literal(t.name)
@@ -259,10 +266,11 @@ def _excel(profile: FileProfile, source: str = "path") -> _Body:
                          "  # declared fill values")
         if t.drop_blank_rows:
             lines.append(f'    sheets[{name}] = sheets[{name}].dropna(how="all")')
+        lines += ["    " + line for line in _signed_columns(t, f"sheets[{name}]")]
     main = max(profile.tables, key=lambda t: t.n_rows or 0)
     lines.append(comment(f"the largest table: {main.name}"))
     lines.append("return sheets")
-    return _Body([_PANDAS], lines)
+    return _Body(imports, lines)
 
 
 def _json_records(t: TableProfile) -> list[str]:

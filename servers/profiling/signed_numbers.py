@@ -44,13 +44,14 @@ def _mark(text: str) -> str:
     return "%" if "%" in text else "currency" if not _CURRENCIES.isdisjoint(text) else ""
 
 
-def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".") -> tuple[list[Any], str, list[str]] | None:
+def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
+                  plain: bool = False) -> tuple[list[Any], str, list[str]] | None:
     """A text column's cells as numbers, the decimal mark they use, and the marker-shaped texts
     among them taken for gaps ("n.a.", "-"). None unless the numbers outnumber the gaps, every
     other cell not in `missing` is a number, and all numbers but zeros carry one mark: a percent
     sign or a currency (a column of counts over percents keeps its text, which tells them apart).
     The table's decimal mark is tried first, then the other ("12,50 €" in a table with no other
-    decimals)."""
+    decimals). `plain`: numbers with no mark count too (a sheet's numbers kept as text, "76,678")."""
     for point in dict.fromkeys((decimal, "," if decimal == "." else ".")):
         values: list[Any] = []
         gaps: list[str] = []
@@ -70,7 +71,7 @@ def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".")
                 marks.add(_mark(text))
         else:
             numbers = sum(v is not None for v in values)
-            if numbers > len(gaps) and len(marks) == 1 and "" not in marks:
+            if numbers > len(gaps) and (marks <= {""} if plain else len(marks) == 1 and "" not in marks):
                 return values, point, sorted(set(gaps))
     return None
 

@@ -448,3 +448,31 @@ def test_thousands_grouped_by_spaces(tmp_path: Path) -> None:
     df = ns["data"]
     assert df["Population"].tolist()[:2] == [8886524, 9887524] and df["Revenu médian"].iloc[0] == 15096.21
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_rows_of_bare_delimiters_under_the_data_are_not_rows(tmp_path: Path) -> None:
+    """A spreadsheet's export pads with empty columns and ends with rows of commas: pandas read
+    those as rows of NaN (95 rows where the profile counted 90, the loader check failed)."""
+    rows = [f"1/{i % 28 + 1}/2023,Rent,rent #{i},{40 + i}.5,Alex,,,," for i in range(20)]
+    f = tmp_path / "budget.csv"
+    f.write_text("Date,Category,Description,Amount,Paid By,,,,\r\n" + "\r\n".join(rows + [",,,,,,,,"] * 5) + "\r\n")
+    prof, ns = profile_and_load(f)
+    assert ns["data"].shape == (20, 5) and prof.tables[0].n_rows == 20
+    assert prof.loader_check.verified, prof.loader_check
+
+
+def test_a_survey_export_with_its_questions_and_import_ids_under_the_names(tmp_path: Path) -> None:
+    """Qualtrics writes three header rows: the names, each question's text, then a JSON object per
+    column. The JSON row, nearest the data, named the columns ('{"ImportId": "QID1"}')."""
+    names = '"StartDate","Progress","Q1","Q2_1"'
+    questions = '"Start Date","Progress","How satisfied are you?","Please rate: - Speed"'
+    ids = ",".join(f'"{{""ImportId"": ""{q}""}}"' for q in ("startDate", "progress", "QID1", "QID2_1"))
+    rows = [f'"2023-10-0{i % 9 + 1} 09:03:00","{20 + i}","Somewhat satisfied","{i % 5 + 1}"' for i in range(15)]
+    f = tmp_path / "survey.csv"
+    f.write_text("\ufeff" + "\n".join([names, questions, ids, *rows]) + "\n", encoding="utf-8")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["StartDate", "Progress", "Q1", "Q2_1"] and df.shape == (15, 4)
+    assert df["Progress"].dtype == "int64"
+    assert any("How satisfied are you?" in n for n in prof.tables[0].notes)
+    assert prof.loader_check.verified, prof.loader_check

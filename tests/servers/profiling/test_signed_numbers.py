@@ -101,3 +101,25 @@ def test_a_column_of_codes_with_a_percent_stays_text(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.tables[0].columns[1].dtype == "str"
     assert "signed_numbers" not in prof.tables[0].options
+
+
+def test_a_sheet_that_holds_amounts_as_text(tmp_path: Path) -> None:
+    """A brokerage's export writes amounts as text cells ('-$17,135.85'), an agency's counts as
+    text with thousands marks ('76,678'): read as numbers too; codes ('01001') stay text."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Export"
+    ws.append(["Symbol", "Quantity", "Price", "Amount", "Fires", "County"])
+    for i in range(12):
+        ws.append([f"S{i}", 5 + i, f"${100 + i * 3.25:,.2f}", f"-${(5 + i) * (100 + i * 3.25) * 10:,.2f}",
+                   f"{76678 + i * 1000:,}", f"{1001 + i * 2:05d}"])
+    f = tmp_path / "export.xlsx"
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    df = ns["data"]["Export"]
+    assert df["Price"].iloc[1] == 103.25 and df["Amount"].iloc[0] == -5000.0
+    assert df["Fires"].iloc[1] == 77678.0 and df["County"].iloc[0] == "01001"
+    assert [c.dtype for c in prof.tables[0].columns] == ["str", "int64", "float64", "float64", "float64", "str"]
+    assert prof.loader_check.verified, prof.loader_check
