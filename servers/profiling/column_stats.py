@@ -379,13 +379,14 @@ def text_markers(tokens: Counter[str]) -> list[str]:
     """Tokens that mark a missing value in a text column, which stays text:
     - a phrase that says "missing" and could name nothing else ("(null)", "n.d.", "[Not
       Available]", `missing_phrase`), at any share;
-    - punctuation ("?", "-", ".."): such a token cannot be a name or a category, so reading it as
+    - punctuation ("?", "-", ".."): such a token names nothing among words, so reading it as
       missing loses nothing (brackets and quotes are left alone: "[]" is an empty list, not a
-      gap). Only in a real text column (at least 3 other distinct values with letters) and while
-      it stays a minority of the cells."""
+      gap). Only in a real text column (at least 3 other distinct values of words, four
+      characters or more: among short codes, as alleles A, C, G, T, "-" is a value, a deletion)
+      and while it stays a minority of the cells."""
     phrases = [t for t in tokens if missing_phrase(t)]
     marks = [t for t in tokens if t.strip() and len(t.strip()) <= 3 and all(ch in " ?-–—.*/_~" for ch in t)]
-    words = sum(1 for t in tokens if any(ch.isalpha() for ch in t) and t not in phrases)
+    words = sum(1 for t in tokens if len(t.strip()) >= 4 and any(ch.isalpha() for ch in t) and t not in phrases)
     if not marks or words < 3 or sum(tokens[t] for t in marks) * 2 >= sum(tokens.values()):
         marks = []
     return sorted(phrases + marks, key=lambda t: (-tokens[t], t))

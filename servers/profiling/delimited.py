@@ -60,6 +60,7 @@ WIDE_SCAN_BYTES = 64 << 20
 _DELIMITERS = ("\t", ",", ";", "|")
 _THOUSANDS = re.compile(r"^[-+(]?[$€£]?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?$")
 _DECIMAL_COMMA = re.compile(r"^-?\d+,(?:\d{1,2}|\d{4,})$")
+_ONE_GROUP = re.compile(r"^-?\d{1,3},\d{3}$")
 _MULTI_GROUP = re.compile(r"^-?\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?$")
 _DOT_THOUSANDS = re.compile(r"^-?\d{1,3}(?:\.\d{3})+(?:,\d+)?$")
 _DOT_DECIMAL = re.compile(r"\d\.\d")
@@ -707,6 +708,7 @@ def _table(
         if delim == "|":
             b = _between_pipes(grid, b)
         b = _over_metadata(grid, b)
+        b = _plain_names(grid, b)
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
         lo, hi = _filled_span(grid, b, len(b.names))  # not the empty fields outside a table's borders ("| a | b |")
@@ -734,7 +736,11 @@ def _table(
     comma_cells = [c for c in value_cells if "," in c]  # the only ones the patterns below can match
     # "3,512" fits both a thousands separator and a decimal comma; "1,5" or "2,25" only the latter.
     # Dates written with dots ("01.03.2020") are not dot decimals, and "1.234,5" is a decimal comma.
-    decimal_comma = delim != "," and any(_DECIMAL_COMMA.match(c) or _GROUPED_DECIMAL_COMMA.match(c) for c in comma_cells) and not any(
+    # Split by semicolons, the European way, "21,485" is a decimal comma (EEA's air-quality exports
+    # write three decimals): taken for a thousands mark, every value was 1,000 times too big.
+    decimal_comma = delim != "," and any(
+        _DECIMAL_COMMA.match(c) or _GROUPED_DECIMAL_COMMA.match(c) or (delim == ";" and _ONE_GROUP.match(c)) for c in comma_cells
+    ) and not any(
         _MULTI_GROUP.match(c) or (_DOT_DECIMAL.search(c) and not _DOTTED_DATE.match(c) and not _GROUPED_DECIMAL_COMMA.match(c))
         for c in value_cells)
     if decimal_comma:
@@ -794,6 +800,23 @@ def _table(
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+def _plain_names(grid: LinesGrid, b: Block) -> Block:
+    """The header's names without what only lays them out: a comment mark before the first
+    ("# Observation period;TOA;…", CAMS's radiation service), a space after each delimiter
+    ("Date Time, Water Level, Sigma", NOAA CO-OPS), which pandas keeps in the names."""
+    if b.names:
+        return b
+    header = grid.row(b.header)
+    first = header[0].strip() if header else ""
+    marked = first.startswith("#") and bool(first.lstrip("#").strip())
+    spaced = len(header) > 1 and all(c.startswith(" ") for c in header[1:] if c) and any(header[1:])
+    if not (marked or spaced):
+        return b
+    names = [c.strip() for c in header]
+    names[0] = names[0].lstrip("#").strip()
+    return dataclasses.replace(b, names=unique_names([n or f"Unnamed: {j}" for j, n in enumerate(names)]))
 
 
 def _over_metadata(grid: LinesGrid, b: Block) -> Block:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import (STATS_ROWS, frame_fill_value_notes, missing_markers, profile_frame,
-                                                       unique_names)
+from lakeboard.servers.profiling.column_stats import (STATS_ROWS, frame_fill_value_notes, marker_shaped, missing_markers,
+                                                       profile_frame, unique_names)
 from lakeboard.servers.profiling.column_lists import described_columns
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import declared_fill_values
@@ -111,6 +111,8 @@ def _names_of(line: str, width: int) -> list[str] | None:
     if len(cells) == width:
         if any(_DASHES.fullmatch(c) or cell_kind(c) != TEXT or c[-1] in ",.;:" for c in cells):
             return None
+        if any(cells.count(c) > 1 for c in cells if len(c) >= 3 and c.isalpha() and c.islower()):
+            return None  # a sentence repeats its words ("Monthly mean CO2 constructed from daily mean values")
         return cells
     parts = [" ".join(p.split()) for p in line.lstrip().lstrip("".join(_COMMENT)).split(",")]
     if len(parts) == width and all(p and len(p.split()) <= 4 and cell_kind(p) == TEXT for p in parts):
@@ -243,13 +245,20 @@ def _keep(prof: FileProfile, sample: TextSample, tp: TableProfile, df: Any, n_ro
 
 
 def _missing_markers(rows: list[list[str]], width: int) -> list[str]:
-    """Tokens that stand for a missing number in the columns that hold numbers ("MM", "NaN", "-")."""
+    """Tokens that stand for a missing number in the columns that hold numbers ("MM", "NaN", "-").
+    A marker-shaped token that is all of some column and sits among numbers in others marks gaps
+    at any share: NDBC's realtime files write "MM" for every sensor that did not report, most
+    rows of the wave columns and all of an absent sensor's."""
     out: list[str] = []
+    counted: list[tuple[int, Counter[str]]] = []
     for j in range(width):
         cells = [r[j] for r in rows if len(r) == width]
         numbers = [c for c in cells if cell_kind(c) == VALUE and _DIGIT.search(c)]
         tokens = Counter(c for c in cells if not (cell_kind(c) == VALUE and _DIGIT.search(c)))
         out += missing_markers(len(numbers), len(set(numbers)), tokens)
+        counted.append((len(numbers), tokens))
+    whole = {t for n, tokens in counted if not n and len(tokens) == 1 for t in tokens if marker_shaped(t)}
+    out += [t for n, tokens in counted if n and tokens and set(tokens) <= whole for t in tokens]
     return list(dict.fromkeys(out))
 
 

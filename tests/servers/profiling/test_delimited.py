@@ -476,3 +476,26 @@ def test_a_survey_export_with_its_questions_and_import_ids_under_the_names(tmp_p
     assert df["Progress"].dtype == "int64"
     assert any("How satisfied are you?" in n for n in prof.tables[0].notes)
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_three_decimals_after_a_comma_in_a_table_split_by_semicolons(tmp_path: Path) -> None:
+    """EEA's air-quality export: semicolons, every value with three decimals after a comma
+    ('21,485'). Read as thousands, each value was 1,000 times too big."""
+    rows = [f"FR;STA-FR{i:05d};PM10;{10 + i},{(i * 37) % 1000:03d};µg/m3;2022-11-{i % 28 + 1:02d} 00:00:00 +01:00"
+            for i in range(20)]
+    f = tmp_path / "aq.csv"
+    f.write_text("Countrycode;Station;Pollutant;Concentration;Unit;DatetimeBegin\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    prof, ns = profile_and_load(f)
+    assert ns["data"]["Concentration"].iloc[1] == 11.037
+    assert prof.tables[0].options.get("decimal") == ","
+
+
+def test_a_space_after_each_comma_of_the_header_only(tmp_path: Path) -> None:
+    """NOAA CO-OPS water levels: 'Date Time, Water Level, Sigma, Quality ' over rows with no
+    spaces. pandas kept the spaces in the names (' Water Level')."""
+    rows = [f"2023-08-01 00:{i * 6 % 60:02d},{0.8 + i / 100:.3f},0.003,p" for i in range(20)]
+    f = tmp_path / "wl.csv"
+    f.write_text("Date Time, Water Level, Sigma, Quality \n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == ["Date Time", "Water Level", "Sigma", "Quality"] and ns["data"].shape == (20, 4)
+    assert prof.loader_check.verified, prof.loader_check

@@ -284,3 +284,29 @@ def test_lines_that_all_start_with_one_word_are_not_comments(tmp_path: Path) -> 
     f.write_text("".join(f"A {i} {i * 2} {i * 3}\n" for i in range(20)))
     prof, ns = profile_and_load(f)
     assert ns["data"].shape == (20, 4) and ns["data"].iloc[0, 0] == "A"
+
+
+def test_a_sentence_with_as_many_words_as_columns_does_not_name_them(tmp_path: Path) -> None:
+    """NOAA's monthly CO2 record: a comment sentence of eight words over eight columns named the
+    columns 'Monthly', 'mean', 'CO2' ... A sentence repeats words; names do not."""
+    header = ["# Monthly mean CO2 constructed from daily mean values", "# decimal date is the center of the month.", "#"]
+    rows = [f"  {1958 + m // 12}  {m % 12 + 1:3d}  {1958 + m / 12:10.4f}  {315 + m / 10:8.2f}  {314 + m / 10:8.2f}"
+            f"  {-1:4d}  {-9.99:6.2f}  {-0.99:6.2f}" for m in range(24)]
+    f = tmp_path / "co2_mm_mlo.txt"
+    f.write_text("\n".join(header + rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert ns["data"].shape == (24, 8) and "mean" not in [str(c) for c in ns["data"].columns]
+
+
+def test_a_mark_that_fills_whole_columns_is_a_gap_among_numbers(tmp_path: Path) -> None:
+    """NDBC's realtime files: 'MM' for every value a sensor did not report, most rows of the wave
+    columns (hourly among 10-minute rows) and all of an absent sensor's. Those columns were text."""
+    rows = [f"2024 01 22 18 {50 - m:02d} 225  6.7 {'1.1' if m % 6 == 0 else ' MM'} 1015.0 -1.5   MM   MM"
+            for m in range(0, 50, 2)]
+    f = tmp_path / "44013.txt"
+    f.write_text("#YY  MM DD hh mm WDIR WSPD WVHT PRES ATMP VIS TIDE\n#yr  mo dy hr mn degT m/s m hPa degC nmi ft\n"
+                 + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["WVHT"].dtype == "float64" and df["WVHT"].notna().sum() == 9
+    assert df["TIDE"].isna().all() and df["MM"].tolist()[0] == 1

@@ -511,7 +511,8 @@ def test_sentences_with_a_comma_each_are_a_document(tmp_path: Path) -> None:
 
 def test_commented_rows_over_a_header_are_notes(tmp_path: Path) -> None:
     """cBioPortal's clinical files: four '#' rows (display names, descriptions, types, priorities)
-    split at tabs like the table, then the header. A '#' header over rows of values stays the header."""
+    split at tabs like the table, then the header. A '#' header over rows of values stays the
+    header, its first name without the mark (VCF's '#CHROM', CAMS's '# Observation period')."""
     f = tmp_path / "data_clinical_patient.txt"
     lines = ["#Patient Identifier\tOverall Survival (Months)\tSex", "#Identifier of a patient.\tMonths survived.\tSex.",
              "#STRING\tNUMBER\tSTRING", "#1\t1\t1", "PATIENT_ID\tOS_MONTHS\tSEX"]
@@ -524,7 +525,7 @@ def test_commented_rows_over_a_header_are_notes(tmp_path: Path) -> None:
     g = tmp_path / "features.csv"
     g.write_text("#featureID,mz,score\n" + "".join(f"f{i},{100 + i}.5,{i / 10}\n" for i in range(10)))
     prof, ns = profile_and_load(g)
-    assert list(ns["data"].columns) == ["#featureID", "mz", "score"] and len(ns["data"]) == 10
+    assert list(ns["data"].columns) == ["featureID", "mz", "score"] and len(ns["data"]) == 10
 
 
 def test_a_directive_row_of_types_under_the_header_is_skipped(tmp_path: Path) -> None:

@@ -526,3 +526,16 @@ def test_rows_alternating_a_code_with_numbers_are_rows(tmp_path: Path) -> None:
     df = _frame(ns["data"])
     assert list(df.columns) == ["Date", "Precipitation", "Snowfall", "Snow Depth"] and len(df) == 15
     assert (df["Snowfall"] == "T").sum() == 7
+
+
+def test_a_dash_among_short_codes_is_a_value(tmp_path: Path) -> None:
+    """A mutation file's alleles: A, C, G, T, and '-' for a deletion. Taken for a gap, every
+    deletion lost its allele. Among words (a city's name) a lone '-' is still a gap."""
+    alleles = "ACGT-"
+    rows = [f"GENE{i}\t{36293220 + i * 7919}\t{alleles[i % 5]}\t{['Boston', 'Denver', 'Austin', 'Seattle', '-'][i % 5]}"
+            for i in range(30)]
+    f = _write(tmp_path / "calls.maf", "Hugo_Symbol\tStart_Position\tTumor_Seq_Allele2\tCity\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert (df["Tumor_Seq_Allele2"] == "-").sum() == 6
+    assert df["City"].isna().sum() == 6
