@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile
+from lakeboard.servers.profiling import log_lines
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.text_sample import TextSample, read_text_sample
 
@@ -23,6 +24,10 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         _docx(path, prof)
     else:
         sample = read_text_sample(path, head_bytes=_TEXT_HEAD_BYTES, compression=det.compression)
+        lines = sample.text.splitlines()
+        if det.format == "text" and log_lines.looks_like(lines):  # a .log of records: a table
+            log_lines.profile(prof, sample, lines)
+            return
         fmt = det.format if det.format in ("markdown", "text") else "text"
         profile_plain_text(path, prof, sample, fmt=fmt)
 
