@@ -108,7 +108,7 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
 }
 # Plain text that is not a table: code, configuration, logs.
 _TEXT_EXTENSIONS = frozenset(
-    ".py .r .sql .sh .bash .js .ts .java .c .h .cpp .go .rs .rb .jl .m .ipynb .yaml .yml .toml .ini .cfg .conf "
+    ".py .r .sql .sh .bash .js .ts .java .c .h .cpp .go .rs .rb .jl .m .ipynb .toml .ini .cfg .conf "
     ".log .tex .bib .readme .license .rtf .srt .vtt .css".split()
 )
 SHAPEFILE_SIDECARS = frozenset(
@@ -355,6 +355,8 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
     if low.startswith("%pdf"):
         return Detection("pdf", "text_documents")
     expected = _EXTENSION_FORMATS.get(ext)
+    if ext in (".yaml", ".yml"):
+        return Detection("yaml", "json_files")
     if ext in _TEXT_EXTENSIONS:
         return Detection("text", "text_documents")
     if expected is None:

@@ -36,8 +36,39 @@ _ORJSON_MAX_BRACKETS = 20_000
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     if det.format == "jsonl":
         _jsonl(path, prof, det)
+    elif det.format == "yaml":
+        _yaml(path, prof, det)
     else:
         _json(path, prof, det)
+
+
+_YAML_ALIASES = 100  # references (*name) a YAML document may hold: each may copy a whole subtree
+
+
+def _yaml(path: Path, prof: FileProfile, det: Detection) -> None:
+    """A YAML document read as JSON is (a config with a list of runs, a dataset's card): its
+    record lists are tables. `yaml.safe_load` builds plain values only, never objects the file
+    names. Too big, too many references (a "billion laughs" bomb), or not YAML: a text document."""
+    import yaml
+
+    from lakeboard.servers.profiling.text_documents import profile_plain_text
+
+    sample = read_text_sample(path, head_bytes=FULL_BYTES, compression=det.compression)
+    obj = None
+    if sample.complete and sample.text.count("*") <= _YAML_ALIASES:
+        try:
+            docs = list(yaml.safe_load_all(sample.text))
+        except yaml.YAMLError:
+            docs = []
+        obj = docs[0] if len(docs) == 1 else docs or None
+    if not isinstance(obj, (dict, list)):
+        profile_plain_text(path, prof, sample, fmt="text")
+        return
+    prof.attributes["documents"] = str(len(docs))
+    _describe(prof, obj, True, 0, 0, det)
+    prof.format = "yaml"
+    prof.encoding = sample.encoding
+    prof.summary = "YAML" + prof.summary.removeprefix("JSON")
 
 
 # -- JSON documents -----------------------------------------------------------------
@@ -66,10 +97,12 @@ def _json(path: Path, prof: FileProfile, det: Detection) -> None:
             prof.status, prof.kind = "unreadable", "structured"
             prof.reason = "could not parse the beginning of this large JSON file"
             return
-    if enc not in ("utf-8", "ascii"):
-        prof.encoding = enc
-    else:
-        prof.encoding = "utf-8"
+    prof.encoding = enc if enc not in ("utf-8", "ascii") else "utf-8"
+    _describe(prof, obj, complete, consumed, size, det)
+
+
+def _describe(prof: FileProfile, obj: Any, complete: bool, consumed: int, size: int, det: Detection) -> None:
+    """A parsed document's structure and the tables its record lists make."""
     prof.kind = "structured"
     prof.text = describe(obj)
     if not complete:

@@ -81,7 +81,7 @@ def _body(profile: FileProfile) -> _Body:
         return _excel(profile)
     if fmt in _PARSED_TEXT:
         return _parsed_text(profile)
-    if fmt == "json":
+    if fmt in ("json", "yaml"):
         return _json(profile)
     if fmt == "jsonl":
         return _jsonl(profile)
@@ -314,16 +314,21 @@ def _open_text(profile: FileProfile) -> tuple[list[str], str]:
 
 def _json(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:
     imports, opened = opened or _open_text(profile)
-    lines = [f"with {opened} as f:", "    obj = json.load(f)"]
+    if profile.format == "yaml":  # safe_load builds plain values only, never objects the file names
+        many = profile.attributes.get("documents", "1") != "1"
+        imports, load = imports + ["import yaml"], "list(yaml.safe_load_all(f))" if many else "yaml.safe_load(f)"
+    else:
+        imports, load = imports + ["import json"], "json.load(f)"
+    lines = [f"with {opened} as f:", f"    obj = {load}"]
     if len(profile.tables) > 1:  # several record lists: one table each, named by its path
         lines.append("tables = {}")
         for t in profile.tables:
             lines += _json_records(t) + [f"tables[{literal(t.name)}] = df"]
-        return _Body(imports + ["import json", _PANDAS], lines + ["return tables"])
+        return _Body(imports + [_PANDAS], lines + ["return tables"])
     records = _json_records(profile.tables[0]) if profile.tables else []
     if records:
-        return _Body(imports + ["import json", _PANDAS], lines + records + ["return df"])
-    return _Body(imports + ["import json"], lines + ["return obj"])
+        return _Body(imports + [_PANDAS], lines + records + ["return df"])
+    return _Body(imports, lines + ["return obj"])
 
 
 # Text formats read by the profiler's own parser (`text_records`), whose source the loader defines

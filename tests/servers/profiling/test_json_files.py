@@ -1,10 +1,12 @@
-"""JSON and JSON lines: structure, the record list to normalise, mappings, damaged files."""
+"""JSON, JSON lines and YAML: structure, the record list to normalise, mappings, damaged files."""
 
 from __future__ import annotations
 
 import json
 import time
 from pathlib import Path
+
+import pytest
 
 from lakeboard.servers.profiling import json_files, profile_file
 from tests.servers.profiling.loading import profile_and_load
@@ -205,3 +207,36 @@ def test_records_whose_numbers_are_strings_load_as_numbers(tmp_path: Path) -> No
     df = ns["data"]
     assert str(df["count"].dtype) == "int64" and str(df["share"].dtype) == "float64" and df["zip"].iloc[0] == "02100"
     assert prof.loader_check.verified, prof.loader_check
+
+
+# -- YAML ---------------------------------------------------------------------------------------
+def test_a_yaml_config_with_a_list_of_runs_is_a_table(tmp_path: Path) -> None:
+    runs = "".join(f"  - run_id: run-{i:03d}\n    learning_rate: {0.001 / (i + 1):.6f}\n    early_stopped: {str(i % 2 == 0).lower()}\n"
+                   for i in range(12))
+    f = tmp_path / "sweep.yaml"
+    f.write_text("project: sweep\nmodel:\n  name: resnet18\nresults:\n" + runs)
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert prof.format == "yaml" and prof.kind == "table" and df.shape == (12, 3)
+    assert df["early_stopped"].dtype == bool and df["learning_rate"].iloc[0] == 0.001
+    assert prof.loader_check.verified, prof.loader_check
+
+
+def test_yaml_documents_one_after_another(tmp_path: Path) -> None:
+    f = tmp_path / "events.yml"
+    f.write_text("".join(f"---\nid: {i}\nkind: click\n" for i in range(5)))
+    prof, ns = profile_and_load(f)
+    assert prof.format == "yaml" and ns["data"].shape == (5, 2)
+
+
+@pytest.mark.parametrize("text", [
+    "key: [unclosed\n",  # no YAML
+    "a: &a [1, 2]\n" + "".join(f"b{i}: &b{i} [*a, *a]\n" for i in range(60)),  # references that multiply
+    "run: !!python/object/apply:os.system ['touch pwned']\n",  # a tag that would run code
+])
+def test_yaml_that_cannot_be_read_safely_is_a_text_document(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "config.yaml"
+    f.write_text(text)
+    prof = profile_file(f, tmp_path)
+    assert prof.format == "text" and prof.kind == "document" and prof.status == "ok"
+    assert not (tmp_path / "pwned").exists()
