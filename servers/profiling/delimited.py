@@ -703,6 +703,7 @@ def _table(
         opts["compression"] = sample.compression
     if delim != " " and (_spaced_fields(grid, b) or _blank_padded(grid, b)):
         opts["skipinitialspace"] = True
+    b = _under_annotations(grid, b)
     if b.header is not None and not b.names and len(b.header_rows) == 1:
         b = _without_empty_header_fields(grid, b)
         if delim == "|":
@@ -800,6 +801,26 @@ def _table(
     _sample(tp, grid, b, opts, sample.complete)
     tp.options = opts
     return tp
+
+
+def _under_annotations(grid: LinesGrid, b: Block) -> Block:
+    """Rows of annotations under the names, each marked '#!' (Perseus writes '#!{Type}E', then
+    '#!{C:Group}Ctrl', a field each): they were taken for the header and the names for a title.
+    The names are the row of as many fields above them; the annotations are notes."""
+    def annotation(i: int) -> bool:
+        return str(grid.row(i)[0]).lstrip().startswith("#!")
+
+    if not b.header_rows or not all(map(annotation, b.header_rows)):
+        return b
+    width = len(grid.row(b.header_rows[0]))
+    above = [i for i in b.title_rows if not annotation(i) and len(grid.row(i)) == width]
+    if not above:
+        return b
+    top = above[-1]
+    names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(top))])
+    marked = [i for i in [*b.title_rows, *b.header_rows] if i > top]
+    return dataclasses.replace(b, title_rows=[i for i in b.title_rows if i < top], header_rows=[top], names=names,
+                               footnote_rows=marked + b.footnote_rows)
 
 
 def _plain_names(grid: LinesGrid, b: Block) -> Block:

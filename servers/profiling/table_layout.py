@@ -41,6 +41,8 @@ SUMMARY_WORDS = frozenset({
     "standard deviation", "count",
 })
 MAX_FOOTER_ROWS = 10
+MAX_NOTE_LINES = 200  # lines of notes under a table
+_RULE_CELL = re.compile(r"[-=_~*]{3,}")
 _NOTE_START = re.compile(r"^\s*(?:[*†‡§¹²³\d]\s|[*†‡§¹²³]|note|source|footnote|\(\w\)|\[\w+\])", re.IGNORECASE)
 
 
@@ -497,10 +499,11 @@ class _Analyzer:
     def layout_segment(self, seg: _Segment, first: bool, width: int) -> _SegmentLayout:
         rows = self.probe_rows(seg, first)
         head_rows = rows[: self.head_probe if first else self.probe]
-        # Footnotes: prose lines at the end of the run.
+        # Footnotes: prose lines at the end of the run, past the rows probed while they go on
+        # (CDC WONDER's query notes are 20 lines and more).
         end = seg.end
         footnotes: list[int] = []
-        while end > seg.start and end in rows and self.trailing_note(end, width):
+        while end > seg.start and len(footnotes) < MAX_NOTE_LINES and self.trailing_note(end, width):
             footnotes.insert(0, end)
             end -= 1
         # Start of the data: the first dense row that agrees in kind with the next one
@@ -641,7 +644,10 @@ def _note_line(inf: RowInfo, row: Sequence[Any], width: int) -> bool:
     if width <= 1 or inf.n != 1 or inf.n_text != 1:
         return False
     text = next(str(v) for v in row if cell_kind(v) != EMPTY).strip()
-    return len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text))
+    # a rule ("---", "=====") parts a table from what follows it, a heading ("Query Parameters:")
+    # introduces lines that are no rows (CDC WONDER's query notes)
+    return (len(text) >= 20 or len(text.split()) >= 3 or bool(_NOTE_START.match(text)) or bool(_RULE_CELL.fullmatch(text))
+            or (text.endswith(":") and any(ch.isalpha() for ch in text)))
 
 
 def _markers_as_values(inf: RowInfo, row: Sequence[Any], marker_columns: frozenset[int],

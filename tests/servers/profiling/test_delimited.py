@@ -499,3 +499,33 @@ def test_a_space_after_each_comma_of_the_header_only(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert list(ns["data"].columns) == ["Date Time", "Water Level", "Sigma", "Quality"] and ns["data"].shape == (20, 4)
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_a_long_block_of_query_notes_under_the_rows(tmp_path: Path) -> None:
+    """CDC WONDER ends its exports with twenty lines and more of query notes, parted by '---'
+    rules and headed 'Query Parameters:'. The notes past the last rows looked at were read as
+    rows, '---' as a missing value."""
+    rows = [f'\t"State {s}"\t"{s:02d}"\t"{y}"\t{100 + s * 7 + y % 3}\t{10 + s / 10:.1f}' for s in range(1, 30) for y in range(2017, 2022)]
+    notes = ['"---"', '"Dataset: Underlying Cause of Death"', '"Query Parameters:"', '"Group By: State; Year"',
+             '"Show Totals: True"', '"---"', '"Help: See the help page for more information."', '"---"',
+             '"Query Date: Feb 12, 2024 3:48:21 PM"', '"---"', '"Messages:"', '"1. Rows with zero values are hidden."',
+             '"---"', '"Caveats:"', '"1. Death rates are flagged as Unreliable when the numerator is 20 or less."']
+    f = tmp_path / "Underlying Cause of Death.txt"
+    f.write_text('"Notes"\t"State"\t"State Code"\t"Year"\t"Deaths"\t"Crude Rate"\n' + "\n".join(rows + notes) + "\n")
+    prof, ns = profile_and_load(f)
+    assert ns["data"].shape == (145, 6) and ns["data"]["Deaths"].dtype == "int64"
+    assert any("Query Parameters:" in n for n in prof.tables[0].notes)
+
+
+def test_rows_of_annotations_marked_under_the_names(tmp_path: Path) -> None:
+    """Perseus writes the names, then a row of column types ('#!{Type}E') and one of groups
+    ('#!{C:Group}Ctrl'): the two were taken for the header ('#!{Type}E #!{C:Group}Ctrl', 'E Ctrl')
+    and the names for a title."""
+    names = ["LFQ intensity Ctrl_1", "LFQ intensity Ctrl_2", "LFQ intensity EGF_1", "Gene names"]
+    rows = [f"{28 + i / 10:.3f}\t{27 + i / 9:.3f}\t{29 + i / 11:.3f}\tG{i}" for i in range(25)]
+    f = tmp_path / "matrix.txt"
+    f.write_text("\t".join(names) + "\n#!{Type}E\tE\tE\tT\n#!{C:Group}Ctrl\tCtrl\tEGF\t\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == names and ns["data"].shape == (25, 4)
+    assert any("#!{C:Group}" in n for n in prof.tables[0].notes)
+    assert prof.loader_check.verified, prof.loader_check
