@@ -529,3 +529,18 @@ def test_rows_of_annotations_marked_under_the_names(tmp_path: Path) -> None:
     assert list(ns["data"].columns) == names and ns["data"].shape == (25, 4)
     assert any("#!{C:Group}" in n for n in prof.tables[0].notes)
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_fields_split_by_dollar_signs(tmp_path: Path) -> None:
+    """The FDA's adverse event files (FAERS) split their fields with '$': they were text documents.
+    Sentences with as many amounts on each line stay a document."""
+    rows = [f"{143799795 + i}${14379979 + i}${i % 5 + 1}$F$$2023101{i % 10}${20 + i}$YR${'M' if i % 2 else 'F'}${50 + i / 10:.1f}$KG"
+            for i in range(20)]
+    f = tmp_path / "DEMO23Q4.txt"
+    f.write_text("primaryid$caseid$caseversion$i_f_code$event_dt$mfr_dt$age$age_cod$sex$wt$wt_cod\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert ns["data"].shape == (20, 11) and ns["data"]["wt"].iloc[1] == 50.1
+    prose = tmp_path / "report.txt"
+    prose.write_text("".join(f"In quarter {i} the firm earned ${i + 5}M, spent ${i + 2}M {'on staff ' * (i % 3)}and kept ${i}M.\n"
+                             for i in range(20)))
+    assert profile_file(prose, tmp_path).tables == [] or profile_file(prose, tmp_path).tables[0].delimiter != "$"
