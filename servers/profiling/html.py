@@ -9,6 +9,7 @@ from pathlib import Path
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import flatten_columns, profile_frame
 from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.signed_numbers import signed_column
 from lakeboard.servers.profiling.text_sample import read_text_sample
 
 HTML_BYTES = 4 << 20
@@ -72,6 +73,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         if multi:
             tp.options["flatten_columns"] = True
         tp.n_rows, tp.n_rows_exact = int(df.shape[0]), sample.complete
+        df = _signed(df, tp)
         tp.columns, tp.sample_rows = profile_frame(df)
         prof.tables.append(tp)
     if not sample.complete:
@@ -90,3 +92,23 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.summary = f"{what} without tables; " + (
             headings[0][:100] if headings else (paragraphs[0][:100] if paragraphs else "")
         )
+
+
+def _signed(df: "pd.DataFrame", tp: TableProfile) -> "pd.DataFrame":
+    """`df` with its columns of numbers written with a currency or percent sign ("−0.71%", "$5M")
+    as numbers, as the loader converts them (`signed_numbers`, named in `tp`'s options)."""
+    import pandas as pd
+
+    signed = []
+    for j, column in enumerate(df.columns):
+        if df.dtypes.iloc[j].kind in "biufcmM":
+            continue
+        cells = [None if v is None or (isinstance(v, float) and v != v) else str(v) for v in df.iloc[:, j].tolist()]
+        read = signed_column(cells, frozenset())
+        if read and not read[2]:
+            df = df.copy() if not signed else df
+            df.isetitem(j, pd.Series(read[0], index=df.index, dtype="float64"))
+            signed.append([column, read[1]])
+    if signed:
+        tp.options["signed_numbers"] = signed
+    return df

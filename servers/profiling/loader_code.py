@@ -561,7 +561,8 @@ def _html(profile: FileProfile) -> _Body:
             'text = " ".join(doc.text_content().split())',
             "return text",
         ])
-    lines = [f"all_tables = pd.read_html(path, encoding={enc})  # every <table>, in page order", "tables = {}"]
+    imports, lines = _signed_helpers(profile.tables)
+    lines += [f"all_tables = pd.read_html(path, encoding={enc})  # every <table>, in page order", "tables = {}"]
     for t in profile.tables:
         name = literal(t.name)
         idx = t.options.get("index")
@@ -574,7 +575,8 @@ def _html(profile: FileProfile) -> _Body:
             lines.append(f"tables[{name}] = tables[{name}].copy()")
             lines.append(_FLATTEN.format(var=f"tables[{name}]"))
             lines.append(_UNIQUE.format(var=f"tables[{name}]"))
-    return _Body([_PANDAS], lines + ["return tables"])
+        lines += _signed_columns(t, f"tables[{name}]")
+    return _Body(imports, lines + ["return tables"])
 
 
 def _sqlite(profile: FileProfile) -> _Body:

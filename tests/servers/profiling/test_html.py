@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lakeboard.servers.profiling import profile_file
 from tests.servers.profiling.loading import profile_and_load
 
@@ -57,3 +59,17 @@ def test_html_saved_as_csv(tmp_path: Path) -> None:
     assert prof.format == "html" and "named .csv" in prof.attributes["note"]
     assert len(ns["data"]) == 2
     assert profile_file(f, tmp_path).summary.endswith("[named .csv but the content is an HTML page]")
+
+
+def test_percents_and_amounts_in_a_page_table_load_as_numbers(tmp_path: Path) -> None:
+    """A page's table of changes ('−0.71%', with a minus sign, '+9.25%') and amounts ('$5.2M')."""
+    rows = "".join(f"<tr><td>Area {i}</td><td>{19940274 - i * 1000}</td><td>{'−' if i % 2 else '+'}{i / 7:.2f}%</td>"
+                   f"<td>${i + 1}.2M</td></tr>" for i in range(12))
+    f = tmp_path / "areas.html"
+    f.write_text(f"<html><body><table><tr><th>Area</th><th>2024 estimate</th><th>% change</th><th>Budget</th></tr>{rows}"
+                 "</table></body></html>", encoding="utf-8")
+    prof, ns = profile_and_load(f)
+    df = next(iter(ns["data"].values()))
+    assert df["% change"].iloc[1] == pytest.approx(-1 / 7, abs=0.01) and df["Budget"].iloc[0] == 1.2e6
+    assert [c.dtype for c in prof.tables[0].columns] == ["str", "int64", "float64", "float64"]
+    assert prof.loader_check.verified, prof.loader_check
