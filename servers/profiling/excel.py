@@ -31,8 +31,11 @@ from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, 
 from lakeboard.servers.profiling.signed_numbers import signed_column
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import (
+    EMPTY,
+    TEXT,
     Block,
     ColumnSlice,
+    cell_kind,
     cell_text,
     empty_leading_columns,
     find_blocks,
@@ -335,7 +338,29 @@ def _beside(grid: RowsGrid, b: Block) -> list[_Part]:
     return out
 
 
+def _merged_down(grid: RowsGrid | ColumnSlice, b: Block) -> Block:
+    """A header whose first cells are empty under labels in the row above it: labels merged down
+    two rows ("Protein", "Gene") beside groups over their columns ("Tumour (T)" over T1 … T6),
+    as supplementary tables are laid out. Those columns were 'Unnamed: 0'; they take the label
+    above, the others keep their own names (the groups stay a note)."""
+    if b.names or len(b.header_rows) != 1 or b.header - 1 not in b.title_rows:
+        return b
+    header, above = grid.row(b.header), grid.row(b.header - 1)
+    empty = [j for j, v in enumerate(header) if cell_kind(v) == EMPTY]
+    filled = len(header) - len(empty)
+    if not empty or filled < 2 or any(j >= len(above) or cell_kind(above[j]) != TEXT for j in empty):
+        return b
+    named = [j for j, v in enumerate(header) if cell_kind(v) != EMPTY]
+    if max(empty) > min(named):
+        return b  # only leading columns: a gap among the names is another layout
+    if not any(j < len(above) and cell_kind(above[j]) == TEXT for j in named):
+        return b  # no group over the named columns: the row above is a title ("Plate 1 layout" over a corner cell)
+    names = [cell_text(above[j]) if j in empty else cell_text(v) for j, v in enumerate(header)]
+    return replace(b, names=unique_names(names))
+
+
 def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, max_row: int | None) -> TableProfile:
+    b = _merged_down(grid, b)
     n_rows = len(grid)
     tp = TableProfile(name=sheet)
     opts: dict[str, Any] = {"sheet_name": sheet}

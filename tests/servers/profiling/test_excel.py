@@ -235,3 +235,42 @@ def test_groups_over_years_then_a_blank_row_then_the_data(tmp_path: Path) -> Non
     df = ns["data"]["Sheet"]
     assert list(df.columns) == ["District", "Commenced 2022", "Commenced 2023", "Terminated 2022", "Terminated 2023"]
     assert len(df) == 12 and df["Terminated 2023"].iloc[0] == 95 and prof.loader_check.verified
+
+
+def test_labels_merged_down_beside_groups_over_their_columns(tmp_path: Path) -> None:
+    """A paper's supplementary table: 'Protein' and 'Gene' merged down two rows, groups merged
+    across their replicates ('Tumour (T)' over T1 … T3). The names row alone named the first two
+    columns 'Unnamed: 0' and 'Unnamed: 1'."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Table S2"
+    ws.append(["Supplementary Table S2. Log2 intensities of quantified proteins."])
+    ws.append(["Protein", "Gene", "Tumour (T)", None, None, "Normal (N)", None, None])
+    ws.append([None, None, "T1", "T2", "T3", "N1", "N2", "N3"])
+    ws.merge_cells("A2:A3")
+    ws.merge_cells("B2:B3")
+    ws.merge_cells("C2:E2")
+    ws.merge_cells("F2:H2")
+    for i in range(20):
+        ws.append([f"P{60709 + i}", f"G{i}", *[21 + i / 10 + k / 7 for k in range(6)]])
+    f = tmp_path / "mmc2.xlsx"
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    df = ns["data"]["Table S2"]
+    assert list(df.columns) == ["Protein", "Gene", "T1", "T2", "T3", "N1", "N2", "N3"] and df.shape == (20, 8)
+    assert prof.loader_check.verified, prof.loader_check
+
+
+def test_a_title_over_a_corner_cell_names_no_column(tmp_path: Path) -> None:
+    """A plate layout: 'Plate 1 layout' over a header whose corner cell is empty (1 … 12). A
+    title names no column: only a row with groups over the named columns lends its labels."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Plate 1 layout"])
+    ws.append([None, *range(1, 13)])
+    for r in "ABCDEFGH":
+        ws.append([r, *[f"S{r}-{k}" for k in range(1, 13)]])
+    f = tmp_path / "plate.xlsx"
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].columns[0].name != "Plate 1 layout"
