@@ -41,7 +41,8 @@ from lakeboard.servers.profiling.column_stats import (
     without_numbers,
     zero_padded_codes,
 )
-from lakeboard.servers.profiling import fixed_width, log_lines, orbital_elements, sdmx_tsv, sequences, typed_records
+from lakeboard.servers.profiling import (fixed_width, ghcn_daily, log_lines, orbital_elements, sdmx_tsv, sequences,
+                                         typed_records)
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
 from lakeboard.servers.profiling.signed_numbers import signed_column
@@ -265,7 +266,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         return  # the head holds fewer than three whole lines: lines wider than it
     lines = TextLines(text)
     head = lines[:_RECORDS_HEAD_LINES]
-    for records in (orbital_elements, sequences, sdmx_tsv, log_lines):  # text formats of records (text_records.py), told by their head
+    for records in (orbital_elements, sequences, sdmx_tsv, ghcn_daily, log_lines):  # text formats of records (text_records.py), told by their head
         if records.looks_like(head):
             records.profile(prof, sample, list(lines))
             return

@@ -18,7 +18,7 @@ from lakeboard.common.code_text import comment, identifier, literal
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling import log_lines, orbital_elements, sdmx_tsv, sequences
+from lakeboard.servers.profiling import ghcn_daily, log_lines, orbital_elements, sdmx_tsv, sequences
 from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.signed_numbers import signed_number, signed_numbers
@@ -333,7 +333,8 @@ def _json(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> 
 
 # Text formats read by the profiler's own parser (`text_records`), whose source the loader defines
 _PARSED_TEXT = {"tle": orbital_elements.read_tle, "fasta": sequences.read_fasta, "sdmx_tsv": sdmx_tsv.read_sdmx_tsv,
-                "access_log": log_lines.read_access_log, "app_log": log_lines.read_app_log}
+                "access_log": log_lines.read_access_log, "app_log": log_lines.read_app_log,
+                "ghcn_daily": ghcn_daily.read_ghcn_daily}
 
 
 def _parsed_text(profile: FileProfile, opened: tuple[list[str], str] | None = None) -> _Body:

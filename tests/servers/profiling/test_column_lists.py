@@ -254,20 +254,21 @@ def test_a_format_file_that_is_a_link_out_of_the_lake_is_not_read(tmp_path: Path
 
 
 def test_a_readme_of_the_folder_that_names_the_files_kind_lays_out_each_file(tmp_path: Path) -> None:
-    """GHCN-Daily's readme lays out '.dly' files ('FORMAT OF DATA FILES (".dly" FILES)') and names
-    no station's file: each was a text document. A suffix as common as .txt names no kind."""
+    """A network's readme lays out its '.stn' files ('FORMAT OF DATA FILES (".stn" FILES)', as
+    GHCN-Daily's does its '.dly', which `ghcn_daily` now reads itself) and names no station's file:
+    each was a text document. A suffix as common as .txt names no kind."""
     lake = tmp_path / "lake"
-    (lake / "ghcnd").mkdir(parents=True)
-    (lake / "ghcnd" / "readme.txt").write_text(
-        'III. FORMAT OF DATA FILES (".dly" FILES)\n\nEach ".dly" file contains data for one station.\n\n'
+    (lake / "net").mkdir(parents=True)
+    (lake / "net" / "readme.txt").write_text(
+        'III. FORMAT OF DATA FILES (".stn" FILES)\n\nEach ".stn" file contains data for one station.\n\n'
         + "\n".join(["Notes on the variables follow.", "", "More notes on the variables.", "", "Variable   Columns   Type",
                      "ID            1-11   Character", "YEAR         12-15   Integer", "MONTH        16-17   Integer",
                      "ELEMENT      18-21   Character", "VALUE1       22-26   Integer"]) + "\n")
-    rows = [f"USW00094728{2021:4d}{m:02d}{e:4s}{v:5d}\n" for m in range(1, 13) for e, v in (("TMAX", 268 + m), ("PRCP", m))]
-    (lake / "ghcnd" / "USW00094728.dly").write_text("".join(rows))
-    (lake / "ghcnd" / "notes.txt").write_text("".join(rows))
+    rows = [f"st000094728{2021:4d}{m:02d}{e:4s}{v:5d}\n" for m in range(1, 13) for e, v in (("TMAX", 268 + m), ("PRCP", m))]
+    (lake / "net" / "st000094728.stn").write_text("".join(rows))
+    (lake / "net" / "notes.txt").write_text("".join(rows))
     profiles = _index(lake, tmp_path)
-    df = run_loader(profiles["ghcnd/USW00094728.dly"])["data"]
+    df = run_loader(profiles["net/st000094728.stn"])["data"]
     assert list(df.columns) == ["ID", "YEAR", "MONTH", "ELEMENT", "VALUE1"] and len(df) == 24
     assert df["VALUE1"].iloc[0] == 269
-    assert "ELEMENT" not in profiles["ghcnd/notes.txt"].column_names
+    assert "ELEMENT" not in profiles["net/notes.txt"].column_names
