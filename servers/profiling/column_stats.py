@@ -492,26 +492,54 @@ def fill_value_suspects(values: list[Any]) -> list[tuple[float, tuple[float, flo
     return out
 
 
-FILL_VALUE_NOTE = "possible fill value"
+FILL_VALUE_NOTE = "fill value"
 
 
-def fill_value_note(column: str, value: float, others: tuple[float, float], label: Any) -> str:
+def certain_fill(value: float, values: list[Any]) -> bool:
+    """A suspected fill value (`fill_value_suspects`) that no value of its column could be, read
+    as missing: beyond 1e20 (-1e31), among numbers with fractions (99.00 among wave heights,
+    999.9 among wind speeds), negative with three digits or more (-9999, -99999), or ten times
+    the largest of the others (9999999 among plasma temperatures). Nearer whole numbers may be
+    values: a top code (census incomes capped at 99999), a storm's -99 nT among quiet hours."""
+    others = [abs(float(v)) for v in values if v is not None and not isinstance(v, bool) and float(v) != value]
+    if abs(value) >= 1e20 or not others or any(not v.is_integer() for v in others):
+        return True
+    return (value < 0 and abs(value) >= 100) or abs(value) >= 10 * max(others)
+
+
+def fill_value_note(column: str, value: float, others: tuple[float, float], label: Any, applied: bool) -> str:
     """The note a table's profile carries for a suspected fill value (the loader shows it as a comment)."""
     shown = value_text(value)
-    return (f"{FILL_VALUE_NOTE}: column {column!r} holds {shown}, far outside its other values "
-            f"({value_text(others[0])} to {value_text(others[1])}); if it means no data, add "
-            f"na_values={{{label!r}: [{shown}]}} to the read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
+    where = f"column {column!r} holds {shown}, far outside its other values ({value_text(others[0])} to {value_text(others[1])})"
+    if applied:
+        return f"{FILL_VALUE_NOTE} read as missing: {where}; the loader reads it as NaN (leave it out of na_values to keep it)"
+    return (f"{FILL_VALUE_NOTE}, possibly: {where}; if it means no data, add na_values={{{label!r}: [{shown}]}} to the "
+            f"read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
 
 
-def frame_fill_value_notes(df: "pd.DataFrame") -> list[str]:
-    """The suspected fill values of a frame's numeric columns (`fill_value_suspects`), as notes
-    keyed by the labels the loader's frame has."""
+def fill_values_of(name: str, label: Any, values: list[Any]) -> tuple[list[float], list[str]]:
+    """A numeric column's fill values read as missing (`certain_fill`), and the notes of all its
+    suspected ones."""
+    found, notes = [], []
+    for value, others in fill_value_suspects(values):
+        applied = certain_fill(value, values)
+        found += [value] if applied else []
+        notes.append(fill_value_note(name, value, others, label, applied))
+    return found, notes
+
+
+def frame_fill_values(df: "pd.DataFrame") -> tuple[dict[Any, list[str]], list[str]]:
+    """The fill values read as missing of a frame's numeric columns, by the labels the loader's
+    frame has, as na_values take them, and the notes of all suspected ones."""
+    found: dict[Any, list[str]] = {}
     notes = []
     for name, (label, series) in zip(unique_names([str(c) for c in df.columns]), df.items()):
         if series.dtype.kind in "iuf":
-            for value, others in fill_value_suspects(series.dropna().tolist()):
-                notes.append(fill_value_note(name, value, others, label))
-    return notes
+            fills, said = fill_values_of(name, label, series.dropna().tolist())
+            if fills:
+                found[label] = [value_text(v) for v in fills]
+            notes += said
+    return found, notes
 
 
 # a decimal comma too ("<0,5"), as exports of a European locale write it

@@ -25,8 +25,7 @@ from lakeboard.servers.profiling.column_stats import (
     PANDAS_NA,
     STATS_ROWS,
     censored_note,
-    fill_value_note,
-    fill_value_suspects,
+    fill_values_of,
     is_number_text,
     missing_markers,
     numbers_and_tokens,
@@ -1102,8 +1101,11 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         dropped = fill + [float(v) for v in own if is_number_text(v)]
         dtype, values = without_numbers(dtype, values, dropped)
         if dtype in ("float64", "int64"):
-            for value, others in fill_value_suspects(values):
-                tp.notes.append(fill_value_note(name, value, others, label))
+            fills, notes = fill_values_of(name, label, values)  # sentinels far outside
+            tp.notes += notes
+            if fills:
+                markers[label] = markers.get(label, []) + [value_text(v) for v in fills]
+                dtype, values = without_numbers(dtype, values, fills)
         elif note := censored_note(name, cells, col_na):
             tp.notes.append(note)
         dtypes.append(dtype)

@@ -13,8 +13,7 @@ from lakeboard.servers.profiling.column_stats import (
     PANDAS_NA,
     STATS_ROWS,
     censored_note,
-    fill_value_note,
-    fill_value_suspects,
+    fill_values_of,
     missing_markers,
     numbers_and_tokens,
     profile_values,
@@ -24,6 +23,7 @@ from lakeboard.servers.profiling.column_stats import (
     text_markers,
     typed_dtype,
     unique_names,
+    value_text,
     zero_padded_codes,
 )
 from lakeboard.servers.profiling.declarations import declared
@@ -484,8 +484,12 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
         ]
         values = [v for v in columns[j] if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if values and len(values) == sum(v is not None for v in columns[j]):
-            for value, others in fill_value_suspects(values):
-                tp.notes.append(fill_value_note(name, value, others, label))
+            fills, notes = fill_values_of(name, label, values)  # sentinels far outside
+            tp.notes += notes
+            if fills:
+                by_label[label] = by_label.get(label, []) + [value_text(v) for v in fills]
+                columns[j] = [None if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) in fills else v
+                              for v in columns[j]]
     if everywhere or by_label:
         add_na_values(opts, labels, everywhere, by_label, excel=True)
     return mixed

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import (STATS_ROWS, frame_fill_value_notes, marker_shaped, missing_markers,
+from lakeboard.servers.profiling.column_stats import (STATS_ROWS, frame_fill_values, marker_shaped, missing_markers,
                                                        profile_frame, unique_names)
 from lakeboard.servers.profiling.column_lists import described_columns
 from lakeboard.servers.profiling.declarations import declared
-from lakeboard.servers.profiling.fill_values import declared_fill_values
+from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, cell_kind, units_like
 from lakeboard.servers.profiling.text_sample import TextSample
 
@@ -236,8 +236,14 @@ def _keep(prof: FileProfile, sample: TextSample, tp: TableProfile, df: Any, n_ro
         seen = sum(1 for ln in data if ln.strip())
         chars = sum(len(ln) + 1 for ln in data)
         tp.n_rows, tp.n_rows_exact = int(sample.size / max(1.0, chars / max(1, seen))), False
+    fills, notes = frame_fill_values(df)
+    if fills:  # sentinels far outside their column's values: read as missing, as the loader reads them
+        add_na_values(tp.options, list(df.columns), [], fills)
+        df = df.copy()
+        for label, values in fills.items():
+            df[label] = df[label].mask(df[label].isin([float(v) for v in values]))
     tp.columns, tp.sample_rows = profile_frame(df)
-    tp.notes += frame_fill_value_notes(df)
+    tp.notes += notes
     prof.kind, prof.format, prof.tables = "table", "fwf", [tp]
     rows = f"{tp.n_rows}" if tp.n_rows_exact else f"~{tp.n_rows}"
     cols = ", ".join(c.name for c in tp.columns[:8])

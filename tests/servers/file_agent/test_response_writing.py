@@ -47,8 +47,8 @@ def test_steps_say_which_markers_mean_no_data_and_which_values_look_like_fill_va
     temps[3], temps[9] = "3,M,21", "9,11.5,-9999"  # a marker in a numeric column; a sentinel-sized outlier
     (tmp_path / "weather.csv").write_text("day,temp,wind\n" + "\n".join(temps) + "\n")
     steps = necessary_steps([profile_file(tmp_path / "weather.csv", tmp_path)])
-    assert "weather.csv: missing markers 'M' in 'temp' mean no data; the loader reads them as missing." in steps
-    assert any(s.startswith("weather.csv: possible fill value: column 'wind' holds -9999") for s in steps)
+    assert "weather.csv: missing markers 'M' in 'temp'; '-9999' in 'wind' mean no data; the loader reads them as missing." in steps
+    assert any(s.startswith("weather.csv: fill value read as missing: column 'wind' holds -9999") for s in steps)
 
 
 def test_an_explanation_says_what_time_a_file_covers():

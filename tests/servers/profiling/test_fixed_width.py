@@ -207,9 +207,9 @@ def test_the_commented_names_nearest_the_rows_name_them_and_a_status_code_is_no_
     assert ns["data"]["DD"].isna().sum() == 0 and len(ns["data"]) == 22
 
 
-def test_suspected_fill_values_of_a_whitespace_table_are_noted(tmp_path: Path) -> None:
+def test_fill_values_of_a_whitespace_table_are_read_as_missing(tmp_path: Path) -> None:
     """A buoy's hourly file: 99.00 where the wave sensor gave nothing, far outside its other
-    heights. As for a CSV, the profile notes it and the loader shows the note; the value stays."""
+    heights. As for a CSV, it is read as missing, and the loader's comment says so."""
     f = tmp_path / "buoy.txt"
     lines = ["#YY  MM DD hh WVHT  PRES", "#yr  mo dy hr    m   hPa"]
     for h in range(24):
@@ -217,9 +217,10 @@ def test_suspected_fill_values_of_a_whitespace_table_are_noted(tmp_path: Path) -
         lines.append(f"2023 01 01 {h:02d} {wave:>5} {1010 + h / 10:.1f}")
     f.write_text("\n".join(lines) + "\n")
     prof, ns = profile_and_load(f)
-    notes = [n for n in prof.tables[0].notes if n.startswith("possible fill value")]
+    notes = [n for n in prof.tables[0].notes if n.startswith("fill value read as missing")]
     assert len(notes) == 1 and "'WVHT' holds 99" in notes[0]
-    assert "possible fill value" in prof.loader and ns["data"]["WVHT"].max() == 99.0
+    assert "fill value read as missing" in prof.loader and ns["data"]["WVHT"].max() < 3
+    assert ns["data"]["WVHT"].isna().sum() == 4 and prof.loader_check.verified, prof.loader_check
 
 
 def test_a_range_line_over_the_rows_and_notes_under_them(tmp_path: Path) -> None:

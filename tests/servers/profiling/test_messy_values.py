@@ -273,16 +273,21 @@ def test_a_fill_value_declared_in_a_sheet_note_is_masked(tmp_path: Path) -> None
     _agrees(prof.tables[0], df)
 
 
-def test_an_undeclared_sentinel_is_flagged_not_changed(tmp_path: Path) -> None:
+def test_an_undeclared_sentinel_far_outside_its_column_is_read_as_missing(tmp_path: Path) -> None:
+    """-9999 among temperatures of 15 to 19, 99999.9 among rainfalls under 4: a mean that took them
+    in would be garbage (OMNI's 9999999. temperatures, CDAWeb's -1e31). They are read as NaN,
+    and the loader says so."""
     body = [f"{i},{15 + (i % 9) * 0.5:.1f},{0.1 * i:.1f}" for i in range(40)]
     body[12] = "12,-9999,1.2"
     body[20] = "20,16.0,99999.9"
     prof, ns = profile_and_load(_write(tmp_path / "obs.csv", "id,temp,rain\n" + "\n".join(body) + "\n"))
     df = _frame(ns["data"])
-    assert (df["temp"] == -9999).sum() == 1 and (df["rain"] == 99999.9).sum() == 1  # unchanged
+    assert df["temp"].isna().sum() == 1 and df["rain"].isna().sum() == 1 and df["rain"].max() < 4
     notes = [n for n in prof.tables[0].notes if n.startswith(FILL_VALUE_NOTE)]
     assert len(notes) == 2 and "'temp'" in notes[0] and "-9999" in notes[0] and "99999.9" in notes[1]
-    assert "na_values={'temp': [-9999]}" in prof.loader  # the loader says how to drop it
+    assert prof.tables[0].options["na_values"] == {"temp": ["-9999"], "rain": ["99999.9"]}
+    assert "fill value read as missing: column 'temp'" in prof.loader
+    _agrees(prof.tables[0], df)
     # A plausible extreme is not a sentinel: 99 in a column of percentages.
     pct = [f"{i},{i % 99}" for i in range(60)] + ["60,99"]
     prof2, _ = profile_and_load(_write(tmp_path / "pct.csv", "id,share\n" + "\n".join(pct) + "\n"))
@@ -304,13 +309,14 @@ def test_fill_values_declared_by_the_lakes_documents(tmp_path: Path) -> None:
     flows = [f"G{i},{5 + i * 0.25:.2f},{1 + i / 10:.1f}" for i in range(30)]
     flows[8] = "G8,1e30,1.8"
     _write(lake / "gauges.csv", "site,flow,level\n" + "\n".join(flows) + "\n")
-    # A table outside the README's folder that holds -9999 is not touched (only flagged).
-    other = [f"{i},{i * 2.5:.1f}" for i in range(20)] + ["20,-9999"]
+    # A table outside the README's folder that holds -9999 among values as wide is not touched.
+    other = [f"{i},{i * 450.0:.1f}" for i in range(20)] + ["20,-9999"]
     _write(lake / "other.csv", "id,value\n" + "\n".join(other) + "\n")
 
     paths = ["stations/README.txt", "stations/north.csv", "variables.csv", "gauges.csv", "other.csv"]
     profiles = [profile_file(lake / p, lake) for p in paths]
-    assert any(n.startswith(FILL_VALUE_NOTE) for n in profiles[1].tables[0].notes)  # flagged before
+    # read as missing before, far outside the temperatures; the README's declaration then changes nothing
+    assert any(n.startswith(FILL_VALUE_NOTE) for n in profiles[1].tables[0].notes)
     after: dict[str, FileProfile] = {p.path: p for p in apply_declarations(profiles, lake)}
 
     north = after["stations/north.csv"]
@@ -318,7 +324,6 @@ def test_fill_values_declared_by_the_lakes_documents(tmp_path: Path) -> None:
     assert df["temp"].isna().sum() == 1 and df["temp"].min() > 0
     temp = next(c for c in north.tables[0].columns if c.name == "temp")
     assert float(temp.minimum) == df["temp"].min()
-    assert not any(n.startswith(FILL_VALUE_NOTE) for n in north.tables[0].notes)
     _agrees(north.tables[0], df)
 
     gauges = after["gauges.csv"]
@@ -539,3 +544,17 @@ def test_a_dash_among_short_codes_is_a_value(tmp_path: Path) -> None:
     df = _frame(ns["data"])
     assert (df["Tumor_Seq_Allele2"] == "-").sum() == 6
     assert df["City"].isna().sum() == 6
+
+
+@pytest.mark.parametrize(("values", "kept"), [
+    ([f"{-5 - i % 17}" for i in range(30)] + ["-99"], True),  # a storm's -99 nT among quiet hours: a value
+    ([f"{(i * 977) % 15025}" for i in range(60)] + ["99999"], True),  # incomes capped at 99999: a top code
+    ([f"{80000 + i * 1700}" for i in range(60)] + ["9999999"], False),  # ten times the largest: a fill
+    ([f"{6920 + i * 7}" for i in range(30)] + ["-99999"], False),  # negative, five digits: a fill
+])
+def test_which_sentinels_are_read_as_missing(tmp_path: Path, values: list[str], kept: bool) -> None:
+    prof, ns = profile_and_load(_write(tmp_path / "series.csv", "hour,value\n" + "".join(f"{i},{v}\n" for i, v in enumerate(values))))
+    df = _frame(ns["data"])
+    assert (df["value"].isna().sum() == 0) == kept
+    note = next(n for n in prof.tables[0].notes if n.startswith(FILL_VALUE_NOTE))
+    assert ("possibly" in note) == kept
