@@ -427,7 +427,7 @@ def profile_delimited(
     grid = make_grid(lines, text, delim)
     _comments_as_notes(grid)
     blocks = _icartt_layout(grid, sample.complete) or _marked_layout(grid) or _arff_layout(grid) or _split_at_repeated_headers(
-        grid, find_blocks(grid, complete=sample.complete))
+        grid, _rows_taken_for_titles(grid, find_blocks(grid, complete=sample.complete)))
     if not blocks:
         prof.status = "empty"
         prof.reason = _no_rows_reason(lines, delim)
@@ -860,6 +860,29 @@ def _over_metadata(grid: LinesGrid, b: Block) -> Block:
     names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(top))])
     return dataclasses.replace(b, title_rows=[i for i in b.title_rows if i < top], header_rows=[top], names=names,
                                footnote_rows=[i for i in b.title_rows if i > top] + b.footnote_rows)
+
+
+def _rows_taken_for_titles(grid: LinesGrid, blocks: list[Block]) -> list[Block]:
+    """The first table's header found below rows that are records like its own, or none found: a
+    first line that names every field, each name text and its own, over rows of as many fields
+    (a reference manager's export of 43 fields, most of each row empty, whose rows agree too
+    little to be taken for data). The first line is the header; the rows under it are data."""
+    if not blocks or (blocks[0].header_rows[:1] or [None])[0] == 0 or blocks[0].names:
+        return blocks
+    b = blocks[0]
+    first = [c.strip() for c in grid.row(0)]
+    width = len(first)
+    if width < 3 or not all(first) or len(set(first)) < width or any(cell_kind(c) != TEXT for c in first):
+        return blocks
+    if any(len(grid.row(i)) != width for i in range(1, min(b.data_start + 5, len(grid)))):
+        return blocks  # titles or notes of another width above the header: the layout found them
+    # the header found holds numbers: a record (else a second row of names, labels under codes);
+    # none found: numbers under the first line tell its names from a record of text
+    below = b.header_rows[:1] or range(1, min(len(grid), 21))
+    if not any(cell_kind(c) == VALUE for i in below for c in grid.row(i)):
+        return blocks
+    fixed = dataclasses.replace(b, title_rows=[], header_rows=[0], data_start=1)
+    return [fixed, *blocks[1:]]
 
 
 def _between_pipes(grid: LinesGrid, b: Block) -> Block:

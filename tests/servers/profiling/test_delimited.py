@@ -544,3 +544,30 @@ def test_fields_split_by_dollar_signs(tmp_path: Path) -> None:
     prose.write_text("".join(f"In quarter {i} the firm earned ${i + 5}M, spent ${i + 2}M {'on staff ' * (i % 3)}and kept ${i}M.\n"
                              for i in range(20)))
     assert profile_file(prose, tmp_path).tables == [] or profile_file(prose, tmp_path).tables[0].delimiter != "$"
+
+
+def test_a_wide_export_whose_rows_fill_few_fields(tmp_path: Path) -> None:
+    """A reference manager's export: 12 fields named on the first line, each row filling a few of
+    them, differently. The rows agreed too little to be taken for data: a row near the end was
+    the header, the 36 above it titles, and 37 of 40 records were lost."""
+    names = ["Key", "Item Type", "Publication Year", "Author", "Title", "ISBN", "ISSN", "DOI", "Pages", "Volume",
+             "Publisher", "Notes"]
+    rows = []
+    for i in range(40):
+        cells = [f"K{i:04d}", ["journalArticle", "book", "bookSection"][i % 3], str(1990 + i % 30), f"Author {i}",
+                 f"A title about site {i}", "", "", "", "", "", "", ""]
+        for j in range(5, 12):
+            if (i * j) % 4 == 0:
+                cells[j] = [f"978-{i}", f"0003-{i:03d}X", f"10.1017/{i}", f"{i}-{i + 9}", str(i % 20), "Press", "note"][j - 5]
+        rows.append(",".join(f'"{c}"' for c in cells))
+    f = tmp_path / "library.csv"
+    f.write_text(",".join(f'"{n}"' for n in names) + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns) == names and ns["data"].shape == (40, 12)
+
+
+def test_a_headerless_table_of_text_keeps_its_first_row(tmp_path: Path) -> None:
+    f = tmp_path / "places.csv"
+    f.write_text("".join(f"Place {i},Region {i % 4},Country {i % 3}\n" for i in range(20)))
+    prof, ns = profile_and_load(f)
+    assert len(ns["data"]) == 20
