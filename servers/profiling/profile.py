@@ -84,6 +84,9 @@ def profile_file(path: Path, root: Path, declared: Declarations | None = None) -
             source = _profile_into(path, root, prof, pinned)
             if prof.status == "ok" and source is not None:  # the very file profiled, still pinned
                 prof.loader_check = check_loader(prof, source, check_budget(time.perf_counter() - t0))
+                if _unparsed_text(prof, path):
+                    prof = _as_text(prof, source)
+                    prof.loader_check = check_loader(prof, source, check_budget(time.perf_counter() - t0))
     except MemoryError:
         prof.status, prof.reason = "too_large", "the reader ran out of memory on this file"
         prof.tables, prof.arrays = [], []
@@ -107,6 +110,23 @@ def profile_file(path: Path, root: Path, declared: Declarations | None = None) -
         prof.loader = comment(f"no loader could be generated: {type(e).__name__}: {e}") + "\ndata = None\n"
     prof.profiled_in_s = round(time.perf_counter() - t0, 4)
     return prof
+
+
+def _unparsed_text(prof: FileProfile, path: Path) -> bool:
+    """A file taken for a table by its commas (a codebook's prose, not named .csv) whose loader
+    pandas cannot parse: no table, a text document."""
+    check = prof.loader_check
+    return (prof.format in ("csv", "tsv") and path.suffix.lower() not in (".csv", ".tsv", ".tab")
+            and check is not None and not check.verified and any("ParserError" in r for r in check.reasons))
+
+
+def _as_text(prof: FileProfile, source: Path) -> FileProfile:
+    """`prof`'s file profiled again as a text document, saying why."""
+    why = prof.loader_check.reasons[0] if prof.loader_check and prof.loader_check.reasons else "it failed"
+    text = FileProfile(path=prof.path, format="text", size_bytes=prof.size_bytes, mtime_ns=prof.mtime_ns)
+    run_reader(source, text, Detection("text", "text_documents"))
+    text.attributes["note"] = value_text(f"read as text: its commas made no table pandas can parse ({why})", 300)
+    return text
 
 
 def _profile_into(path: Path, root: Path, prof: FileProfile, pinned: PinnedFiles) -> Path | None:

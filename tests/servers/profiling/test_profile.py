@@ -47,3 +47,20 @@ def test_never_raises(tmp_path: Path) -> None:
         assert prof.status == "ok" or prof.reason, f.name
         assert prof.loader and prof.summary, f.name
         compile(prof.loader, f.name, "exec")
+
+
+def test_prose_whose_commas_pandas_cannot_parse_is_a_text_document(tmp_path: Path) -> None:
+    """A survey's codebook: one variable a line, its codes listed between commas. Its commas made
+    a table of 6 columns whose loader failed ('expected 6 fields, saw 4'); it is a document."""
+    f = tmp_path / "codebook.txt"
+    f.write_text("ESS10 - codebook extract\n"
+                 "nwspol  News about politics, watching, reading or listening, in minutes. 7777 Refusal, 8888 Don't know, 9999 No answer\n"
+                 "ppltrst Most people can be trusted. 0-10. 77 Refusal, 88 Don't know, 99 No answer\n"
+                 "stflife How satisfied with life as a whole. 0-10. 77 Refusal, 88 Don't know, 99 No answer\n"
+                 "happy   How happy are you. 0-10. 77 Refusal, 88 Don't know, 99 No answer\n"
+                 "agea    Age of respondent, calculated. 999 Not available\n"
+                 "gndr    Gender. 1 Male, 2 Female, 9 No answer\n"
+                 "hhmmb   Number of people in the household. 77 Refusal, 88 Don't know, 99 No answer\n")
+    prof = profile_file(f, tmp_path)
+    assert prof.format == "text" and prof.kind == "document" and prof.loader_check.verified
+    assert "read as text" in prof.attributes["note"]
