@@ -22,7 +22,7 @@ from lakeboard.servers.profiling import ghcn_daily, log_lines, orbital_elements,
 from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.signed_numbers import signed_number, signed_numbers
-from lakeboard.servers.profiling.statistical_packages import reader_of
+from lakeboard.servers.profiling.statistical_packages import reader_of, with_value_labels
 from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 
 _BIG_FILE = 200 << 20
@@ -531,9 +531,12 @@ def _votable(profile: FileProfile) -> list[str]:
 def _statistical(profile: FileProfile) -> _Body:
     reader, labelled = reader_of(profile.path, profile.format)
     lines = [comment(n, 300) for t in profile.tables for n in t.notes[:1]]
-    labels = ", apply_value_formats=True" if labelled else ""
-    lines += [f"df, meta = pyreadstat.{reader}(path{labels})  # meta: variable and value labels", "return df"]
-    return _Body(["import pyreadstat"], lines)
+    if labelled:
+        lines += [*inspect.getsource(with_value_labels).splitlines(), ""]
+    lines.append(f"df, meta = pyreadstat.{reader}(path)  # meta: variable and value labels")
+    if labelled:
+        lines.append("df = with_value_labels(df, meta)")
+    return _Body(["import pyreadstat"], lines + ["return df"])
 
 
 def _geo(profile: FileProfile) -> list[str]:

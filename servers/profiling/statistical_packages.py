@@ -3,7 +3,9 @@
 Their metadata say what the data hold: a label for each variable ("Age of respondent" for
 `age`), the file's label, and value labels (1 = "male"). The labels go into the table's notes,
 where the search index reads them. Value labels are applied: a coded column reads as its
-labels, in the profile and in the loader alike. Only the first rows are read.
+labels, in the profile and in the loader alike (`with_value_labels`), when every value it holds
+has one: a scale labelled only at its ends (0 = "Left", 10 = "Right") keeps its numbers. Only
+the first rows are read.
 """
 
 from __future__ import annotations
@@ -33,6 +35,18 @@ def reader_of(path: str, fmt: str) -> tuple[str, bool]:
     return reader, fmt != "sas"
 
 
+def with_value_labels(df, meta):
+    """`df` with the value labels of each variable whose every value has one (the codes of a
+    category: 1 = "male"), as categories; a variable with values no label names (a scale labelled
+    only at its ends, an age with a label for "no answer") keeps its numbers."""
+    for name, labels in (meta.variable_value_labels or {}).items():
+        if name in df.columns and labels:
+            present = set(df[name].dropna().unique())
+            if present and present <= set(labels):
+                df[name] = df[name].map(labels).astype("category")
+    return df
+
+
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     import pyreadstat
 
@@ -40,11 +54,10 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     prof.format = det.format
     reader, labelled = reader_of(prof.path, det.format)
     read = getattr(pyreadstat, reader)
-    options: dict[str, Any] = {"row_limit": SAMPLE_ROWS}
-    if labelled:
-        options["apply_value_formats"] = True
     try:
-        df, meta = read(str(path), **options)
+        df, meta = read(str(path), row_limit=SAMPLE_ROWS)
+        if labelled:
+            df = with_value_labels(df, meta)
     except Exception as e:  # noqa: BLE001 - pyreadstat raises its own errors and others on damaged files
         prof.status = "unreadable"
         prof.reason = f"not a readable {_NAMES[det.format]} file: {value_text(str(e), 200)}"

@@ -69,3 +69,18 @@ def test_a_stata_file_of_the_old_format_is_read(tmp_path: Path) -> None:
         tmp_path / "survey.dta", write_index=False, version=114)
     prof, ns = profile_and_load(tmp_path / "survey.dta")
     assert prof.format == "stata" and prof.status == "ok" and len(ns["data"]) == 20
+
+
+@pytest.mark.parametrize("suffix", [".dta", ".sav"])
+def test_a_scale_labelled_at_its_ends_keeps_its_numbers(tmp_path: Path, suffix: str) -> None:
+    """A 0-10 scale whose ends are labelled ('Left', 'Right') read as a category mixing numbers
+    and labels; a variable whose every value has a label still reads as its labels."""
+    frame = pd.DataFrame({"lrscale": [0, 3, 5, 7, 10, 4], "vote": [1, 2, 1, 1, 2, 2]})
+    f = tmp_path / f"ess{suffix}"
+    labels = {"lrscale": {0: "Left", 10: "Right"}, "vote": {1: "Yes", 2: "No"}}
+    (pyreadstat.write_dta if suffix == ".dta" else pyreadstat.write_sav)(frame, str(f), variable_value_labels=labels)
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["lrscale"].tolist() == [0, 3, 5, 7, 10, 4] and df["vote"].tolist()[:2] == ["Yes", "No"]
+    assert [c.dtype for c in prof.tables[0].columns][0] in ("float64", "int64")
+    assert prof.loader_check.verified, prof.loader_check
