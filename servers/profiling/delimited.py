@@ -714,7 +714,7 @@ def _table(
         if delim == "|":
             b = _between_pipes(grid, b)
         b = _over_metadata(grid, b)
-        b = _plain_names(grid, b)
+        b = _plain_names(grid, b, delim)
     # Grid rows are pandas' skiprows: blank lines count in both.
     if b.names:
         lo, hi = _filled_span(grid, b, len(b.names))  # not the empty fields outside a table's borders ("| a | b |")
@@ -828,17 +828,19 @@ def _under_annotations(grid: LinesGrid, b: Block) -> Block:
                                footnote_rows=marked + b.footnote_rows)
 
 
-def _plain_names(grid: LinesGrid, b: Block) -> Block:
+def _plain_names(grid: LinesGrid, b: Block, delim: str) -> Block:
     """The header's names without what only lays them out: a comment mark before the first
     ("# Observation period;TOA;…", CAMS's radiation service), a space after each delimiter
-    ("Date Time, Water Level, Sigma", NOAA CO-OPS), which pandas keeps in the names."""
+    ("Date Time, Water Level, Sigma", NOAA CO-OPS), spaces that pad a tab-separated header's
+    fields to a width ("series_id      \tyear\t      value", BLS), which pandas keeps in the names."""
     if b.names:
         return b
     header = grid.row(b.header)
     first = header[0].strip() if header else ""
     marked = first.startswith("#") and bool(first.lstrip("#").strip())
     spaced = len(header) > 1 and all(c.startswith(" ") for c in header[1:] if c) and any(header[1:])
-    if not (marked or spaced):
+    padded = delim == "\t" and any(c != c.strip(" ") and c.strip() for c in header)
+    if not (marked or spaced or padded):
         return b
     names = [c.strip() for c in header]
     names[0] = names[0].lstrip("#").strip()
@@ -860,6 +862,13 @@ def _over_metadata(grid: LinesGrid, b: Block) -> Block:
     names = unique_names([c.strip() or f"Unnamed: {j}" for j, c in enumerate(grid.row(top))])
     return dataclasses.replace(b, title_rows=[i for i in b.title_rows if i < top], header_rows=[top], names=names,
                                footnote_rows=[i for i in b.title_rows if i > top] + b.footnote_rows)
+
+
+def _padded(values: list[Any]) -> bool:
+    """Text padded with spaces to a width in most of a column's cells (BLS's series ids in a
+    tab-separated file): an id no filter matches as written."""
+    texts = [v for v in values if isinstance(v, str) and v.strip()]
+    return bool(texts) and sum(1 for v in texts if v != v.strip()) * 2 >= len(texts)
 
 
 def _rows_taken_for_titles(grid: LinesGrid, blocks: list[Block]) -> list[Block]:
@@ -1101,6 +1110,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     dtypes, columns = [], []
     codes: dict[Any, str] = {}
     signed: list[Any] = []
+    stripped: list[Any] = []
     for k, (j, name, label) in enumerate(zip(positions, col_names, labels)):
         dtype, values, col_na, found = parsed[k]
         cells = list(transposed[j]) if j < len(transposed) else [None] * len(rows)
@@ -1120,6 +1130,9 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
             signed.append([label, read[1]])
             if read[2]:
                 markers[label] = markers.get(label, []) + read[2]
+        elif dtype == string_dtype() and _padded(values):
+            values = [v.strip() if isinstance(v, str) else v for v in values]  # "CUSR0000SA0      ": the loader strips them
+            stripped.append(label)
         own = [str(v) for v in by_column.get(name, [])]
         dropped = fill + [float(v) for v in own if is_number_text(v)]
         dtype, values = without_numbers(dtype, values, dropped)
@@ -1142,6 +1155,8 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         opts["dtype"] = codes
     if signed:
         opts["signed_numbers"] = signed
+    if stripped:
+        opts["strip_text"] = stripped
     tp.columns, tp.sample_rows = profile_values(col_names, dtypes, columns)
 
 

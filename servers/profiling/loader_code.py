@@ -28,7 +28,7 @@ from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
 _NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values", "index_columns",
-               "signed_numbers")
+               "signed_numbers", "strip_text")
 _PANDAS = "import pandas as pd"
 _FLATTEN = (
     '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
@@ -219,7 +219,7 @@ def _delimited(profile: FileProfile, source: str = "path") -> _Body:
         lines.append(f"df = {_read_call(t, source)}")
         if t.drop_blank_rows:
             lines.append('df = df.dropna(how="all")  # blank separator rows')
-        lines += _signed_columns(t, "df")
+        lines += _column_fixes(t, "df")
         lines.append("return df")
         return _Body(imports, lines)
     lines.append(f"# {len(tables)} tables stacked in one file, each with its own header")
@@ -230,7 +230,7 @@ def _delimited(profile: FileProfile, source: str = "path") -> _Body:
         lines.append(f"tables[{name}] = {_read_call(t, source)}")
         if t.drop_blank_rows:
             lines.append(f'tables[{name}] = tables[{name}].dropna(how="all")')
-        lines += _signed_columns(t, f"tables[{name}]")
+        lines += _column_fixes(t, f"tables[{name}]")
     lines.append("return tables")
     return _Body(imports, lines)
 
@@ -243,12 +243,17 @@ def _signed_helpers(tables: list[TableProfile]) -> tuple[list[str], list[str]]:
                                     *inspect.getsource(signed_numbers).splitlines(), ""]
 
 
-def _signed_columns(t: TableProfile, var: str) -> list[str]:
+def _column_fixes(t: TableProfile, var: str) -> list[str]:
+    """The lines that fix `var`'s columns after reading: padding stripped, numbers with signs converted."""
+    lines = []
+    if padded := t.options.get("strip_text"):
+        lines += [f"for column in {literal(padded)}:  # text padded with spaces to a width",
+                  f"    {var}[column] = {var}[column].str.strip()"]
     columns = t.options.get("signed_numbers")
     if not columns:
-        return []
-    return [f"for column, decimal in {literal(columns)}:  # numbers written with $, € or % signs (a percent stays in percent)",
-            f"    {var}[column] = signed_numbers({var}[column], decimal)"]
+        return lines
+    return lines + [f"for column, decimal in {literal(columns)}:  # numbers written with $, € or % signs (a percent stays in percent)",
+                    f"    {var}[column] = signed_numbers({var}[column], decimal)"]
 
 
 def _excel(profile: FileProfile, source: str = "path") -> _Body:
@@ -266,7 +271,7 @@ def _excel(profile: FileProfile, source: str = "path") -> _Body:
                          "  # declared fill values")
         if t.drop_blank_rows:
             lines.append(f'    sheets[{name}] = sheets[{name}].dropna(how="all")')
-        lines += ["    " + line for line in _signed_columns(t, f"sheets[{name}]")]
+        lines += ["    " + line for line in _column_fixes(t, f"sheets[{name}]")]
     main = max(profile.tables, key=lambda t: t.n_rows or 0)
     lines.append(comment(f"the largest table: {main.name}"))
     lines.append("return sheets")
@@ -579,7 +584,7 @@ def _html(profile: FileProfile) -> _Body:
             lines.append(f"tables[{name}] = tables[{name}].copy()")
             lines.append(_FLATTEN.format(var=f"tables[{name}]"))
             lines.append(_UNIQUE.format(var=f"tables[{name}]"))
-        lines += _signed_columns(t, f"tables[{name}]")
+        lines += _column_fixes(t, f"tables[{name}]")
     return _Body(imports, lines + ["return tables"])
 
 

@@ -571,3 +571,17 @@ def test_a_headerless_table_of_text_keeps_its_first_row(tmp_path: Path) -> None:
     f.write_text("".join(f"Place {i},Region {i % 4},Country {i % 3}\n" for i in range(20)))
     prof, ns = profile_and_load(f)
     assert len(ns["data"]) == 20
+
+
+def test_a_tab_separated_file_padded_to_widths(tmp_path: Path) -> None:
+    """BLS's LABSTAT files pad fields to a width ('CUSR0000SA0      \\t2018\\tM01\\t     252.542'):
+    the names and the ids kept their spaces, and no filter on an id matched."""
+    rows = [f"{sid:<30}\t{2018 + i // 12}\tM{i % 12 + 1:02d}\t{250 + i / 3:12.3f}\t" for sid in ("CUSR0000SA0", "CUUR0000SA0")
+            for i in range(15)]
+    f = tmp_path / "cu.data.1.AllItems"
+    f.write_text(f"{'series_id':<30}\tyear\tperiod\t{'value':>12}\tfootnote_codes\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["series_id", "year", "period", "value", "footnote_codes"]
+    assert (df["series_id"] == "CUSR0000SA0").sum() == 15 and df["value"].iloc[0] == 250.0
+    assert prof.loader_check.verified, prof.loader_check
