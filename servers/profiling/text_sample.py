@@ -118,7 +118,8 @@ def read_tail(path: Path, n: int = TAIL_BYTES) -> bytes:
 
 
 def detect_encoding(data: bytes, *, final: bool = True) -> str:
-    """The codec for these bytes: BOM, else UTF-8 if it decodes, else cp1252, else latin-1."""
+    """The codec for these bytes: BOM, else UTF-8 if it decodes, else Japanese or Chinese
+    (`_east_asian`), else cp1252, else latin-1."""
     marked = _marked_encoding(data)
     if marked:
         return marked
@@ -127,9 +128,34 @@ def detect_encoding(data: bytes, *, final: bool = True) -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
+    east = _east_asian(data[:_EAST_ASIAN_BYTES], final=final and len(data) <= _EAST_ASIAN_BYTES)
+    if east:
+        return east
     if not _CP1252_UNDEFINED.intersection(data):
         return "cp1252"
     return "latin-1"
+
+
+_EAST_ASIAN_BYTES = 64 << 10
+# the encodings of Japan's, China's, Taiwan's and Korea's statistics portals and spreadsheets
+_EAST_ASIAN = frozenset("cp932 shift_jis euc_jp iso2022_jp gb2312 gbk gb18030 big5 big5hkscs cp950 cp949 euc_kr".split())
+
+
+def _east_asian(data: bytes, final: bool) -> str | None:
+    """The East Asian encoding charset-normalizer finds these bytes in (its coherence check tells
+    Shift_JIS from GBK, and both from Western 8-bit text, whose accents decode into ideographs
+    too); None for any other."""
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    encoding = best.encoding if best is not None else None
+    if encoding not in _EAST_ASIAN:
+        return None
+    try:
+        codecs.getincrementaldecoder(encoding)().decode(data, final=final)
+    except UnicodeDecodeError:
+        return None
+    return encoding
 
 
 def _marked_encoding(data: bytes) -> str | None:

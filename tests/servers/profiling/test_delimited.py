@@ -585,3 +585,22 @@ def test_a_tab_separated_file_padded_to_widths(tmp_path: Path) -> None:
     assert list(df.columns) == ["series_id", "year", "period", "value", "footnote_codes"]
     assert (df["series_id"] == "CUSR0000SA0").sum() == 15 and df["value"].iloc[0] == 250.0
     assert prof.loader_check.verified, prof.loader_check
+
+
+@pytest.mark.parametrize(("encoding", "names", "place"), [
+    ("cp932", ["都道府県", "総数", "男", "女"], "北海道"),  # Japan's e-Stat writes Shift_JIS
+    ("gb18030", ["省份", "人口", "男性", "女性"], "广东省"),  # China's statistics portals write GBK
+])
+def test_japanese_and_chinese_exports_decode(tmp_path: Path, encoding: str, names: list[str], place: str) -> None:
+    """A Shift_JIS or GBK file was decoded as latin-1: every name and label garbled."""
+    rows = [f"{place if i == 0 else f'{place}{i}'},{5000 + i},{2400 + i},{2600 + i}" for i in range(20)]
+    f = tmp_path / "population.csv"
+    f.write_bytes((",".join(names) + "\n" + "\n".join(rows) + "\n").encode(encoding))
+    prof, ns = profile_and_load(f)
+    assert prof.encoding == encoding and list(ns["data"].columns) == names and ns["data"].iloc[0, 0] == place
+
+
+def test_western_eight_bit_text_stays_cp1252(tmp_path: Path) -> None:
+    f = tmp_path / "orte.csv"
+    f.write_bytes("Ort,Größe,Café\n".encode("cp1252") + "".join(f"Zürich {i},{i},Straße\n" for i in range(10)).encode("cp1252"))
+    assert profile_file(f, tmp_path).encoding == "cp1252"
