@@ -398,6 +398,8 @@ def _find_aligned(lines: list[str], start: int) -> tuple[int, list[int], list[tu
     for k, first in enumerate(starts):
         if lines[first].lstrip().startswith(_COMMENT):
             continue  # a comment is no header (a commented header is read above) and no data
+        if _RULE.match(lines[first]):
+            continue  # a rule over the rows (MPCORB's, its names above over a blank line): no gaps to cut at
         idx = _table_lines(lines, first)
         if len(idx) < 5:
             continue

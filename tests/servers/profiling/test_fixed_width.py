@@ -311,3 +311,43 @@ def test_a_mark_that_fills_whole_columns_is_a_gap_among_numbers(tmp_path: Path) 
     df = ns["data"]
     assert df["WVHT"].dtype == "float64" and df["WVHT"].notna().sum() == 9
     assert df["TIDE"].isna().all() and df["MM"].tolist()[0] == 1
+
+
+_MPCORB = [
+    'MINOR PLANET CENTER ORBIT DATABASE (MPCORB)',
+    '',
+    'This file contains published orbital elements for all numbered and unnumbered',
+    'multi-opposition minor planets for which it is thought that useful predictions',
+    'can be made.',
+    '',
+    'Important notes',
+    '----------------',
+    'The elements in this file are of the epoch given in the "Epoch" field.',
+    'Numbered objects have packed designations in the first seven columns.',
+    '',
+    'Please read the documentation in  https://minorplanetcenter.net/iau/info/MPOrbitFormat.html',
+    '',
+    "Des'n     H     G   Epoch     M        Peri.      Node       Incl.       e            n           a        Reference #Obs #Opp    Arc    rms  Perts   Computer",
+    '',
+    '----------------------------------------------------------------------------------------------------------------------------------------------------------------',
+    '00001    3.34  0.12 K2555 193.56644   14.39185  160.44881   11.37365  0.1358550  0.25665653   2.4522675  0 E2024-V47  5220  73 1801-2024 0.70 M-v 30k MPCLINUX   0000      (1) Ceres                   20240915',
+    '00002    3.59  0.15 K2555 249.10529  319.74569   37.28964   26.36282  0.1763881  0.21013581   2.8020078  0 E2024-V47  2779  44 1802-2024 0.74 M-v 30k MPCLINUX   0000      (2) Pallas                  20241101',
+    '00003    3.84  0.15 K2555 210.40580   38.57711  239.78288   19.47678  0.0203192  0.17002821   3.2269239  0 E2024-V47  6342  66 1803-2024 0.43 M-v 30k MPCLINUX   0000      (3) Juno                    20241101',
+    '00004    4.09  0.15 K2555 219.46701  207.58258   27.48498   24.75487  0.2317485  0.21597638   2.7512616  0 E2024-V47  1358  74 1804-2024 0.63 M-v 30k MPCLINUX   0000      (4) Vesta                   20240915',
+    '00005    4.34  0.15 K2555   3.92900   92.32954  237.60128   15.13725  0.2214786  0.24898201   2.5024039  0 E2024-V47  8177  51 1805-2024 0.53 M-v 30k MPCLINUX   0000      (5) Astraea                 20241101',
+    '00006    4.59  0.12 K2555 141.70742  201.89828  115.20781   14.66500  0.2309787  0.23316734   2.6143130  0 E2024-V47  1846  98 1806-2024 0.41 M-v 30k MPCLINUX   0000      (6) Hebe                    20241101',
+    '00007    4.84  0.15 K2555 351.46160  211.15841   95.29037   16.85747  0.0648837  0.28182121   2.3040236  0 E2024-V47  1354  30 1807-2024 0.46 M-v 30k MPCLINUX   0000      (7) Iris                    20240915',
+    '00008    5.09  0.15 K2555  44.93198  238.66767  294.00002   24.19916  0.2016185  0.29963733   2.2117639  0 E2024-V47  8950  79 1808-2024 0.55 M-v 30k MPCLINUX   0000      (8) Flora                   20241101',
+    '00009    5.34  0.15 K2555 194.94088  182.20546  219.77027   19.39491  0.1732624  0.22347889   2.6893359  0 E2024-V47  6643 116 1809-2024 0.33 M-v 30k MPCLINUX   0000      (9) Metis                   20241101',
+    '00010    5.59  0.15 K2555 244.25493  253.31725  176.45312   17.65499  0.0944985  0.18025487   3.1036879  0 E2024-V47  7910  49 1810-2024 0.85 M-v 30k MPCLINUX   0000      (10) Hygiea                 20240915',
+    '00011    5.84  0.12 K2555 185.92792  172.10911   49.67426   25.95527  0.1228903  0.17909039   3.1171272  0 E2024-V47  8810  75 1811-2024 0.35 M-v 30k MPCLINUX   0000      (11) Parthenope             20241101',
+]
+
+
+def test_a_rule_over_the_rows_is_no_header(tmp_path: Path) -> None:
+    """MPCORB.DAT: notes, names, a blank line, a rule of dashes as wide as the rows, then the rows.
+    The rule, taken for the header, left no gap to cut at: 4 columns, the first 160 characters wide."""
+    f = tmp_path / "MPCORB.DAT"
+    f.write_text("\n".join(_MPCORB) + "\n")
+    prof, ns = profile_and_load(f)
+    assert ns["data"].shape[0] == 11 and ns["data"].shape[1] >= 20
