@@ -150,8 +150,10 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
     names = named[fitting[0]] if fitting else []
     comments = [" ".join(_uncommented(lines[i])) for i in range(above, last + 1)]
     described = None if fitting else described_columns([lines[i].lstrip().lstrip("".join(_COMMENT)) for i in range(above, last + 1)], width)
-    if not fitting and not described and not (unnamed and all(cell_kind(c) == VALUE for c in body)):
-        return False  # no names in the comments: only a block of numbers, when nothing else reads it
+    if not fitting and not described and not (unnamed and sum(cell_kind(c) == VALUE for c in body) >= 0.9 * len(body)):
+        # no names in the comments: only a block of numbers (a column of codes among them, as
+        # SWPC's X-ray class "C1.2"), when nothing else reads it
+        return False
     if not any(cell_kind(c) == VALUE for c in body):
         return False
     opts: dict[str, Any] = {"sep": r"\s+", "header": None, "skiprows": d, **_encoding_options(sample)}

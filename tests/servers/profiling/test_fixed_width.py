@@ -351,3 +351,16 @@ def test_a_rule_over_the_rows_is_no_header(tmp_path: Path) -> None:
     f.write_text("\n".join(_MPCORB) + "\n")
     prof, ns = profile_and_load(f)
     assert ns["data"].shape[0] == 11 and ns["data"].shape[1] >= 20
+
+
+def test_numbers_under_comments_with_a_column_of_codes(tmp_path: Path) -> None:
+    """SWPC's daily solar data: a block of comments over rows of numbers but for the X-ray
+    background class ('C1.2'). That one column of codes made the file a text document."""
+    rows = [f"2024 05 {10 + i:02d}   {170 + i:3d}    {130 + i:3d}     {800 + i * 20:4d}      {i % 3}    -999    "
+            f"C{1 + i / 10:.1f}   {i % 9:2d} {i % 4:2d}  0" for i in range(20)]
+    f = tmp_path / "DSD.txt"
+    f.write_text(":Product: Daily Solar Data            DSD.txt\n:Issued: 0225 UT 09 Jun 2024\n#\n"
+                 "#                Last 30 Days Daily Solar Data\n#\n"
+                 "#  Date     10.7cm Number  Hemis. Regions Field  Flux   C  M  X\n#" + "-" * 60 + "\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "table" and ns["data"].shape == (20, 12)
