@@ -185,6 +185,13 @@ def _commented_table(prof: FileProfile, sample: TextSample, lines: list[str], un
     return True
 
 
+def _words_over_values(line: str, below: str) -> bool:
+    """A line of words only (units a parser may not know: "dd-mm-yyyy hh:mm:ss.ms  nT  km/s")
+    under the names and over rows that hold numbers."""
+    return (not any(cell_kind(c) == VALUE for c in line.split())
+            and sum(cell_kind(c) == VALUE for c in below.split()) >= len(below.split()) / 2)
+
+
 def _with_units(header: str, units: str, spans: list[tuple[int, int]] | None) -> list[str]:
     """The names of `header`'s columns (cut at `spans`, else at its spaces), each joined with the
     unit written under it: the one that overlaps it most, else the nearest."""
@@ -192,7 +199,7 @@ def _with_units(header: str, units: str, spans: list[tuple[int, int]] | None) ->
     names = [header[a:b].strip() for a, b in ranges]
     for m in re.finditer(r"\S+", units):
         k = max(range(len(ranges)), key=lambda k: _closeness(ranges[k], (m.start(), m.end())))
-        names[k] = f"{names[k]} {m.group()}"
+        names[k] = f"{names[k]} {m.group()}".strip()
     return unique_names(names)
 
 
@@ -396,6 +403,10 @@ def _find_aligned(lines: list[str], start: int) -> tuple[int, list[int], list[tu
             continue
         run = _table_lines(lines, i)
         starts += run[:4]
+        # a run that opens with comments (CDAWeb's listings: 30 '#' lines, then the names and
+        # the rows, no blank line between): its first lines past them too
+        if lines[run[0]].lstrip().startswith(_COMMENT):
+            starts += [k for k in run[4:] if not lines[k].lstrip().startswith(_COMMENT)][:4]
         i = run[-1] + 1
     for k, first in enumerate(starts):
         if lines[first].lstrip().startswith(_COMMENT):
@@ -451,8 +462,8 @@ def _aligned_part(lines: list[str], sample: TextSample, first: int, idx: list[in
     if rule is not None:
         data_start += 1
     # A row of units under the names ("        (mm)    (C)"): each joins the name it stands under.
-    units = data_start if header is not None and rule is None and data_start <= last and units_like(
-        lines[data_start].split()) else None
+    units = data_start if header is not None and rule is None and data_start < last and (
+        units_like(lines[data_start].split()) or _words_over_values(lines[data_start], lines[data_start + 1])) else None
     if units is not None:
         data_start += 1
     n_cols = len(spans) if spans is not None else len(head_cells)

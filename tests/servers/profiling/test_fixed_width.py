@@ -364,3 +364,19 @@ def test_numbers_under_comments_with_a_column_of_codes(tmp_path: Path) -> None:
                  "#  Date     10.7cm Number  Hemis. Regions Field  Flux   C  M  X\n#" + "-" * 60 + "\n" + "\n".join(rows) + "\n")
     prof, ns = profile_and_load(f)
     assert prof.kind == "table" and ns["data"].shape == (20, 12)
+
+
+def test_a_listing_under_thirty_comment_lines_with_a_row_of_units(tmp_path: Path) -> None:
+    """CDAWeb's text listings: 30 '#' lines, then the names, a row of units no parser knows
+    ('dd-mm-yyyy hh:mm:ss.ms', 'n/cc') and the rows, with no blank line between. The table
+    started too deep in the file to be looked for, and it was a text document."""
+    comments = ["#     PROJECT                         National Space Science Data Center"] * 28 + ["#  1. Epoch Time", "#"]
+    names = f"{'EPOCH':<26}{'F':<20}{'BZ_GSM':<20}{'SYM_H':<10}"
+    units = f"{'dd-mm-yyyy hh:mm:ss.ms':<26}{'nT':<20}{'nT, GSM':<20}{'nT':<10}"
+    rows = [f"{f'10-05-2024 17:{i:02d}:00.000':<26}{7 + i / 10:<20.2f}{-1 + i / 7:<20.2f}{i - 5:<10d}" for i in range(20)]
+    f = tmp_path / "omni_hro_list.txt"
+    f.write_text("\n".join(comments + [names, units] + rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert prof.kind == "table" and len(df) == 20 and df.iloc[:, -1].dtype == "int64"
+    assert "F nT" in df.columns
