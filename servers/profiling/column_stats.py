@@ -464,9 +464,10 @@ def without_numbers(dtype: str, values: list[Any], drop: list[float]) -> tuple[s
 
 
 def _nines(v: float) -> bool:
-    """-9999, 999, 99999.9, 9999.99: a number written with nines only."""
+    """-9999, 999, 99999.9, 9999.99: a number written with nines only; or one digit repeated
+    six times or more (-666666666, -222222222: the Census Bureau's codes for no estimate)."""
     digits = repr(abs(v)).rstrip("0").rstrip(".").replace(".", "")
-    return len(digits) >= 2 and set(digits) == {"9"}
+    return (len(digits) >= 2 and set(digits) == {"9"}) or (len(digits) >= 6 and len(set(digits)) == 1)
 
 
 def fill_value_suspects(values: list[Any]) -> list[tuple[float, tuple[float, float]]]:
@@ -512,7 +513,7 @@ def fill_value_note(column: str, value: float, others: tuple[float, float], labe
     shown = value_text(value)
     where = f"column {column!r} holds {shown}, far outside its other values ({value_text(others[0])} to {value_text(others[1])})"
     if applied:
-        return f"{FILL_VALUE_NOTE} read as missing: {where}; the loader reads it as NaN (leave it out of na_values to keep it)"
+        return f"{FILL_VALUE_NOTE} read as missing: {where}; the loader reads it as NaN (take it out of the loader's missing values to keep it)"
     return (f"{FILL_VALUE_NOTE}, possibly: {where}; if it means no data, add na_values={{{label!r}: [{shown}]}} to the "
             f"read call (or df[{label!r}].mask(df[{label!r}] == {shown}))")
 

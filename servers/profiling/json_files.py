@@ -10,6 +10,7 @@ from typing import Any
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import (
     STATS_ROWS,
+    fill_values_of,
     is_number_text,
     profile_typed,
     spread_indices,
@@ -118,6 +119,7 @@ def _describe(prof: FileProfile, obj: Any, complete: bool, consumed: int, size: 
         if numeric:  # the loader converts them (pd.to_numeric), as the profile reads them
             tp.options["numeric_text"] = [str(names[j]) for j in numeric]
             cols = [[None if v is None else _number(v) for v in col] if j in numeric else col for j, col in enumerate(cols)]
+        cols = _without_fills(tp, names, cols)
         tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables.append(tp)
         if layout in ("records", "index", "columns", "rows", "header_rows"):
@@ -128,6 +130,25 @@ def _describe(prof: FileProfile, obj: Any, complete: bool, consumed: int, size: 
         prof.summary = f"JSON with {len(tables)} tables: " + "; ".join(_summary(obj, t) for t in tables)
     else:
         prof.summary = "JSON " + _summary(obj, tables[0] if tables else None)
+
+
+def _without_fills(tp: TableProfile, names: list[Any], cols: list[list[Any]]) -> list[list[Any]]:
+    """`cols` with the fill values no value could be (`fill_values_of`) as None, as the loader
+    masks them (the option `fill_values`); every suspected one noted."""
+    fills: dict[str, list[float]] = {}
+    out = []
+    for name, col in zip(names, cols):
+        numbers = [v for v in col if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        found, notes = fill_values_of(str(name), str(name), numbers) if numbers and len(numbers) == sum(
+            v is not None for v in col) else ([], [])
+        tp.notes += notes
+        if found:
+            fills[str(name)] = found
+            col = [None if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) in found else v for v in col]
+        out.append(col)
+    if fills:
+        tp.options["fill_values"] = fills
+    return out
 
 
 def _numbers_as_text(col: list[Any]) -> bool:

@@ -283,6 +283,9 @@ def _json_records(t: TableProfile) -> list[str]:
     numeric = t.options.get("numeric_text")
     if lines and numeric:  # numbers the source writes as strings ("4.21")
         lines.append(f"df[{literal(numeric)}] = df[{literal(numeric)}].apply(pd.to_numeric, errors=\"coerce\")")
+    if lines and (fills := t.options.get("fill_values")):  # sentinels no value could be (-666666666, -9999)
+        lines += [f"for column, fill in {literal(list(fills.items()))}:",
+                  "    df[column] = df[column].mask(df[column].isin(fill))"]
     return lines
 
 
