@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import flatten_columns, profile_frame
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.signed_numbers import signed_column
 from lakeboard.servers.profiling.text_sample import read_text_sample
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HTML_BYTES = 4 << 20
 MAX_TABLES = 60

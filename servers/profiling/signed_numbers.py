@@ -10,9 +10,12 @@ A percent stays in percent ("13%" is 13.0); a K, M or B after a currency amount 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lakeboard.servers.profiling.column_stats import marker_shaped
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _CURRENCIES = frozenset("$€£¥")
 

@@ -11,7 +11,6 @@ the first rows are read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import profile_frame, value_text
