@@ -288,20 +288,22 @@ def missing_phrase(text: str) -> bool:
     return missing_word(s) and not s.isalpha()
 
 
+_FOOTNOTE_REFERENCE = re.compile(r"^\[\d{1,2}\]$")  # "[1]" in place of a number: see footnote 1 (IRS SOI)
 _SPREADSHEET_ERROR = re.compile(r"^#(?:VALUE!|N/A|DIV/0!|REF!|NUM!|NAME\?|NULL!|GETTING_DATA|SPILL!|CALC!|FIELD!)$", re.I)
 
 
 def marker_shaped(text: str) -> bool:
     """A token that reads as "no value" rather than as a value or a label: punctuation ("-", "..",
     "*"), a spreadsheet error ("#VALUE!"), a missing word ("n.a.", "null"), or one or two letters
-    with dots, slashes or brackets ("M", "x", "NA", "(D)"). Never a token holding a digit
-    ("<0.5", "12a" are values written another way) or a space."""
+    with dots, slashes or brackets ("M", "x", "NA", "(D)"), or a footnote's number in brackets
+    ("[1]"). Never another token holding a digit ("<0.5", "12a" are values written another way)
+    or a space."""
     s = text.strip()
     if missing_word(s):
         return True
     if not s or " " in s:
         return False
-    if _SPREADSHEET_ERROR.match(s):
+    if _SPREADSHEET_ERROR.match(s) or _FOOTNOTE_REFERENCE.match(s):
         return True
     if len(s) > 8 or any(ch.isdigit() for ch in s):
         return False

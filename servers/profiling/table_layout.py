@@ -989,7 +989,24 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
     blocks = _merge_small_leading_blocks(blocks, grid)
     for b in blocks:
         an.find_footers(b)
+        _skip_column_numbers(grid, b)
     return _fold_trailing_summary(blocks, an)
+
+
+_COLUMN_NUMBER = re.compile(r"^[(\[]\d{1,3}[)\]]$")
+
+
+def _skip_column_numbers(grid: Grid, b: Block) -> None:
+    """A row that numbers the columns under the header ("(1)", "(2)" … as statistical tables
+    print them, IRS SOI's): neither names nor data. The names are the header's; the row is skipped."""
+    if b.header is None or b.data_end is not None and b.data_end <= b.data_start:
+        return
+    cells = [cell_text(v) for v in grid.row(b.data_start) if cell_kind(v) != EMPTY]
+    if len(cells) < 2 or not all(_COLUMN_NUMBER.match(c) for c in cells):
+        return
+    if not b.names:
+        b.names = unique_names([cell_text(v) or f"Unnamed: {j}" for j, v in enumerate(grid.row(b.header))])
+    b.data_start += 1
 
 
 def summary_label(v: Any, words: frozenset[str] = SUMMARY_WORDS) -> bool:

@@ -738,3 +738,18 @@ def test_a_spread_under_a_mean_is_a_footer_but_a_state_named_sd_is_data(tmp_path
     (tmp_path / "states.csv").write_text("\n".join(states) + "\n")
     prof, ns = profile_and_load(tmp_path / "states.csv")
     assert len(ns["data"]) == 9 and ns["data"]["State"].iloc[-1] == "SD"
+
+
+def test_a_row_that_numbers_the_columns_under_the_header(tmp_path: Path) -> None:
+    """IRS SOI's tables number their columns under the header ('(1)', '(2)' …): the row was read
+    as the first data row, and every column of numbers loaded as objects. A '[1]' in place of a
+    number points to a footnote: a gap."""
+    rows = [f'"${i},000 under ${i + 5},000",{9300000 + i * 1000},{5.6 + i / 10:.2f},{23250000 + i * 7}' for i in range(20)]
+    rows[3] = '"$3,000 under $8,000",9303000,[1],23250021'
+    f = tmp_path / "21in11si.csv"
+    f.write_text("Size of adjusted gross income,Number of returns,Percent of total,Amount\n,(1),(2),(3)\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert list(df.columns) == ["Size of adjusted gross income", "Number of returns", "Percent of total", "Amount"]
+    assert len(df) == 20 and df["Number of returns"].dtype == "int64" and df["Percent of total"].isna().sum() == 1
+    assert prof.loader_check.verified, prof.loader_check
