@@ -44,7 +44,7 @@ from lakeboard.servers.profiling import (fixed_width, ghcn_daily, log_lines, orb
                                          typed_records)
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
-from lakeboard.servers.profiling.signed_numbers import signed_column
+from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import TEXT, VALUE, Block, cell_kind, find_blocks, row_text, trailing_notes
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
@@ -1126,7 +1126,7 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
             dtype, values = string_dtype(), [None if c is None or c in col_na else c for c in cells]
             codes[label] = "str"
         elif dtype == string_dtype() and (read := signed_column(cells, col_na, decimal)):
-            dtype, values = "float64", read[0]  # "$1,006M", "13%": the loader converts them (`signed_numbers`)
+            dtype, values = signed_dtype(read[0]), read[0]  # "$1,006M", "13%": the loader converts them (`signed_numbers`)
             signed.append([label, read[1]])
             if read[2]:
                 markers[label] = markers.get(label, []) + read[2]

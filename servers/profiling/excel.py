@@ -28,7 +28,7 @@ from lakeboard.servers.profiling.column_stats import (
 )
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values
-from lakeboard.servers.profiling.signed_numbers import signed_column
+from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import (
     EMPTY,
@@ -433,7 +433,7 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
         grouped = any("," in v for v in values if isinstance(v, str))
         if (read := signed_column(values, frozenset())) or (grouped and (read := signed_column(values, frozenset(), plain=True))):
             if not read[2]:
-                typed[j] = ("float64", read[0])
+                typed[j] = (signed_dtype(read[0]), read[0])
                 signed.append([labels[j], read[1]])
     if signed:
         opts["signed_numbers"] = signed

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import flatten_columns, profile_frame
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.signed_numbers import signed_column
+from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
 from lakeboard.servers.profiling.text_sample import read_text_sample
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def _signed(df: "pd.DataFrame", tp: TableProfile) -> "pd.DataFrame":
         read = signed_column(cells, frozenset())
         if read and not read[2]:
             df = df.copy() if not signed else df
-            df.isetitem(j, pd.Series(read[0], index=df.index, dtype="float64"))
+            df.isetitem(j, pd.Series(read[0], index=df.index, dtype=signed_dtype(read[0])))
             signed.append([column, read[1]])
     if signed:
         tp.options["signed_numbers"] = signed

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from lakeboard.servers.profiling.column_stats import marker_shaped
+from lakeboard.servers.profiling.column_stats import generic_marker, marker_shaped
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,9 @@ def signed_number(text: str, decimal: str = ".") -> float | None:
     m = re.match(
         r"^(?P<open>[-+\u2212(])?\s*(?P<lead>[$€£¥])?\s*(?P<minus>[-\u2212])?\s*"
         rf"(?P<whole>\d{{1,3}}(?:[{thousands}]\d{{3}})+|\d*)(?:{point}(?P<fraction>\d+))?"
-        r"\s*(?P<scale>[KkMB]|bn)?\s*(?P<trail>[$€£¥%])?\s*(?P<close>\))?$",
+        r"\s*(?P<scale>[KkMB]|bn)?\s*(?P<trail>[$€£¥%])?\s*(?P<close>\))?"
+        # a footnote's mark ("791413a", "5,896*"); not "+", which tops codes off ("3+" dependents, "250,000+")
+        r"(?:\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡]))?$",
         text.strip(),
     )
     if not m or not (m["whole"] or m["fraction"]) or (m["open"] == "(") != bool(m["close"]):
@@ -43,7 +45,12 @@ def signed_number(text: str, decimal: str = ".") -> float | None:
     return -value if m["open"] in ("-", "\u2212", "(") or m["minus"] else value
 
 
+_NOTE_MARK = re.compile(r"[\d)%]\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡])$")
+
+
 def _mark(text: str) -> str:
+    if _NOTE_MARK.search(text.strip()):
+        return "note"
     return "%" if "%" in text else "currency" if not _CURRENCIES.isdisjoint(text) else ""
 
 
@@ -52,37 +59,54 @@ def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
     """A text column's cells as numbers, the decimal mark they use, and the marker-shaped texts
     among them taken for gaps ("n.a.", "-"). None unless the numbers outnumber the gaps, every
     other cell not in `missing` is a number, and all numbers but zeros carry one mark: a percent
-    sign or a currency (a column of counts over percents keeps its text, which tells them apart).
+    sign or a currency (a column of counts over percents keeps its text, which tells them apart),
+    or some carry a footnote's mark after plain numbers ("791413a", "5,896*": the mark is dropped,
+    the footnote stays in the table's notes).
     The table's decimal mark is tried first, then the other ("12,50 €" in a table with no other
     decimals). `plain`: numbers with no mark count too (a sheet's numbers kept as text, "76,678")."""
     for point in dict.fromkeys((decimal, "," if decimal == "." else ".")):
         values: list[Any] = []
         gaps: list[str] = []
         marks: set[str] = set()
+        noted = 0
         for cell in cells:
             text = None if cell is None or cell in missing else str(cell)
             number = signed_number(text, point) if text and text.strip() else None
             if number is None:
                 if text and text.strip():
-                    if not marker_shaped(text):
-                        break
+                    if not generic_marker(text) or not marker_shaped(text):
+                        break  # a letter may be a value ("T", a trace of rain): not a gap here
                     gaps.append(text)
                 values.append(None)
                 continue
             values.append(number)
-            if number or _mark(text):
-                marks.add(_mark(text))
+            mark = _mark(text)
+            noted += mark == "note"
+            if number or mark:
+                marks.add(mark)
         else:
             numbers = sum(v is not None for v in values)
-            if numbers > len(gaps) and (marks <= {""} if plain else len(marks) == 1 and "" not in marks):
+            # footnote marks on a few numbers among plain ones: on most, they are codes ("12a", "12b")
+            noted_ok = marks == {"", "note"} and noted * 2 <= numbers
+            if numbers > len(gaps) and (marks <= {""} if plain else noted_ok if "note" in marks
+                                        else len(marks) == 1 and "" not in marks):
                 return values, point, sorted(set(gaps))
     return None
 
 
 def signed_numbers(column: "pd.Series", decimal: str = ".") -> "pd.Series":
-    """A loaded column of numbers written with signs, as floats ("$1,006M" -> 1006000000.0,
-    "13%" -> 13.0, "(250)" -> -250.0); the column as it was if a cell is no such number."""
+    """A loaded column of numbers written with signs, as numbers ("$1,006M" -> 1006000000,
+    "13.5%" -> 13.5, "(250)" -> -250; whole numbers with no gap as integers); the column as it
+    was if a cell is no such number."""
     numbers = column.map(lambda cell: signed_number(cell, decimal), na_action="ignore")
     if numbers.notna().sum() < column.notna().sum():
         return column
-    return numbers.astype("float64")
+    numbers = numbers.astype("float64")
+    whole = numbers.notna().all() and (numbers % 1 == 0).all()
+    return numbers.astype("int64") if whole else numbers  # years stay whole ("2021p" is 2021)
+
+
+def signed_dtype(values: list[Any]) -> str:
+    """The dtype `signed_numbers` gives a column of these values (None: a gap)."""
+    whole = all(v is not None and float(v).is_integer() for v in values)
+    return "int64" if whole and values else "float64"

@@ -76,7 +76,7 @@ def test_a_table_of_currency_and_percents_loads_as_numbers(tmp_path: Path) -> No
     prof, ns = profile_and_load(f)
     df = ns["data"]
     table = prof.tables[0]
-    assert [c.dtype for c in table.columns] == ["str", "int64", "float64", "float64", "float64"]
+    assert [c.dtype for c in table.columns] == ["str", "int64", "int64", "int64", "int64"]  # whole numbers, no gap
     assert df["Total $ Lost"].tolist() == [55e6, 430e6, 1180e6, 319e6]
     assert df["Median $ Loss"].tolist() == [189.0, 417.0, 691.0, 1650.0]
     assert df["Percentage"].tolist() == [3.0, 13.0, 18.0, 4.0]
@@ -121,5 +121,26 @@ def test_a_sheet_that_holds_amounts_as_text(tmp_path: Path) -> None:
     df = ns["data"]["Export"]
     assert df["Price"].iloc[1] == 103.25 and df["Amount"].iloc[0] == -5000.0
     assert df["Fires"].iloc[1] == 77678.0 and df["County"].iloc[0] == "01001"
-    assert [c.dtype for c in prof.tables[0].columns] == ["str", "int64", "float64", "float64", "float64", "str"]
+    assert [c.dtype for c in prof.tables[0].columns] == ["str", "int64", "float64", "int64", "int64", "str"]
+    assert prof.loader_check.verified, prof.loader_check
+
+
+def test_footnote_marks_on_a_few_numbers() -> None:
+    """A yearbook's counts with a footnote's letter or star on some ('791413a', '5,896*'): numbers,
+    the mark dropped (the footnote stays a note). Marks on most cells are codes ('12a', '12b');
+    '+' tops codes off ('3+' dependents) and keeps its text."""
+    assert signed_column(["791413a", "3788850", "...", "–", "1200", "5,896*"], frozenset()) == (
+        [791413.0, 3788850.0, None, None, 1200.0, 5896.0], ".", ["...", "–"])
+    assert signed_column(["12a", "12b", "13"], frozenset()) is None
+    assert signed_column(["0", "1", "2", "3+"], frozenset()) is None
+
+
+def test_a_yearbook_table_with_footnote_letters_loads_as_numbers(tmp_path: Path) -> None:
+    rows = [f"Country {i},{700000 + i * 1013}{'a' if i % 5 == 0 else ''},{30 + i / 10:.1f}" for i in range(20)]
+    rows[7] = "Country 7,...,30.7"
+    f = tmp_path / "dyb.csv"
+    f.write_text("Country,Live births 2021,Crude birth rate\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["Live births 2021"].iloc[0] == 700000.0 and df["Live births 2021"].isna().sum() == 1
     assert prof.loader_check.verified, prof.loader_check
