@@ -31,8 +31,9 @@ def signed_number(text: str, decimal: str = ".") -> float | None:
         r"^(?P<open>[-+\u2212(])?\s*(?P<lead>[$€£¥])?\s*(?P<minus>[-\u2212])?\s*"
         rf"(?P<whole>\d{{1,3}}(?:[{thousands}]\d{{3}})+|\d*)(?:{point}(?P<fraction>\d+))?"
         r"\s*(?P<scale>[KkMB]|bn)?\s*(?P<trail>[$€£¥%])?\s*(?P<close>\))?"
-        # a footnote's mark ("791413a", "5,896*"); not "+", which tops codes off ("3+" dependents, "250,000+")
-        r"(?:\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡]))?$",
+        # a footnote's mark ("791413a", "5,896*", a citation's "[2]"); not "+", which tops codes off
+        # ("3+" dependents, "250,000+")
+        r"(?:\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡]|(?:\[\w{1,3}\])+))?$",
         text.strip(),
     )
     if not m or not (m["whole"] or m["fraction"]) or (m["open"] == "(") != bool(m["close"]):
@@ -45,7 +46,7 @@ def signed_number(text: str, decimal: str = ".") -> float | None:
     return -value if m["open"] in ("-", "\u2212", "(") or m["minus"] else value
 
 
-_NOTE_MARK = re.compile(r"[\d)%]\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡])$")
+_NOTE_MARK = re.compile(r"[\d)%]\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡]|(?:\[\w{1,3}\])+)$")
 
 
 def _mark(text: str) -> str:

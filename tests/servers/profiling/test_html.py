@@ -73,3 +73,17 @@ def test_percents_and_amounts_in_a_page_table_load_as_numbers(tmp_path: Path) ->
     assert df["% change"].iloc[1] == pytest.approx(-1 / 7, abs=0.01) and df["Budget"].iloc[0] == 1.2e6
     assert [c.dtype for c in prof.tables[0].columns] == ["str", "int64", "float64", "float64"]
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_citation_marks_after_some_numbers_of_a_page_table(tmp_path: Path) -> None:
+    """An encyclopedia's table cites sources after some numbers ('37,468,000[2]'): the column was
+    text. The marks are dropped; the numbers load as numbers."""
+    rows = "".join(f"<tr><td>City {i}</td><td>{37468000 - i * 1000003:,}{'[2]' if i % 4 == 0 else ''}</td></tr>"
+                   for i in range(12))
+    f = tmp_path / "cities.html"
+    f.write_text(f"<html><body><table><tr><th>City</th><th>Population</th></tr>{rows}</table></body></html>",
+                 encoding="utf-8")
+    prof, ns = profile_and_load(f)
+    df = next(iter(ns["data"].values()))
+    assert df["Population"].iloc[0] == 37468000 and df["Population"].dtype == "int64"
+    assert prof.loader_check.verified, prof.loader_check
