@@ -28,7 +28,7 @@ from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
 _NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values", "index_columns",
-               "signed_numbers", "strip_text")
+               "signed_numbers", "strip_text", "citations")
 _PANDAS = "import pandas as pd"
 _FLATTEN = (
     '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
@@ -246,6 +246,9 @@ def _signed_helpers(tables: list[TableProfile]) -> tuple[list[str], list[str]]:
 def _column_fixes(t: TableProfile, var: str) -> list[str]:
     """The lines that fix `var`'s columns after reading: padding stripped, numbers with signs converted."""
     lines = []
+    if cited := t.options.get("citations"):
+        lines += [f"for column in {literal(cited)}:  # citation marks after the names (\"Tokyo[1]\")",
+                  f"    {var}[column] = {var}[column].str.replace(r\"(?:\\[\\w{{1,3}}\\])+$\", \"\", regex=True)"]
     if padded := t.options.get("strip_text"):
         lines += [f"for column in {literal(padded)}:  # text padded with spaces to a width",
                   f"    {var}[column] = {var}[column].str.strip()"]

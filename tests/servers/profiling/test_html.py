@@ -76,9 +76,9 @@ def test_percents_and_amounts_in_a_page_table_load_as_numbers(tmp_path: Path) ->
 
 
 def test_citation_marks_after_some_numbers_of_a_page_table(tmp_path: Path) -> None:
-    """An encyclopedia's table cites sources after some numbers ('37,468,000[2]'): the column was
-    text. The marks are dropped; the numbers load as numbers."""
-    rows = "".join(f"<tr><td>City {i}</td><td>{37468000 - i * 1000003:,}{'[2]' if i % 4 == 0 else ''}</td></tr>"
+    """An encyclopedia's table cites sources after some names ('Tokyo[1]') and numbers
+    ('37,468,000[2]'): the numbers were text, the names carried the marks. The marks are dropped."""
+    rows = "".join(f"<tr><td>City {i}{'[1]' if i % 3 == 0 else ''}</td><td>{37468000 - i * 1000003:,}{'[2]' if i % 4 == 0 else ''}</td></tr>"
                    for i in range(12))
     f = tmp_path / "cities.html"
     f.write_text(f"<html><body><table><tr><th>City</th><th>Population</th></tr>{rows}</table></body></html>",
@@ -86,4 +86,5 @@ def test_citation_marks_after_some_numbers_of_a_page_table(tmp_path: Path) -> No
     prof, ns = profile_and_load(f)
     df = next(iter(ns["data"].values()))
     assert df["Population"].iloc[0] == 37468000 and df["Population"].dtype == "int64"
+    assert df["City"].iloc[0] == "City 0" and df["City"].iloc[1] == "City 1"
     assert prof.loader_check.verified, prof.loader_check
