@@ -24,6 +24,7 @@ from lakeboard.servers.profiling.column_stats import (
     typed_dtype,
     unique_names,
     value_text,
+    without_numbers,
     zero_padded_codes,
 )
 from lakeboard.servers.profiling.declarations import declared
@@ -488,8 +489,7 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
             tp.notes += notes
             if fills:
                 by_label[label] = by_label.get(label, []) + [value_text(v) for v in fills]
-                columns[j] = [None if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) in fills else v
-                              for v in columns[j]]
+                columns[j] = without_numbers("float64", columns[j], fills)[1]
     if everywhere or by_label:
         add_na_values(opts, labels, everywhere, by_label, excel=True)
     return mixed

@@ -105,18 +105,17 @@ def _signed(df: "pd.DataFrame", tp: TableProfile) -> "pd.DataFrame":
     import pandas as pd
 
     signed, cited = [], []
+    df = df.copy()  # read_html's frame, changed column by column below
     for j, column in enumerate(df.columns):
         if df.dtypes.iloc[j].kind in "biufcmM":
             continue
         cells = [None if v is None or (isinstance(v, float) and v != v) else str(v) for v in df.iloc[:, j].tolist()]
         read = signed_column(cells, frozenset())
         if read and not read[2]:
-            df = df.copy() if not (signed or cited) else df
             df.isetitem(j, pd.Series(read[0], index=df.index, dtype=signed_dtype(read[0])))
             signed.append([column, read[1]])
         elif sum(1 for c in cells if c and _CITATION.search(c) and _CITATION.sub("", c)) * 10 >= len(cells):
             # an encyclopedia's citations after names ("Tokyo[1]"): the loader drops them too
-            df = df.copy() if not (signed or cited) else df
             cells = [c if c is None else _CITATION.sub("", c) for c in cells]
             df.isetitem(j, pd.Series(cells, index=df.index, dtype=df.dtypes.iloc[j]))
             cited.append(column)

@@ -16,6 +16,7 @@ from lakeboard.servers.profiling.column_stats import (
     spread_indices,
     unique_names,
     value_text,
+    without_numbers,
 )
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
@@ -144,7 +145,7 @@ def _without_fills(tp: TableProfile, names: list[Any], cols: list[list[Any]]) ->
         tp.notes += notes
         if found:
             fills[str(name)] = found
-            col = [None if isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) in found else v for v in col]
+            col = without_numbers("float64", col, found)[1]
         out.append(col)
     if fills:
         tp.options["fill_values"] = fills
