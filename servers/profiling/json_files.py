@@ -19,6 +19,7 @@ from lakeboard.servers.profiling.column_stats import (
     without_numbers,
 )
 from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.nested_records import meta_fields, nested_rows, nested_table
 from lakeboard.servers.profiling.text_sample import HEAD_BYTES, detect_encoding, read_text_sample
 
 FULL_BYTES = 8 << 20  # JSON documents up to this size are parsed whole
@@ -110,9 +111,11 @@ def _describe(prof: FileProfile, obj: Any, complete: bool, consumed: int, size: 
     if not complete:
         prof.text = "(structure of the first part of a large file) " + prof.text
     tables = _tables_of(obj)
-    for path_keys, layout, names, cols, n in tables:
-        tp = TableProfile(name="/".join(map(str, path_keys)) or None)
-        tp.options = {"path": path_keys, "layout": layout}
+    for path_keys, layout, names, cols, n, *extra in tables:
+        name = "/".join(map(str, [*path_keys, *(extra[0]["record_path"] if extra else [])]))
+        # a document's tables are named by their paths; a list at the root, beside one nested in it, is "records"
+        tp = TableProfile(name=name or ("records" if len(tables) > 1 else None))
+        tp.options = {"path": path_keys, "layout": layout, **(extra[0] if extra else {})}
         tp.n_rows, tp.n_rows_exact = n, complete
         if consumed and not complete and not det.compression:
             tp.n_rows = int(n * size / consumed)  # records seen, scaled by the bytes they took
@@ -123,7 +126,7 @@ def _describe(prof: FileProfile, obj: Any, complete: bool, consumed: int, size: 
         cols = _without_fills(tp, names, cols)
         tp.columns, tp.sample_rows = profile_typed(names, cols)
         prof.tables.append(tp)
-        if layout in ("records", "index", "columns", "rows", "header_rows"):
+        if layout in ("records", "nested_records", "index", "columns", "rows", "header_rows"):
             prof.kind = "table"
     if isinstance(obj, dict):
         prof.attributes["keys"] = ", ".join(list(map(str, obj))[:50])
@@ -289,7 +292,10 @@ def _tables_of(obj: Any) -> list[tuple]:
         # besides the longest list, those of two records or more that are not a schema's list of columns
         main, *rest = cands
         rest = [(path, recs) for path, recs in rest if len(recs) >= 2 and not _names_key(path[-1] if path else "")]
-        return [_records_table(obj, path, recs) for path, recs in [main, *rest][:MAX_TABLES]]
+        tables = [_records_table(obj, path, recs) for path, recs in [main, *rest][:MAX_TABLES]]
+        nested = [t for path, recs in [main, *rest][:MAX_TABLES] if (t := _nested_table(path, recs)) is not None]
+        # a list nested in the records (a site's measurements) longer than every list is the main table
+        return sorted(nested + tables, key=lambda t: -t[4])[:MAX_TABLES] if nested else tables
     if isinstance(obj, dict) and obj:
         # an object of objects below the root with more entries than the root (a time series keyed by
         # date beside a "Meta Data" object): that is the table
@@ -396,6 +402,20 @@ def _records_table(obj: Any, path: list[Any], recs: list[Any]) -> tuple:
     return path, "records", names, cols, len(recs)
 
 
+def _nested_table(path: list[Any], recs: list[Any]) -> tuple | None:
+    """The records nested in `recs` as a table of their own (`nested_records`), with their parents'
+    identifying fields beside them; None where the records hold no such list."""
+    found = nested_table(recs)
+    if found is None:
+        return None
+    record_path, n = found
+    rows = nested_rows(recs, record_path, [])
+    meta = meta_fields(recs, set(records_columns(rows[:STATS_ROWS])[0]))
+    rows = nested_rows(recs, record_path, meta)
+    names, cols = records_columns([rows[i] for i in spread_indices(len(rows), STATS_ROWS)])
+    return path, "nested_records", names, cols, n, {"record_path": record_path, "meta": meta}
+
+
 _NAME_LIST_KEYS = ("column", "field", "header", "name")  # what a key that lists the names is called
 
 
@@ -445,7 +465,8 @@ def _summary(obj: Any, table) -> str:
         kind = "object" if isinstance(obj, dict) else "array" if isinstance(obj, list) else type(obj).__name__
         n = f" with {len(obj)} {'keys' if isinstance(obj, dict) else 'items'}" if isinstance(obj, (dict, list)) else ""
         return f"{kind}{n}: {describe(obj)[:200]}"
-    path, layout, names, _cols, n = table
+    path, layout, names, _cols, n = table[:5]
+    path = [*path, *(table[5]["record_path"] if len(table) > 5 else [])]
     where = f" under {'/'.join(map(str, path))}" if path else ""
     if layout == "mapping":
         ex = ", ".join(f"{k}: {value_text(v, 30)}" for k, v in list(obj.items())[:4])

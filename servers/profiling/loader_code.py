@@ -18,7 +18,7 @@ from lakeboard.common.code_text import comment, identifier, literal
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling import ghcn_daily, log_lines, orbital_elements, sdmx_tsv, sequences
+from lakeboard.servers.profiling import ghcn_daily, log_lines, nested_records, orbital_elements, sdmx_tsv, sequences
 from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.signed_numbers import signed_number, signed_numbers
@@ -300,6 +300,12 @@ def _json_frame(t: TableProfile) -> list[str]:
         return [
             f"records = {expr}",
             'df = pd.json_normalize([r if isinstance(r, dict) else {"value": r} for r in records])',
+        ]
+    if layout == "nested_records":  # a row per nested record, its parent's fields beside it
+        return [
+            *inspect.getsource(nested_records.nested_rows).splitlines(),
+            f"rows = nested_rows({expr}, {literal(t.options['record_path'])}, {literal(t.options['meta'])})",
+            "df = pd.json_normalize(rows)",
         ]
     if layout == "rows" and not all(c.name == str(j) for j, c in enumerate(t.columns)):
         return [f"df = pd.DataFrame({expr}, columns={literal([c.name for c in t.columns])})"]
