@@ -46,7 +46,8 @@ from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
 from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.table_layout import TEXT, VALUE, Block, cell_kind, find_blocks, row_text, trailing_notes
+from lakeboard.servers.profiling.table_layout import (HEAD_PROBE, TEXT, VALUE, Block, cell_kind, find_blocks, row_text,
+                                                      trailing_notes)
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
 from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, open_compressed, read_text_sample
 
@@ -425,9 +426,10 @@ def profile_delimited(
     if text is None:
         text = "\n".join(lines) + "\n"
     grid = make_grid(lines, text, delim)
-    _comments_as_notes(grid)
+    notes = _comments_as_notes(grid)
+    # the header is looked for in the first rows past the comments (NOAA's archive writes 80-150 of them)
     blocks = _icartt_layout(grid, sample.complete) or _marked_layout(grid) or _arff_layout(grid) or _split_at_repeated_headers(
-        grid, _rows_taken_for_titles(grid, find_blocks(grid, complete=sample.complete)))
+        grid, _rows_taken_for_titles(grid, find_blocks(grid, complete=sample.complete, head_probe=HEAD_PROBE + notes)))
     if not blocks:
         prof.status = "empty"
         prof.reason = _no_rows_reason(lines, delim)
@@ -467,24 +469,25 @@ def profile_delimited(
     summarise(prof)
 
 
-def _comments_as_notes(grid: LinesGrid) -> None:
+def _comments_as_notes(grid: LinesGrid) -> int:
     """'#' lines at the top, over a header of names: notes, each read as one cell. Split at the
     delimiter they pass for rows (cBioPortal's display names, descriptions and types above its
     header), and the header was lost among them. A '#' line over rows of values is the header
-    itself ("#featureID,mz,…")."""
+    itself ("#featureID,mz,…"). Returns how many lines were made notes."""
     k = 0
     while k < min(len(grid), 200) and (grid.is_blank(k) or grid.row(k)[:1] and grid.row(k)[0].startswith("#")):
         k += 1
     if not k or k >= len(grid) - 1 or not any(not grid.is_blank(i) for i in range(k)):
-        return
+        return 0
     header = [c for c in grid.row(k) if c.strip()]
     below = [grid.row(i) for i in range(k + 1, min(len(grid), k + 4))]
     if len(header) < 2 or any(cell_kind(c) != TEXT for c in header) or not any(
             cell_kind(c) == VALUE for r in below for c in r):
-        return
+        return 0
     for i in range(k):
         if not grid.is_blank(i):
             grid.set_note(i)
+    return k
 
 
 def _filled_span(grid: LinesGrid, b: Block, width: int) -> tuple[int, int]:

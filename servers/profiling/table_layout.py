@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from functools import cache, lru_cache
-from typing import Any, Iterable, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
 
 from lakeboard.servers.profiling.column_stats import generic_marker, limit_cell, marker_shaped, missing_phrase, unique_names
 from lakeboard.servers.time_vocabulary import YEAR
@@ -41,6 +41,7 @@ SUMMARY_WORDS = frozenset({
     "standard deviation", "count",
 })
 MAX_FOOTER_ROWS = 10
+HEAD_PROBE = 60  # the first rows of a grid, where its header is looked for
 MAX_NOTE_LINES = 200  # lines of notes under a table
 _RULE_CELL = re.compile(r"[-=_~*]{3,}")
 _NOTE_START = re.compile(r"^\s*(?:[*†‡§¹²³\d]\s|[*†‡§¹²³]|note|source|footnote|\(\w\)|\[\w+\])", re.IGNORECASE)
@@ -185,6 +186,20 @@ class _Analyzer:
         self._value_columns: frozenset[int] | None = None
         self._marker_columns: frozenset[int] | None = None
         self._limit_columns: frozenset[int] | None = None
+
+    def _adds_up(self, b: Block, i: int) -> bool:
+        """Row `i` totals the data rows above it: one of its numbers is their column's sum (within
+        0.5%, as rounding leaves it), in a column with at least two numbers above."""
+        row = self.grid.row(i)
+        for j, v in enumerate(row):
+            total = _number(v)
+            if total is None:
+                continue
+            above = [_number(r[j]) if j < len(r) else None for r in map(self.grid.row, range(b.data_start, i))]
+            above = [x for x in above if x is not None]
+            if len(above) >= 2 and abs(sum(above) - total) <= 0.005 * max(abs(total), 1.0):
+                return True
+        return False
 
     def info(self, i: int) -> RowInfo:
         r = self._info.get(i)
@@ -469,7 +484,7 @@ class _Analyzer:
                 continue
             if _row_label(self.grid.row(end)) in inner:
                 break
-            strong = _footer_row(self.info(end), self.grid.row(end), kinds)
+            strong = _footer_row(self.info(end), self.grid.row(end), kinds, lambda i=end: self._adds_up(b, i))
             if not strong and not _spread_row(self.info(end), self.grid.row(end)):
                 break
             run.append((end, strong))
@@ -899,7 +914,7 @@ def side_by_side(grid: Grid, b: Block) -> list[tuple[int, int]]:
     return []
 
 
-def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_probe: int = 60) -> list[Block]:
+def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_probe: int = HEAD_PROBE) -> list[Block]:
     """Tables in the grid, top to bottom. `complete`: the grid holds the whole source."""
     an = _Analyzer(grid, probe, head_probe)
     segs = an.segments()
@@ -1017,9 +1032,12 @@ def summary_label(v: Any, words: frozenset[str] = SUMMARY_WORDS) -> bool:
     return " ".join(v.lower().split()).rstrip(" :.*=") in words
 
 
-def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int]) -> bool:
+def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int], adds_up: Callable[[], bool]) -> bool:
     """A summary row under a table: its first cell is a summary word, or a label without digits
-    in a column of values (an "Avg 1991-2020" under years has a summary word; a "2021p" is data)."""
+    in a column of values whose numbers add up the rows above it ("United States" under states).
+    (An "Avg 1991-2020" under years has a summary word; a "2021p" is data; a last row named
+    otherwise than the codes above it, whose numbers are its own, is data: a transit feed's
+    station under its stops.)"""
     # The table's first column: sheets may leave the columns left of a table empty.
     j = next((j for j, k in enumerate(kinds) if k != EMPTY), 0)
     if not inf.n or _first_filled(inf) != j or inf.kinds[j] != TEXT:
@@ -1027,7 +1045,25 @@ def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int]) -> bool:
     first = row[j]
     if summary_label(first):
         return True
-    return kinds[j] == VALUE and inf.n_value >= 1 and not any(ch.isdigit() for ch in str(first))
+    if kinds[j] != VALUE or inf.n_value < 1 or any(ch.isdigit() for ch in str(first)):
+        return False
+    return bool(_SUMMARY_WORD_SET.intersection(re.findall(r"[a-z]+", str(first).lower()))) or adds_up()
+
+
+_SUMMARY_WORD_SET = frozenset(w for w in SUMMARY_WORDS if " " not in w) - {"count", "sum"}
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v.strip().replace(",", "").lstrip("$"))
+        except ValueError:
+            return None
+    return None
 
 
 _SPREAD_WORDS = frozenset({"sd", "s.d", "stdev", "st dev", "sem", "s.e.m", "se", "cv", "cv %", "cv%"})

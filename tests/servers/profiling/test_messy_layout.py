@@ -53,6 +53,23 @@ def test_a_label_under_a_column_of_years_is_a_footer_but_a_provisional_year_is_d
     assert any("Period average" in n for n in prof.tables[0].notes)
 
 
+def test_a_last_row_named_otherwise_stays_data_unless_it_adds_up(tmp_path: Path) -> None:
+    """A transit feed's station under its numbered stops is data; a "United States" under states
+    is a summary only because its numbers are the sums of theirs."""
+    f = tmp_path / "stops.txt"
+    rows = ["stop_id,stop_name,stop_lat,stop_lon,location_type"]
+    rows += [f"{i:05d},Stop {i},37.{700 + i},-122.{400 + i},0" for i in range(1, 30)]
+    rows += ["place_CS,Central Station,37.776,-122.394,1"]
+    f.write_text("\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert len(ns["data"]) == 30 and ns["data"]["stop_id"].iloc[-1] == "place_CS"
+    assert not any("summary row" in n for n in prof.tables[0].notes)
+    g = tmp_path / "states.csv"
+    g.write_text("FIPS,Reports,Losses\n01,100,2000\n02,120,2500\n04,90,1800\nUnited States,310,6300\n")
+    prof, ns = profile_and_load(g)
+    assert len(ns["data"]) == 3 and any("United States" in n for n in prof.tables[0].notes)
+
+
 def test_last_rows_with_empty_cells_stay_data(tmp_path: Path) -> None:
     f = tmp_path / "ranks.csv"
     f.write_text("Rank,State,Reports\n1,Florida,900\n2,Georgia,800\n3,Nevada,700\n"
@@ -753,3 +770,14 @@ def test_a_row_that_numbers_the_columns_under_the_header(tmp_path: Path) -> None
     assert list(df.columns) == ["Size of adjusted gross income", "Number of returns", "Percent of total", "Amount"]
     assert len(df) == 20 and df["Number of returns"].dtype == "int64" and df["Percent of total"].isna().sum() == 1
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_a_header_under_a_long_comment_preamble(tmp_path: Path) -> None:
+    """NOAA's paleoclimate archive writes 80-150 '#' lines over the header: it is looked for past them."""
+    f = tmp_path / "core.txt"
+    lines = [f"# {k}: description line {k} of the study" for k in range(120)]
+    lines += ["depth\tage\tvalue"] + [f"{i * 0.5}\t{i * 12}\t{-400 - i % 7}.5" for i in range(300)]
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.status == "ok" and prof.tables[0].header_row == 120
+    assert list(ns["data"].columns) == ["depth", "age", "value"] and len(ns["data"]) == 300
