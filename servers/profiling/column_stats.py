@@ -274,9 +274,10 @@ _MISSING_WORDS = frozenset(
 
 
 def missing_word(text: str) -> bool:
-    """A word that says "no value", also in brackets as clinical exports write it ("[Not Available]")."""
+    """A word that says "no value", also in brackets as clinical exports write it ("[Not Available]"),
+    and in angle brackets as GIS exports do ("<Null>")."""
     s = text.strip().lower()
-    if s[:1] in "[(" and s[-1:] in "])":
+    if s[:1] in "[(<" and s[-1:] in "])>":
         s = s[1:-1].strip()
     return s in _MISSING_WORDS
 
@@ -303,7 +304,7 @@ def marker_shaped(text: str) -> bool:
         return True
     if not s or " " in s:
         return False
-    if _SPREADSHEET_ERROR.match(s) or _FOOTNOTE_REFERENCE.match(s):
+    if _SPREADSHEET_ERROR.match(s) or _FOOTNOTE_REFERENCE.match(s) or _BRACKETED_SYMBOL.match(s):
         return True
     if len(s) > 8 or any(ch.isdigit() for ch in s):
         return False
@@ -312,10 +313,16 @@ def marker_shaped(text: str) -> bool:
     return len(letters) <= 2 and all(ch in "-–—.*/?:()[]_~+!" for ch in rest)
 
 
+_BRACKETED_SYMBOL = re.compile(r"^\[[a-z]{1,3}\]$", re.IGNORECASE)  # "[x]", "[c]", "[low]": UK official statistics
+
+
 def generic_marker(token: str) -> bool:
-    """A marker in any column: no letters to be a code, or a word that says "missing"."""
+    """A marker in any column: no letters to be a code, a word that says "missing", or a few
+    letters in square brackets (the symbol a statistics office writes in place of a value: a code
+    that stands for a value is written bare, "K", "T")."""
     s = token.strip()
-    return not any(ch.isalpha() for ch in s) or missing_word(s) or bool(_SPREADSHEET_ERROR.match(s))
+    return (not any(ch.isalpha() for ch in s) or missing_word(s) or bool(_SPREADSHEET_ERROR.match(s))
+            or bool(_BRACKETED_SYMBOL.match(s)))
 
 
 def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> list[str]:

@@ -231,6 +231,8 @@ def test_a_sheets_values_under_a_limit_are_said(tmp_path: Path) -> None:
         ("The value for missing source data that cannot be computed or is outside of the range: -999", ["-999"]),
         ("MISSING VALUE 99900.000", ["99900.000"]),
         ("missing values 12 stations were dropped", []),
+        ("FireSize/Temp/FRP -9.0 = not computed", ["-9.0"]),
+        ("-999 means not determined", ["-999"]),
     ],
 )
 def test_declared_fill_values_are_read_from_sentences(sentence: str, values: list[str]) -> None:
@@ -519,6 +521,19 @@ def test_a_letter_code_does_not_spread_to_columns_of_a_few_repeated_numbers(tmp_
     df = _frame(ns["data"])
     assert len(df) == 30 and df["Precipitation"].isna().sum() == 3
     assert (df["Snowfall"] == "T").sum() == 18
+
+
+def test_a_statistics_office_s_bracketed_symbols_and_a_gis_null_are_gaps(tmp_path: Path) -> None:
+    """'[x]' and '[c]' (not available, confidential) in a column of a few repeated rates, and ArcGIS's
+    '<Null>' among measurements, are gaps: a code that stands for a value is written bare."""
+    rows = [f"E0{i:04d},{['0', '0.1', '0.2'][i % 3] if i % 9 else ('[x]' if i % 2 else '[c]')},"
+            f"{'<Null>' if i % 11 == 3 else f'{i * 1.7:.1f}'}" for i in range(60)]
+    f = _write(tmp_path / "rates.csv", "Area Code,Homicide,Acres\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert df["Homicide"].dtype == "float64" and df["Homicide"].isna().sum() == 7
+    assert df["Acres"].dtype == "float64" and df["Acres"].isna().sum() == 6
+    assert prof.loader_check.verified
 
 
 def test_rows_alternating_a_code_with_numbers_are_rows(tmp_path: Path) -> None:
