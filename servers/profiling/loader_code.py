@@ -255,7 +255,7 @@ def _column_fixes(t: TableProfile, var: str) -> list[str]:
     columns = t.options.get("signed_numbers")
     if not columns:
         return lines
-    return lines + [f"for column, decimal in {literal(columns)}:  # numbers written with $, € or % signs or a footnote's mark (a percent stays in percent)",
+    return lines + [f"for column, decimal in {literal(columns)}:  # numbers written with $, € or % signs, a footnote's mark or a scale letter (a percent stays in percent)",
                     f"    {var}[column] = signed_numbers({var}[column], decimal)"]
 
 

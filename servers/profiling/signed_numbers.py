@@ -4,7 +4,8 @@ pandas reads such a column as text, and every sum or mean over it fails. A delim
 profile finds the columns where each value is such a number, and its loader converts them with
 `signed_numbers`, whose source it carries: the profile and the loaded frame agree by construction.
 A percent stays in percent ("13%" is 13.0); a K, M or B after a currency amount scales it
-("$55M" is 55,000,000.0); brackets or a minus make it negative.
+("$55M" is 55,000,000.0), and so it does after every number of a column that uses K or B (NOAA's
+storm damages, "10.00K", "1.50M"); brackets or a minus make it negative.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
 _CURRENCIES = frozenset("$€£¥")
 
 
-def signed_number(text: str, decimal: str = ".") -> float | None:
+def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> float | None:
     """`text` as a number if it is one, written with a currency or percent sign or none; else None.
-    A scale letter counts only after a currency amount ("$55M"): a bare "12M" may be months."""
+    A scale letter counts only after a currency amount ("$55M"): a bare "12M" may be months;
+    `bare_scale`: after any number (a column whose every number carries one, `scaled_column`)."""
     if not isinstance(text, str):
         return None
     thousands = "," if decimal == "." else ". \u00a0\u202f"
@@ -38,7 +40,7 @@ def signed_number(text: str, decimal: str = ".") -> float | None:
     )
     if not m or not (m["whole"] or m["fraction"]) or (m["open"] == "(") != bool(m["close"]):
         return None
-    if (m["lead"] and m["trail"]) or (m["scale"] and not (m["lead"] or m["trail"] not in (None, "%"))):
+    if (m["lead"] and m["trail"]) or (m["scale"] and not bare_scale and not (m["lead"] or m["trail"] not in (None, "%"))):
         return None
     whole = re.sub(f"[{re.escape(thousands)}]", "", m["whole"])
     value = float((whole or "0") + "." + (m["fraction"] or "0"))
@@ -92,7 +94,29 @@ def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
             if numbers > len(gaps) and (marks <= {""} if plain else noted_ok if "note" in marks
                                         else len(marks) == 1 and "" not in marks):
                 return values, point, sorted(set(gaps))
-    return None
+    scaled = scaled_column(cells, missing)
+    return (scaled, ".", []) if scaled is not None else None
+
+
+_SCALED = re.compile(r"^-?\d+(?:\.\d+)?\s?([KMB])$")
+
+
+def scaled_column(cells: list[Any], missing: frozenset[Any] = frozenset()) -> list[Any] | None:
+    """A column whose every number carries a scale letter ("10.00K", "0.00K", "1.50M": NOAA's storm
+    damages), as numbers; None unless K or B is among its letters (an "M" alone may be months)."""
+    values: list[Any] = []
+    letters: set[str] = set()
+    for cell in cells:
+        text = None if cell is None or cell in missing else str(cell).strip()
+        if not text:
+            values.append(None)
+            continue
+        m = _SCALED.match(text)
+        if not m:
+            return None
+        letters.add(m.group(1))
+        values.append(signed_number(text, bare_scale=True))
+    return values if letters & {"K", "B"} else None
 
 
 def signed_numbers(column: "pd.Series", decimal: str = ".") -> "pd.Series":
@@ -100,6 +124,8 @@ def signed_numbers(column: "pd.Series", decimal: str = ".") -> "pd.Series":
     "13.5%" -> 13.5, "(250)" -> -250; whole numbers with no gap as integers); the column as it
     was if a cell is no such number."""
     numbers = column.map(lambda cell: signed_number(cell, decimal), na_action="ignore")
+    if numbers.notna().sum() < column.notna().sum():  # scale letters on every number ("10.00K")
+        numbers = column.map(lambda cell: signed_number(cell, decimal, bare_scale=True), na_action="ignore")
     if numbers.notna().sum() < column.notna().sum():
         return column
     numbers = numbers.astype("float64")

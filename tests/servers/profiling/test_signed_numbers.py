@@ -60,6 +60,25 @@ def test_a_column_needs_one_sign_and_numbers_only() -> None:
     assert signed_column(["$5", "7%"], frozenset()) is None
 
 
+def test_a_column_of_numbers_with_scale_letters() -> None:
+    """NOAA's storm damages: every number carries K, M or B; a column of months ("12M") alone does not scale."""
+    assert signed_column(["10.00K", "0.00K", None, "1.50M", "2.5B"], frozenset()) == (
+        [10000.0, 0.0, None, 1.5e6, 2.5e9], ".", [])
+    assert signed_column(["12M", "6M", "24M"], frozenset()) is None
+    assert signed_column(["10K", "12", "5K"], frozenset()) is None  # a plain number among them: codes
+    assert signed_numbers(pd.Series(["25.00K", None, "12.00M"])).tolist()[::2] == [25000.0, 12e6]
+
+
+def test_a_storm_events_file_loads_its_damages_in_dollars(tmp_path: Path) -> None:
+    f = tmp_path / "storms.csv"
+    rows = [f"{i},Hail,{['0.00K', '10.00K', '1.50M', ''][i % 4]},{['0.00K', '2.5K', '', '0.00K'][i % 4]}" for i in range(40)]
+    f.write_text("EVENT_ID,EVENT_TYPE,DAMAGE_PROPERTY,DAMAGE_CROPS\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["DAMAGE_PROPERTY"].sum() == 10 * (10000 + 1.5e6) and df["DAMAGE_CROPS"].max() == 2500
+    assert prof.loader_check.verified
+
+
 def test_the_loaded_column_is_left_as_it_was_if_a_cell_is_no_number() -> None:
     good = pd.Series(["$5", None, "13%"])
     assert signed_numbers(good).tolist()[::2] == [5.0, 13.0]
