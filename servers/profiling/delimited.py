@@ -46,8 +46,8 @@ from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill_values
 from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.table_layout import (HEAD_PROBE, TEXT, VALUE, Block, cell_kind, find_blocks, row_text,
-                                                      trailing_notes)
+from lakeboard.servers.profiling.table_layout import (HEAD_PROBE, TEXT, VALUE, Block, cell_kind, declared_numeric,
+                                                      find_blocks, row_text, trailing_notes)
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
 from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, open_compressed, read_text_sample
 
@@ -754,8 +754,10 @@ def _table(
         for c in value_cells)
     if decimal_comma:
         opts["decimal"] = ","
-        # pandas would take a dotted date for a number with thousands separators (01.03.2020 -> 1032020)
-        if any(_DOT_THOUSANDS.match(c) for c in value_cells) and not any(_DOTTED_DATE.match(c) for c in value_cells):
+        # pandas would take a dotted date for a number with thousands separators (01.03.2020 -> 1032020);
+        # not one with its time ("01.03.2023 07:00", an inverter's log), which stays text
+        if any(_DOT_THOUSANDS.match(c) for c in value_cells) and not any(
+                _DOTTED_DATE.match(c) and ":" not in c for c in value_cells):
             opts["thousands"] = "."
     elif any(_THOUSANDS.match(c) for c in comma_cells):
         opts["thousands"] = ","
@@ -1059,6 +1061,8 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
     # The labels pandas gives the columns, which a per-column na_values names.
     labels: list[Any] = list(positions) if opts.get("header", 0) is None and "names" not in opts else unique_names(col_names)
     by_column = said.by_column
+    # a field the file's types row declares numeric: its other texts are gaps ("Eqp", "Ice", "***" in USGS files)
+    typed = declared_numeric(grid, b)
     markers: dict[Any, list[str]] = {}
     parsed: list[tuple[str, list[Any], frozenset[str], list[str]]] = []
     counted: list[tuple[int, int, Counter[str], list[str]]] = []
@@ -1072,6 +1076,8 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
         if dtype not in ("float64", "int64", "bool"):
             n_numbers, n_distinct, tokens = numbers_and_tokens(cells, col_na, thousands, decimal)
             found = missing_markers(n_numbers, n_distinct, tokens)
+            if j in typed and n_numbers and not found:
+                found = sorted(tokens, key=lambda t: (-tokens[t], t))
         parsed.append((dtype, values, col_na, found))
         counted.append((n_numbers, n_distinct, tokens, found))
     in_table = table_markers(counted)
@@ -1106,6 +1112,8 @@ def _sample(tp: TableProfile, grid: LinesGrid, b: Block, opts: dict[str, Any], c
                 s_numbers, s_distinct, _ = numbers_and_tokens(cells, col_na, thousands, decimal)
                 # distinct numbers, scaled from the sample: only their share matters (`missing_markers`)
                 found = missing_markers(n_numbers, s_distinct * n_numbers // max(1, s_numbers), tokens)
+                if positions[k] in typed and tokens and not found:
+                    found = sorted(tokens, key=lambda t: (-tokens[t], t))
                 if tokens and not found and dtype in ("float64", "int64"):
                     # Text past the sample that is no marker: pandas reads the column as text.
                     dtype, values = string_dtype(), [None if c is None or c in col_na else c for c in cells]

@@ -57,6 +57,9 @@ def _mark(text: str) -> str:
     return "%" if "%" in text else "currency" if not _CURRENCIES.isdisjoint(text) else ""
 
 
+_LONG_COMMA_FRACTION = re.compile(r"\d,\d{3}")
+
+
 def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
                   plain: bool = False) -> tuple[list[Any], str, list[str]] | None:
     """A text column's cells as numbers, the decimal mark they use, and the marker-shaped texts
@@ -68,6 +71,8 @@ def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
     The table's decimal mark is tried first, then the other ("12,50 €" in a table with no other
     decimals). `plain`: numbers with no mark count too (a sheet's numbers kept as text, "76,678")."""
     for point in dict.fromkeys((decimal, "," if decimal == "." else ".")):
+        if plain and point == "," and any(_LONG_COMMA_FRACTION.search(str(c)) for c in cells if c is not None):
+            continue  # "998,993", "1008,1002" in a sheet's text: lists of numbers, or thousands; no decimals
         values: list[Any] = []
         gaps: list[str] = []
         marks: set[str] = set()

@@ -503,6 +503,12 @@ class _Analyzer:
                 b.has_blank_rows = any(self.grid.is_blank(i) for i in range(b.data_start, end + 1))
 
     # -- one run of non-blank rows ----------------------------------------------
+    def numbered_row(self, i: int) -> bool:
+        """Row i holds a number of several cells, and not a year: a row of data (a household's
+        first, with its schedule number), no header or title."""
+        inf = self.info(i)
+        return inf.n >= 2 and any(k == VALUE and not _period_label(v) for v, k in zip(self.grid.row(i), inf.kinds))
+
     def index_header(self, i: int, d: int) -> bool:
         """",sales" over "2020-01-01,0.47": a one-column frame written with its unnamed index
         (pandas' to_csv), whose header has one name and the index's empty cell."""
@@ -770,6 +776,18 @@ _FIELD_DEFINITION = re.compile(
 
 
 _KEYED_ID = re.compile(r"^([A-Za-z][\w]*):\d*$")
+_NUMERIC_TYPE = re.compile(r"^(?:\d+n|(?:u?int|integer|bigint|smallint|tinyint|long|short|float|double|real|decimal|numeric|"
+                           r"number)(?:8|16|32|64)?(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)$", re.IGNORECASE)
+
+
+def declared_numeric(grid: Grid, b: Block) -> frozenset[int]:
+    """The positions of the fields a row of field types among the block's header rows declares
+    numbers ("14n" in an RDB file, "float" in a database export)."""
+    for r in b.header_rows:
+        row = grid.row(r)
+        if _field_definitions(row):
+            return frozenset(j for j, v in enumerate(row) if _NUMERIC_TYPE.match(cell_text(v).strip()))
+    return frozenset()
 
 
 def _field_definitions(row: Sequence[Any]) -> bool:
@@ -929,8 +947,10 @@ def find_blocks(grid: Grid, *, complete: bool = True, probe: int = 12, head_prob
     for seg in segs:
         lay = an.layout_segment(seg, cur is None, width)
         # (a segment with a header of its own starts a table: key/value lines over a blank line over it
-        # were a header-only block that its rows "continued")
-        if (cur is not None and cur.data_end is not None and not lay.strong_header
+        # were a header-only block that its rows "continued"; unless a row taken for its title or header
+        # holds a number no title or header holds, as a group's first row does: a census household)
+        if (cur is not None and cur.data_end is not None
+                and (not lay.strong_header or any(map(an.numbered_row, lay.titles + lay.header_rows)))
                 and an.continues(cur, seg, lay, width, first_header_text)):
             # Rows after blank lines that fit the table's columns, with no header of their own:
             # the table goes on (a sparse table has rows of empty cells). A header with no rows

@@ -74,6 +74,18 @@ def test_a_decimal_comma_beside_dates_written_with_dots(tmp_path: Path) -> None:
     assert df["Temperatur"].tolist()[:3] == [0.5, 1.5, 2.5] and df["Datum"].iloc[0] == "01.03.2020"
 
 
+def test_thousands_grouped_by_dots_beside_dates_with_times(tmp_path: Path) -> None:
+    """An inverter's log: '01.03.2023 07:00' stays text with thousands='.', so '1.768,4' is 1768.4."""
+    f = tmp_path / "tageswerte.csv"
+    f.write_text("Datum und Uhrzeit;PV Leistung [W]\n" + "".join(
+        f"01.03.2023 {7 + i // 4:02d}:{i % 4 * 15:02d};{(i + 1) * 450 // 1000}.{(i + 1) * 450 % 1000:03d},4\n" if i > 2
+        else f"01.03.2023 07:{i * 15:02d};{i * 100},0\n" for i in range(20)))
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].options["thousands"] == "."
+    df = ns["data"]
+    assert df["PV Leistung [W]"].tolist()[2:4] == [200.0, 1800.4] and df["Datum und Uhrzeit"].iloc[0] == "01.03.2023 07:00"
+
+
 def test_a_decimal_comma_with_thousands_grouped_by_dots(tmp_path: Path) -> None:
     f = tmp_path / "einwohner.csv"
     f.write_text("Gemeinde;Einwohner;Anteil\n" + "".join(f"G{i};{i + 1}.{i * 37 % 1000:03d},5;{i},25\n" for i in range(12)))

@@ -781,3 +781,22 @@ def test_a_header_under_a_long_comment_preamble(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.status == "ok" and prof.tables[0].header_row == 120
     assert list(ns["data"].columns) == ["depth", "age", "value"] and len(ns["data"]) == 300
+
+
+def test_groups_of_rows_between_blank_lines_stay_one_table(tmp_path: Path) -> None:
+    """A census transcription: households parted by blank lines, each opening with its schedule
+    number; an uncertain age ('41?') in a household's second row made it a header of a new table."""
+    f = tmp_path / "census.csv"
+    lines = ["Census transcription", "", "Schedule,Address,Name,Relation,Condition,Age (M),Age (F),Occupation,Where born"]
+    for h in range(1, 16):
+        lines.append(f"{h},{h * 3} Brick Lane,Ann Head{h},Head,Mar,{30 + h},,Weaver,Kent")
+        lines.append(f",,John Kin{h},Wife,Mar,,{'41?' if h % 4 == 0 else 20 + h},Tailor,Essex")
+        for k in range(4):
+            lines.append(f",,Kin{h}-{k},{'Dau' if k % 2 else 'Son'},Unm,{k + 2},,Scholar,Poland")
+        lines.append("")
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert len(prof.tables) == 1 and prof.tables[0].header_row == 2
+    df = ns["data"]
+    assert len(df) == 90 and list(df.columns)[:3] == ["Schedule", "Address", "Name"]
+    assert df["Name"].tolist()[-1] == "Kin15-3"

@@ -573,3 +573,17 @@ def test_which_sentinels_are_read_as_missing(tmp_path: Path, values: list[str], 
     assert (df["value"].isna().sum() == 0) == kept
     note = next(n for n in prof.tables[0].notes if n.startswith(FILL_VALUE_NOTE))
     assert ("possibly" in note) == kept
+
+
+def test_a_field_its_types_row_declares_numeric_reads_its_codes_as_gaps(tmp_path: Path) -> None:
+    """USGS RDB: '14n' declares the gage height a number, so 'Eqp' (equipment failure) and 'Ice'
+    are gaps there, whatever their share; a '10s' field of codes keeps its text."""
+    rows = [f"USGS\t07374000\t2021-01-{i % 28 + 1:02d}\t{'Eqp' if 5 <= i < 40 else 'Ice' if i % 13 == 0 else f'{11 + i / 100:.2f}'}\tP"
+            for i in range(60)]
+    f = _write(tmp_path / "dv.rdb", "# USGS daily values\n#\nagency_cd\tsite_no\tdatetime\t149138_00065_00003\tcd\n"
+               "5s\t15s\t20d\t14n\t10s\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert df["149138_00065_00003"].dtype == "float64" and df["149138_00065_00003"].isna().sum() == 37
+    assert (df["cd"] == "P").all() and df["site_no"].iloc[0] == "07374000"
+    assert prof.loader_check.verified

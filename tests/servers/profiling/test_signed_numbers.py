@@ -60,6 +60,14 @@ def test_a_column_needs_one_sign_and_numbers_only() -> None:
     assert signed_column(["$5", "7%"], frozenset()) is None
 
 
+def test_a_sheet_s_lists_of_numbers_are_no_decimals() -> None:
+    """An excavation register's 'Below' cells list context numbers ("997,991"): no decimal comma
+    is read in a sheet's text where a comma has three digits after it; "1,5" still is one."""
+    assert signed_column(["997,991", "1001", "1008,1002"], frozenset(), plain=True) is None
+    assert signed_column(["1,5", "2,25", "3"], frozenset(), plain=True) == ([1.5, 2.25, 3.0], ",", [])
+    assert signed_column(["76,678", "1,204"], frozenset(), plain=True) == ([76678.0, 1204.0], ".", [])
+
+
 def test_a_column_of_numbers_with_scale_letters() -> None:
     """NOAA's storm damages: every number carries K, M or B; a column of months ("12M") alone does not scale."""
     assert signed_column(["10.00K", "0.00K", None, "1.50M", "2.5B"], frozenset()) == (
