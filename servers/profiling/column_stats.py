@@ -334,7 +334,7 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
     - the column is a numeric one: more than half its non-empty cells are numbers (else it is a
       text column that holds some numbers, and stays text), or its tokens are punctuation only;
     - the tokens are few (at most 3 distinct: "missing", "not applicable", "suppressed" is as
-      many kinds of absence as tables declare; more are labels);
+      many kinds of absence as tables declare; more are labels), or 5 where one is punctuation;
     - each one is marker-shaped (`marker_shaped`);
     - and it is not a real category. A letter token can be a code that stands for a value ("K"
       for kindergarten among grades 1-12, "T" for a trace of rain): such a code sits in a column
@@ -344,13 +344,19 @@ def missing_markers(n_numbers: int, n_distinct: int, tokens: Counter[str]) -> li
       and when it covers at most a fifth of the column's non-empty cells: a code covering more is
       one of the column's main values, not a gap to skip.
     """
-    if not tokens or len(tokens) > 3 or n_numbers < 3:
+    punctuation = any(not any(ch.isalnum() for ch in t) for t in tokens)
+    # a statistics office's legend has up to five symbols ("..", "...", "x", "F", "E": Statistics
+    # Canada); among so many, one at least is punctuation, which names no category
+    if not tokens or len(tokens) > (5 if punctuation else 3):
+        return []
+    # punctuation ("..", ":", "-") names nothing: it marks gaps at any share (a statistics office's
+    # latest year, mostly not yet published; a prison's women's column, "–" but in three rows), as
+    # does a phrase no category is named ("n.d.", "not available"); other words and letters only
+    # while numbers are the most
+    unnamed = all(not any(ch.isalnum() for ch in t) or missing_phrase(t) for t in tokens)
+    if n_numbers < (1 if unnamed else 3):
         return []
     filled = n_numbers + sum(tokens.values())
-    # punctuation ("..", ":", "-") names nothing: it marks gaps at any share (a statistics office's
-    # latest year, mostly not yet published), as does a phrase no category is named ("n.d.", "not
-    # available"); other words and letters only while numbers are the most
-    unnamed = all(not any(ch.isalnum() for ch in t) or missing_phrase(t) for t in tokens)
     if n_numbers * 2 <= filled and not unnamed:
         return []
     if not all(marker_shaped(t) for t in tokens):

@@ -587,3 +587,17 @@ def test_a_field_its_types_row_declares_numeric_reads_its_codes_as_gaps(tmp_path
     assert df["149138_00065_00003"].dtype == "float64" and df["149138_00065_00003"].isna().sum() == 37
     assert (df["cd"] == "P").all() and df["site_no"].iloc[0] == "07374000"
     assert prof.loader_check.verified
+
+
+def test_a_statistics_office_s_legend_of_four_symbols_and_a_column_of_dashes(tmp_path: Path) -> None:
+    """Statistics Canada marks gaps four ways ('..', '...', 'x', 'F'); a prison census writes '–'
+    for no women in all but two institutions. Both columns load as numbers."""
+    marks = ["..", "x", "F", "..."]
+    rows = ['"Region {}","{}","{}"'.format(i, marks[i % 4] if i % 3 == 0 else f"{i * 1234:,}",
+                                           "–" if i not in (4, 10) else f"{i * 310:,}") for i in range(40)]
+    f = _write(tmp_path / "crime.csv", "Geography,2018,Female\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    df = _frame(ns["data"])
+    assert df["2018"].dtype == "float64" and df["2018"].isna().sum() == 14 and df["2018"].max() == 38 * 1234
+    assert df["Female"].dtype == "float64" and df["Female"].notna().sum() == 2
+    assert prof.loader_check.verified
