@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import re
+from datetime import date, datetime, timedelta
 from itertools import zip_longest
 from dataclasses import replace
 from pathlib import Path
@@ -421,12 +422,17 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
         opts.update(header=None, skiprows=b.data_start, names=list(names[:width]), usecols=list(range(width)))
     typed = [typed_dtype(c) for c in columns]
     labels: list[Any] = list(range(width)) if opts.get("header", 0) is None and "names" not in opts else list(names[:width])
-    signed, codes = [], {}
+    signed, codes, serial = [], {}, []
     for j, (dtype, values) in enumerate(typed):
+        if j in mixed:
+            continue
+        if dtype in ("float64", "int64") and serial_dates(str(names[j]), values):
+            typed[j] = ("datetime64[ns]", [None if v is None else _SERIAL_ORIGIN + timedelta(seconds=round(v * 86400)) for v in values])
+            serial.append(labels[j])
         # numbers a sheet holds as text ("$1,317.68", "13%", "76,678"), with no gaps to declare: the
         # loader converts them. pandas reads text like "1985" as a number itself, and would take
         # codes written as text ("01001") for numbers too: they are read as text.
-        if dtype != string_dtype() or j in mixed:
+        if dtype != string_dtype():
             continue
         if zero_padded_codes(values):
             codes[labels[j]] = "str"
@@ -438,6 +444,8 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
                 signed.append([labels[j], read[1]])
     if signed:
         opts["signed_numbers"] = signed
+    if serial:
+        opts["serial_dates"] = serial
     if codes:
         opts["dtype"] = codes
     # A column of numbers with text cells past the sample loads as objects (numbers and text).
@@ -445,6 +453,19 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
     tp.columns, tp.sample_rows = profile_values(list(names[:width]), dtypes, [values for _, values in typed])
     tp.notes += [note for j in sorted(mixed) if (note := censored_note(str(names[j]), columns[j]))]
     return tp
+
+
+_SERIAL_ORIGIN = datetime(1899, 12, 30)  # day 0 of Excel's serial dates (1900 system, past its leap-year bug)
+_SERIAL_SPAN = (18264, 73051)  # 1950-01-01 to 2099-12-31 as serial days
+_DATE_WORDS = frozenset({"date", "time", "datetime", "timestamp"})
+
+
+def serial_dates(name: str, values: list[Any]) -> bool:
+    """A column named for dates whose every number is a day of 1950-2099 in Excel's count: dates kept
+    in cells formatted General ("44435.8021" under "Date/Time Ordered"), which pandas reads as numbers."""
+    numbers = [v for v in values if v is not None]
+    return (bool(_DATE_WORDS.intersection(re.findall(r"[a-z]+", name.lower()))) and bool(numbers)
+            and all(isinstance(v, (int, float)) and _SERIAL_SPAN[0] <= v <= _SERIAL_SPAN[1] for v in numbers))
 
 
 def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names: list[str], columns: list[list[Any]]) -> set[int]:

@@ -21,14 +21,14 @@ from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import ghcn_daily, log_lines, nested_records, orbital_elements, sdmx_tsv, sequences
 from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
-from lakeboard.servers.profiling.signed_numbers import signed_number, signed_numbers
+from lakeboard.servers.profiling.signed_numbers import FOOTNOTE_MARK, signed_number, signed_numbers
 from lakeboard.servers.profiling.statistical_packages import reader_of, with_value_labels
 from lakeboard.servers.profiling.text_sample import COMPRESSION_MODULES
 
 _BIG_FILE = 200 << 20
 _NAME_CHARS = 60
 _NOT_KWARGS = ("index", "flatten_columns", "layer", "geometry_type", "path", "layout", "fill_values", "index_columns",
-               "signed_numbers", "strip_text", "citations")
+               "signed_numbers", "strip_text", "citations", "serial_dates")
 _PANDAS = "import pandas as pd"
 _FLATTEN = (
     '{var}.columns = [" ".join(dict.fromkeys(str(p) for p in c if not str(p).startswith("Unnamed:"))) or str(c[-1])'
@@ -239,7 +239,8 @@ def _signed_helpers(tables: list[TableProfile]) -> tuple[list[str], list[str]]:
     """The imports, and the functions that convert numbers written with signs, when a table has them."""
     if not any(t.options.get("signed_numbers") for t in tables):
         return [_PANDAS], []
-    return [_PANDAS, "import re"], [*inspect.getsource(signed_number).splitlines(), "",
+    return [_PANDAS, "import re"], [f"FOOTNOTE_MARK = {FOOTNOTE_MARK!r}  # a footnote's mark after a number", "",
+                                    *inspect.getsource(signed_number).splitlines(), "",
                                     *inspect.getsource(signed_numbers).splitlines(), ""]
 
 
@@ -252,6 +253,9 @@ def _column_fixes(t: TableProfile, var: str) -> list[str]:
     if padded := t.options.get("strip_text"):
         lines += [f"for column in {literal(padded)}:  # text padded with spaces to a width",
                   f"    {var}[column] = {var}[column].str.strip()"]
+    if serial := t.options.get("serial_dates"):
+        lines += [f"for column in {literal(serial)}:  # dates a sheet keeps as day numbers (cells formatted General)",
+                  f"    {var}[column] = pd.to_datetime({var}[column], unit=\"D\", origin=\"1899-12-30\").dt.round(\"s\")"]
     columns = t.options.get("signed_numbers")
     if not columns:
         return lines
@@ -286,10 +290,16 @@ def _json_records(t: TableProfile) -> list[str]:
     numeric = t.options.get("numeric_text")
     if lines and numeric:  # numbers the source writes as strings ("4.21")
         lines.append(f"df[{literal(numeric)}] = df[{literal(numeric)}].apply(pd.to_numeric, errors=\"coerce\")")
-    if lines and (fills := t.options.get("fill_values")):  # sentinels no value could be (-666666666, -9999)
-        lines += [f"for column, fill in {literal(list(fills.items()))}:",
-                  "    df[column] = df[column].mask(df[column].isin(fill))"]
-    return lines
+    return lines + _fill_masks(t) if lines else lines
+
+
+def _fill_masks(t: TableProfile) -> list[str]:
+    """The lines that read a table's fill values as missing, column by column (-666666666, -9999, a
+    code a variable's label declares)."""
+    if not (fills := t.options.get("fill_values")):
+        return []
+    return [f"for column, fill in {literal(list(fills.items()))}:  # values that mean no data",
+            "    df[column] = df[column].mask(df[column].isin(fill))"]
 
 
 def _json_frame(t: TableProfile) -> list[str]:
@@ -553,7 +563,7 @@ def _statistical(profile: FileProfile) -> _Body:
     lines.append(f"df, meta = pyreadstat.{reader}(path)  # meta: variable and value labels")
     if labelled:
         lines.append("df = with_value_labels(df, meta)")
-    return _Body(["import pyreadstat"], lines + ["return df"])
+    return _Body(["import pyreadstat"], lines + [line for t in profile.tables[:1] for line in _fill_masks(t)] + ["return df"])
 
 
 def _geo(profile: FileProfile) -> list[str]:

@@ -274,3 +274,21 @@ def test_a_title_over_a_corner_cell_names_no_column(tmp_path: Path) -> None:
     wb.save(f)
     prof, ns = profile_and_load(f)
     assert prof.tables[0].columns[0].name != "Plate 1 layout"
+
+
+def test_dates_kept_as_day_numbers_in_a_column_named_for_dates(tmp_path: Path) -> None:
+    """A sheet whose 'Date/Time Ordered' cells are formatted General holds Excel's day numbers
+    (44435.8021): they load as datetimes; numbers of the same size under another name stay numbers."""
+    f = tmp_path / "orders.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Request #", "Date/Time Ordered", "Gallons"])
+    for i in range(30):
+        ws.append([f"A-{i}", 44435.75 + i * 0.5, 44000 + i])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    cols = {c.name: c.dtype for c in prof.tables[0].columns}
+    assert cols["Date/Time Ordered"] == "datetime64[ns]" and cols["Gallons"] == "int64"
+    df = ns["data"]["Sheet"]
+    assert str(df["Date/Time Ordered"].iloc[0]) == "2021-08-27 18:00:00" and df["Gallons"].iloc[1] == 44001
+    assert prof.loader_check.verified
