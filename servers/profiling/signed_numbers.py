@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _CURRENCIES = frozenset("$€£¥")
+FOOTNOTE_MARK = r"(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡!]|(?:\[\w{1,3}\])+)"
 
 
 def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> float | None:
@@ -33,9 +34,9 @@ def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> fl
         r"^(?P<open>[-+\u2212(])?\s*(?P<lead>[$€£¥])?\s*(?P<minus>[-\u2212])?\s*"
         rf"(?P<whole>\d{{1,3}}(?:[{thousands}]\d{{3}})+|\d*)(?:{point}(?P<fraction>\d+))?"
         r"\s*(?P<scale>[KkMB]|bn)?\s*(?P<trail>[$€£¥%])?\s*(?P<close>\))?"
-        # a footnote's mark ("791413a", "5,896*", a citation's "[2]"); not "+", which tops codes off
-        # ("3+" dependents, "250,000+")
-        r"(?:\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡]|(?:\[\w{1,3}\])+))?$",
+        # a footnote's mark ("791413a", "5,896*", a citation's "[2]", BJS's "1.3 !" and "0.8 ! †"); not
+        # "+", which tops codes off ("3+" dependents, "250,000+")
+        rf"(?:\s?{FOOTNOTE_MARK}(?:\s?[*†‡!])?)?$",
         text.strip(),
     )
     if not m or not (m["whole"] or m["fraction"]) or (m["open"] == "(") != bool(m["close"]):
@@ -48,7 +49,7 @@ def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> fl
     return -value if m["open"] in ("-", "\u2212", "(") or m["minus"] else value
 
 
-_NOTE_MARK = re.compile(r"[\d)%]\s?(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡]|(?:\[\w{1,3}\])+)$")
+_NOTE_MARK = re.compile(rf"[\d)%]\s?{FOOTNOTE_MARK}(?:\s?[*†‡!])?$")
 
 
 def _mark(text: str) -> str:

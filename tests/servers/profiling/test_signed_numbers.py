@@ -60,6 +60,13 @@ def test_a_column_needs_one_sign_and_numbers_only() -> None:
     assert signed_column(["$5", "7%"], frozenset()) is None
 
 
+def test_reliability_and_significance_flags_after_numbers() -> None:
+    """BJS marks a rate to interpret with caution ('!') and a significant change ('†'), one or both."""
+    cells = ["6.5", "1.3 !", "1.8 †", "0.8 ! †", "21.0", "12.4", "--"]
+    assert signed_column(cells, frozenset()) == ([6.5, 1.3, 1.8, 0.8, 21.0, 12.4, None], ".", ["--"])
+    assert signed_numbers(pd.Series(["6.5", "1.3 !", "0.8 ! †", None])).tolist()[:3] == [6.5, 1.3, 0.8]
+
+
 def test_a_sheet_s_lists_of_numbers_are_no_decimals() -> None:
     """An excavation register's 'Below' cells list context numbers ("997,991"): no decimal comma
     is read in a sheet's text where a comma has three digits after it; "1,5" still is one."""
