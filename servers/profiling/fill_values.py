@@ -20,7 +20,7 @@ from lakeboard.servers.profiling.declarations import Declarations
 
 _KEY = (
     r"(?:missing|no[ _-]?data|nodata|fill[ _-]?values?|_fillvalue|not\s+available|unavailable|"
-    r"not\s+(?:measured|recorded|reported|computed|calculated|determined)|absent|null|undefined)"
+    r"not\s+(?:measured|recorded|reported|computed|calculated|determined)|absent|null|undefined|unknown)"
 )
 _KEY_WORD = re.compile(_KEY, re.IGNORECASE)
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"

@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling.column_stats import profile_frame, value_text
+from lakeboard.servers.profiling.column_stats import is_number_text, profile_frame, value_text
 from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.fill_values import declared_fill_values
 
 SAMPLE_ROWS = 2000
 MAX_LABELS = 200
@@ -46,6 +47,17 @@ def with_value_labels(df, meta):
     return df
 
 
+def _declared_codes(df, meta) -> dict[str, list[float]]:
+    """Per numeric variable, the numbers its label declares to mean no data ("-99 = missing")."""
+    out = {}
+    for name, label in zip(meta.column_names, meta.column_labels or []):
+        if label and name in df.columns and df[name].dtype.kind in "if":
+            codes = [float(v) for v in declared_fill_values(label) if is_number_text(v)]
+            if codes:
+                out[name] = codes
+    return out
+
+
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     import pyreadstat
 
@@ -67,6 +79,13 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
     labels = [f"{name}: {label}" for name, label in zip(meta.column_names, meta.column_labels or []) if label]
     if labels:
         tp.notes.append("variable labels: " + "; ".join(labels[:MAX_LABELS]))
+    if fills := _declared_codes(df, meta):
+        # "Start year (-9 = unknown)": the code a variable's label declares is no year
+        tp.options["fill_values"] = fills
+        for name, codes in fills.items():
+            df[name] = df[name].mask(df[name].isin(codes))
+        tp.notes.append("codes the variable labels declare read as missing: "
+                        + "; ".join(f"{n} {', '.join(map(str, c))}" for n, c in fills.items()))
     if meta.file_label:
         tp.title = value_text(meta.file_label, 200)
         prof.attributes["file label"] = tp.title

@@ -233,6 +233,8 @@ def test_a_sheets_values_under_a_limit_are_said(tmp_path: Path) -> None:
         ("missing values 12 stations were dropped", []),
         ("FireSize/Temp/FRP -9.0 = not computed", ["-9.0"]),
         ("-999 means not determined", ["-999"]),
+        ("Start year (-9 = unknown)", ["-9"]),
+        ("Sex: 1 = male, 2 = female, 9 = unknown", []),
     ],
 )
 def test_declared_fill_values_are_read_from_sentences(sentence: str, values: list[str]) -> None:

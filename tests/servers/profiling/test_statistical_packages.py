@@ -84,3 +84,17 @@ def test_a_scale_labelled_at_its_ends_keeps_its_numbers(tmp_path: Path, suffix: 
     assert df["lrscale"].tolist() == [0, 3, 5, 7, 10, 4] and df["vote"].tolist()[:2] == ["Yes", "No"]
     assert [c.dtype for c in prof.tables[0].columns][0] in ("float64", "int64")
     assert prof.loader_check.verified, prof.loader_check
+
+
+def test_codes_a_variable_label_declares_are_missing(tmp_path: Path) -> None:
+    """A conflict catalogue: 'End year (-9 = unknown)', 'Battle deaths (-99 = missing)'."""
+    f = tmp_path / "conflicts.dta"
+    frame = pd.DataFrame({"warnum": range(1, 41), "endyr": [1500 + i if i % 8 else -9 for i in range(40)],
+                          "deaths": [1000.0 * i if i % 5 else -99.0 for i in range(40)]})
+    pyreadstat.write_dta(frame, str(f), column_labels=["War number", "End year (-9 = unknown)",
+                                                       "Battle deaths, best estimate (-99 = missing)"])
+    prof, ns = profile_and_load(f)
+    df = ns["data"]
+    assert df["endyr"].isna().sum() == 5 and df["deaths"].isna().sum() == 8 and df["warnum"].notna().all()
+    assert any("endyr -9" in n for n in prof.tables[0].notes)
+    assert prof.loader_check.verified
