@@ -9,6 +9,7 @@ from typing import Any
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import profile_frame
 from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.kml_fields import empty_cells, kml_text, numbers_left_empty
 
 SAMPLE_FEATURES = 500
 MAX_LAYERS = 50
@@ -71,6 +72,15 @@ def _layer(path: Path, name: str, geom_type: Any, prof: FileProfile) -> TablePro
     tp.n_rows, tp.n_rows_exact = (n, True) if n >= 0 else (None, False)
     meta, _fids, geoms, fields = pyogrio.raw.read(str(path), layer=name, max_features=SAMPLE_FEATURES)
     df = pd.DataFrame({str(c): v for c, v in zip(meta["fields"], fields)})
+    if "KML" in str(info.get("driver", "")) and len(pyogrio.list_layers(str(path))) == 1:
+        # numbers a placemark leaves empty: GDAL's 0, read as missing (one layer: its features are the placemarks)
+        empty = [c for c in numbers_left_empty(path) if c in df.columns]
+        if empty:
+            tp.options["kml_empty"] = empty
+            for column, flags in empty_cells(kml_text(path), empty).items():
+                if len(flags) == n:
+                    df[column] = df[column].astype("float64").mask(flags[: len(df)])
+            tp.notes.append("numbers left empty in the KML read as missing (GDAL reads them as 0): " + ", ".join(empty))
     tp.columns, tp.sample_rows = profile_frame(df)
     if geoms is not None:
         wkt = _wkt(geoms[:20])

@@ -18,7 +18,8 @@ from lakeboard.common.code_text import comment, identifier, literal
 from lakeboard.common.loader_programs import loading_code
 from lakeboard.schemas.messages import Loader
 from lakeboard.schemas.profiles import FileProfile, TableProfile
-from lakeboard.servers.profiling import ghcn_daily, log_lines, nested_records, orbital_elements, sdmx_tsv, sequences
+from lakeboard.servers.profiling import (ghcn_daily, kml_fields, log_lines, nested_records, orbital_elements,
+                                         sdmx_tsv, sequences)
 from lakeboard.servers.profiling.cdf import time_frames
 from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
 from lakeboard.servers.profiling.signed_numbers import FOOTNOTE_MARK, signed_number, signed_numbers
@@ -116,7 +117,9 @@ def _body(profile: FileProfile) -> _Body:
     if fmt in ("stata", "spss", "sas"):
         return _statistical(profile)
     if fmt == "geo":
-        return _Body(["import geopandas as gpd"], _geo(profile))
+        imports = ["import geopandas as gpd", *(["import re", "import zipfile", "from pathlib import Path"] if any(
+            t.options.get("kml_empty") for t in profile.tables) else [])]
+        return _Body(imports, _geo(profile))
     if fmt == "html":
         return _html(profile)
     if fmt == "pdf":
@@ -573,7 +576,14 @@ def _geo(profile: FileProfile) -> list[str]:
     if len(profile.tables) <= 1:
         layer = profile.tables[0].options.get("layer") if profile.tables else None
         lyr = f", layer={literal(layer)}" if layer else ""
-        return lines + [f"gdf = gpd.read_file(path{lyr})", "return gdf"]
+        lines.append(f"gdf = gpd.read_file(path{lyr})")
+        if empty := profile.tables[0].options.get("kml_empty") if profile.tables else None:
+            lines = [*inspect.getsource(kml_fields.kml_text).splitlines(), "",
+                     *inspect.getsource(kml_fields.empty_cells).splitlines(), "", *lines,
+                     f"for column, flags in empty_cells(kml_text(Path(path)), {literal(empty)}).items():",
+                     "    if len(flags) == len(gdf):  # numbers the KML leaves empty, which GDAL reads as 0",
+                     '        gdf[column] = gdf[column].astype("float64").mask(flags)']
+        return lines + ["return gdf"]
     lines.append("layers = {}")
     for t in profile.tables:
         layer = literal(t.options.get("layer"))
@@ -693,6 +703,10 @@ def _xml(profile: FileProfile) -> _Body:
         "        for child in el:",
         "            if isinstance(child.tag, str) and len(child) == 0:",
         "                row.setdefault(etree.QName(child).localname, child.text)",
+        "        parent = el.getparent()  # the group the record belongs to (not the root): its attributes",
+        "        if parent is not None and parent.getparent() is not None and isinstance(parent.tag, str):",
+        "            for k, v in parent.attrib.items():",
+        '                row.setdefault(f"{etree.QName(parent).localname}.{etree.QName(k).localname}", v)',
         "        records.append(row)",
         "        el.clear(keep_tail=True)",
         "        while el.getprevious() is not None:",

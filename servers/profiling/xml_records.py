@@ -1,7 +1,8 @@
 """XML files of repeated records (`<station id="4"><name>Oslo</name><elev>94</elev></station>` ...): a table.
 
 The record is the element that occurs most often with at least two fields (attributes, and
-children that hold only text); each record's fields become a row. Names are local (a namespace
+children that hold only text); each record's fields become a row, with the attributes of the
+element that groups records (not the root) beside them. Names are local (a namespace
 is left out). An XML file without such an element is a document: its first lines.
 
 The file is untrusted: it is parsed incrementally by lxml with entities left unresolved, no DTD
@@ -38,6 +39,19 @@ def _fields(el: Any) -> dict[str, str | None]:
     return row
 
 
+def _with_parent(el: Any, row: dict[str, str | None]) -> dict[str, str | None]:
+    """The record's fields, then its parent's attributes when the parent is not the document's root:
+    which series a sample belongs to (`<Tag name="CL2" units="mg/L"><Sample .../>`), as "Tag.name"."""
+    from lxml import etree
+
+    parent = el.getparent()
+    if parent is not None and parent.getparent() is not None and isinstance(parent.tag, str):
+        group = etree.QName(parent).localname
+        for k, v in parent.attrib.items():
+            row.setdefault(f"{group}.{etree.QName(k).localname}", v)
+    return row
+
+
 def _record_tag(path: Path, compression: str | None) -> str | None:
     """The local name of the record element: the most frequent one with at least two fields."""
     from lxml import etree
@@ -71,7 +85,7 @@ def _read_records(path: Path, tag: str, limit: int, count_to_end: bool,
         for _, el in etree.iterparse(f, events=("end",), tag=f"{{*}}{tag}", **SAFE):
             n += 1
             if len(rows) < limit:
-                rows.append(_fields(el))
+                rows.append(_with_parent(el, _fields(el)))
             elif not count_to_end:
                 break
             el.clear(keep_tail=True)

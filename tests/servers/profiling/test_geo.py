@@ -68,3 +68,23 @@ def test_unreadable_geodata(tmp_path: Path) -> None:
     f.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     prof = profile_file(f, tmp_path)
     assert prof.status == "unreadable" and prof.reason
+
+
+def test_numbers_a_kml_leaves_empty_are_missing_not_zero(tmp_path: Path) -> None:
+    """An ArcGIS KML export: a typed field whose <SimpleData> is empty for some fires. GDAL reads
+    those as 0 ("0% contained"); the profile and the loader read them as missing."""
+    marks = []
+    for i in range(20):
+        value = "" if i % 5 == 0 else str(10 * (i % 4))
+        marks.append(f'<Placemark><name>Fire {i}</name><ExtendedData><SchemaData schemaUrl="#s">'
+                     f'<SimpleData name="Contained">{value}</SimpleData><SimpleData name="Acres">{i * 7}</SimpleData>'
+                     f'</SchemaData></ExtendedData><Point><coordinates>-{110 + i * 0.1},{40 + i * 0.05}</coordinates></Point></Placemark>')
+    f = tmp_path / "perimeters.kml"
+    f.write_text('<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document>'
+                 '<Schema name="s" id="s"><SimpleField name="Contained" type="int"/><SimpleField name="Acres" type="int"/>'
+                 "</Schema><Folder><name>fires</name>" + "".join(marks) + "</Folder></Document></kml>")
+    prof, ns = profile_and_load(f)
+    gdf = ns["data"]
+    assert gdf["Contained"].isna().sum() == 4 and (gdf["Contained"] == 0).sum() == 4  # reported zeros stay
+    assert gdf["Acres"].notna().all()
+    assert prof.loader_check.verified

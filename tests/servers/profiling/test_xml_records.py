@@ -63,3 +63,21 @@ def test_compressed_xml_is_read_as_xml(tmp_path: Path) -> None:
     prof, ns = profile_and_load(f)
     assert prof.format == "xml" and prof.tables[0].n_rows == 6 and prof.loader_check.verified, prof.summary
     assert ns["data"].shape == (6, 2) and ns["data"]["a"].sum() == 15
+
+
+def test_records_grouped_under_elements_carry_the_group_s_attributes(tmp_path: Path) -> None:
+    """A historian's export: samples under each tag, whose name and units tell the series apart."""
+    f = tmp_path / "export.xml"
+    parts = ['<?xml version="1.0"?>', '<Export server="H1">']
+    for tag, units in (("CL2", "mg/L"), ("TURB", "NTU")):
+        parts.append(f'<Tag name="{tag}" units="{units}">')
+        parts += [f'<Sample ts="2024-01-31T00:{i:02d}" value="{i / 10}"/>' for i in range(30)]
+        parts.append("</Tag>")
+    parts.append("</Export>")
+    f.write_text("\n".join(parts))
+    prof, ns = profile_and_load(f)
+    assert [c.name for c in prof.tables[0].columns] == ["ts", "value", "Tag.name", "Tag.units"]
+    df = ns["data"]
+    assert df.groupby("Tag.units")["value"].count().to_dict() == {"NTU": 30, "mg/L": 30}
+    assert "server" not in " ".join(df.columns)  # the root's attributes are the file's, not a group's
+    assert prof.loader_check.verified
