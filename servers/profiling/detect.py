@@ -186,6 +186,8 @@ def _zip_kind(path: Path) -> tuple[str, str] | None:
         return ("npz", "arrays")
     if any(n.endswith(".shp") for n in lower):
         return ("geo", "geo")
+    if path.suffix.lower() == ".kmz" and any(n.endswith(".kml") for n in lower):
+        return ("geo", "geo")  # Google Earth's zipped KML, which GDAL reads as it is
     if "content.xml" in lower and "mimetype" in lower:
         return ("excel", "excel")  # OpenDocument spreadsheet
     return ("zip", "archives")

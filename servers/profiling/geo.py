@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import profile_frame
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.kml_fields import empty_cells, kml_text, numbers_left_empty
+from lakeboard.servers.profiling.kml_fields import empty_cells, kml_text, left_empty
 
 SAMPLE_FEATURES = 500
+_EMPTY_DTYPE = {"number": "float64", "bool": "object"}  # what a field takes to hold a gap
 MAX_LAYERS = 50
 
 
@@ -25,19 +27,33 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         _profile(path, prof, pyogrio)
 
 
+def source_of(path: Path) -> tuple[str, str | None]:
+    """What GDAL opens for `path`, and the member of a zip it names: a shapefile in a folder of a
+    zip (as city portals pack them) is opened through /vsizip/ by its path in the archive."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            shapes = [n for n in z.namelist() if n.lower().endswith(".shp")]
+        if shapes and "/" in shapes[0]:
+            return f"/vsizip/{path}/{shapes[0]}", shapes[0]
+    return str(path), None
+
+
 def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
+    source, member = source_of(path)
     try:
-        layers = pyogrio.list_layers(str(path))
+        layers = pyogrio.list_layers(source)
     except Exception as e:  # noqa: BLE001 - GDAL errors come in many classes
         prof.status = "unreadable"
         prof.reason = f"not readable as geographic data (GDAL: {str(e)[:300]})"
         return
+    if member:
+        prof.attributes["member"] = member
     if not len(layers):
         prof.status = "empty"
         prof.reason = "the file holds no layers"
         return
     for name, geom_type in list(layers)[:MAX_LAYERS]:
-        prof.tables.append(_layer(path, str(name), geom_type, prof))
+        prof.tables.append(_layer(path, source, str(name), geom_type, prof))
     if len(layers) > MAX_LAYERS:
         prof.attributes["layers"] = f"{len(layers)} (first {MAX_LAYERS} profiled)"
     parts = []
@@ -49,11 +65,11 @@ def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
     prof.summary = f"{driver or 'geographic'} data, {len(layers)} layer(s), {crs}: " + "; ".join(parts)
 
 
-def _layer(path: Path, name: str, geom_type: Any, prof: FileProfile) -> TableProfile:
+def _layer(path: Path, source: str, name: str, geom_type: Any, prof: FileProfile) -> TableProfile:
     import pandas as pd
     import pyogrio
 
-    info = pyogrio.read_info(str(path), layer=name)
+    info = pyogrio.read_info(source, layer=name)
     tp = TableProfile(name=name)
     tp.options = {"layer": name}
     if geom_type:
@@ -70,17 +86,18 @@ def _layer(path: Path, name: str, geom_type: Any, prof: FileProfile) -> TablePro
         tp.notes.append(f"CRS: {crs}")
     n = int(info.get("features", -1))
     tp.n_rows, tp.n_rows_exact = (n, True) if n >= 0 else (None, False)
-    meta, _fids, geoms, fields = pyogrio.raw.read(str(path), layer=name, max_features=SAMPLE_FEATURES)
+    meta, _fids, geoms, fields = pyogrio.raw.read(source, layer=name, max_features=SAMPLE_FEATURES)
     df = pd.DataFrame({str(c): v for c, v in zip(meta["fields"], fields)})
-    if "KML" in str(info.get("driver", "")) and len(pyogrio.list_layers(str(path))) == 1:
+    if "KML" in str(info.get("driver", "")) and len(pyogrio.list_layers(source)) == 1:
         # numbers a placemark leaves empty: GDAL's 0, read as missing (one layer: its features are the placemarks)
-        empty = [c for c in numbers_left_empty(path) if c in df.columns]
+        empty = {c: kind for c, kind in left_empty(path).items() if c in df.columns}
         if empty:
             tp.options["kml_empty"] = empty
-            for column, flags in empty_cells(kml_text(path), empty).items():
+            for column, flags in empty_cells(kml_text(path), list(empty)).items():
                 if len(flags) == n:
-                    df[column] = df[column].astype("float64").mask(flags[: len(df)])
-            tp.notes.append("numbers left empty in the KML read as missing (GDAL reads them as 0): " + ", ".join(empty))
+                    df[column] = df[column].astype(_EMPTY_DTYPE[empty[column]]).mask(flags[: len(df)])
+            tp.notes.append("values left empty in the KML read as missing (GDAL reads them as 0 or False): "
+                            + ", ".join(empty))
     tp.columns, tp.sample_rows = profile_frame(df)
     if geoms is not None:
         wkt = _wkt(geoms[:20])

@@ -1,8 +1,9 @@
-"""Numbers a KML file leaves empty, which GDAL reads as 0.
+"""Numbers and flags a KML file leaves empty, which GDAL reads as 0 and False.
 
 ArcGIS writes a KML's attributes as `<SimpleData>` typed by a `<Schema>`; where a feature has no
 value, its element is empty, and GDAL's KML drivers give an integer or real field 0 there (a fire
-"0% contained" that was never reported). The profile and the loader read those cells as missing.
+"0% contained" that was never reported), a bool field False. The profile and the loader read
+those cells as missing.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import re
 import zipfile
 from pathlib import Path
 
-_NUMERIC_FIELD = re.compile(r'<SimpleField\b[^>]*?\bname="([^"]+)"[^>]*?\btype="(?:u?int|short|ushort|float|double)"'
-                            r'|<SimpleField\b[^>]*?\btype="(?:u?int|short|ushort|float|double)"[^>]*?\bname="([^"]+)"')
+_TYPED_FIELD = re.compile(r'<SimpleField\b[^>]*>')
+_NUMBER_TYPES = {"int", "uint", "short", "ushort", "float", "double"}
 MAX_KML_BYTES = 64 << 20  # larger files are not scanned (their empty numbers stay GDAL's 0)
 
 
@@ -35,10 +36,20 @@ def empty_cells(text: str, columns: list[str]) -> dict[str, list[bool]]:
     return out
 
 
-def numbers_left_empty(path: Path) -> list[str]:
-    """The numeric fields of the file's schema that some placemark leaves empty."""
+def typed_fields(text: str) -> dict[str, str]:
+    """The schema's fields that GDAL reads as numbers ("number") or flags ("bool"), by name."""
+    out = {}
+    for tag in _TYPED_FIELD.findall(text):
+        name, kind = re.search(r'\bname="([^"]+)"', tag), re.search(r'\btype="([^"]+)"', tag)
+        if name and kind and (kind.group(1) in _NUMBER_TYPES or kind.group(1) == "bool"):
+            out[name.group(1)] = "number" if kind.group(1) in _NUMBER_TYPES else "bool"
+    return out
+
+
+def left_empty(path: Path) -> dict[str, str]:
+    """The schema's numeric and bool fields that some placemark leaves empty, with their kind."""
     if path.stat().st_size > MAX_KML_BYTES:
-        return []
+        return {}
     text = kml_text(path)
-    fields = [a or b for a, b in _NUMERIC_FIELD.findall(text)]
-    return [c for c, flags in empty_cells(text, fields).items() if any(flags)]
+    fields = typed_fields(text)
+    return {c: fields[c] for c, flags in empty_cells(text, list(fields)).items() if any(flags)}

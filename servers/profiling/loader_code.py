@@ -87,7 +87,8 @@ def _body(profile: FileProfile) -> _Body:
     if fmt == "jsonl":
         return _jsonl(profile)
     if fmt in ("parquet", "feather"):
-        return _Body([_PANDAS], [_read_arrow(profile, "path"), "return df"])
+        geo = bool(profile.tables) and bool(profile.tables[0].options.get("geometry_columns"))
+        return _Body(["import geopandas as gpd" if geo else _PANDAS], [_read_arrow(profile, "path"), "return df"])
     if fmt in ("npy", "npz"):
         return _arrays(profile)
     if fmt == "mat":
@@ -573,21 +574,24 @@ def _geo(profile: FileProfile) -> list[str]:
     lines = []
     if profile.attributes.get("crs"):
         lines.append(comment(f"CRS: {profile.attributes['crs']}"))
+    # a shapefile in a folder of a zip is opened by its path in the archive
+    source = f'f"/vsizip/{{path}}/" + {literal(profile.attributes["member"])}' if profile.attributes.get("member") else "path"
     if len(profile.tables) <= 1:
         layer = profile.tables[0].options.get("layer") if profile.tables else None
         lyr = f", layer={literal(layer)}" if layer else ""
-        lines.append(f"gdf = gpd.read_file(path{lyr})")
+        lines.append(f"gdf = gpd.read_file({source}{lyr})")
         if empty := profile.tables[0].options.get("kml_empty") if profile.tables else None:
             lines = [*inspect.getsource(kml_fields.kml_text).splitlines(), "",
                      *inspect.getsource(kml_fields.empty_cells).splitlines(), "", *lines,
-                     f"for column, flags in empty_cells(kml_text(Path(path)), {literal(empty)}).items():",
-                     "    if len(flags) == len(gdf):  # numbers the KML leaves empty, which GDAL reads as 0",
-                     '        gdf[column] = gdf[column].astype("float64").mask(flags)']
+                     f"kinds = {literal(empty)}  # fields the KML leaves empty somewhere, which GDAL reads as 0 or False",
+                     "for column, flags in empty_cells(kml_text(Path(path)), list(kinds)).items():",
+                     "    if len(flags) == len(gdf):",
+                     '        gdf[column] = gdf[column].astype("float64" if kinds[column] == "number" else "object").mask(flags)']
         return lines + ["return gdf"]
     lines.append("layers = {}")
     for t in profile.tables:
         layer = literal(t.options.get("layer"))
-        lines.append(f"layers[{layer}] = gpd.read_file(path, layer={layer})")
+        lines.append(f"layers[{layer}] = gpd.read_file({source}, layer={layer})")
     return lines + ["return layers"]
 
 
@@ -638,6 +642,9 @@ def _read_arrow(profile: FileProfile, source: str) -> str:
     """read_parquet / read_feather; a frame saved with a named index ("date") gets it back as the
     column the profile lists."""
     named_index = bool(profile.tables) and profile.tables[0].options.get("index_columns")
+    if profile.tables and profile.tables[0].options.get("geometry_columns") and source == "path":
+        return f"df = gpd.read_parquet({source})  # GeoParquet: its geometry as shapes, with its CRS" + (
+            ".reset_index()" if named_index else "")
     return f"df = pd.read_{profile.format}({source})" + (".reset_index()" if named_index else "")
 
 

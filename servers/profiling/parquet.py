@@ -58,6 +58,40 @@ def _parquet(path: Path, prof: FileProfile) -> None:
     prof.tables = [tp]
     cols = ", ".join(f.name for f in list(schema)[:8]) + (", ..." if len(schema) > 8 else "")
     prof.summary = f"Parquet table, {meta.num_rows} rows x {len(schema)} columns ({cols})"
+    if geometry := _geometry_columns(kv.get(b"geo")):
+        # GeoParquet: geopandas reads its WKB columns as shapes, in the CRS its metadata gives
+        tp.options["geometry_columns"] = geometry
+        for c in tp.columns:
+            if c.name in geometry:
+                raw = batch.column(c.name).to_pylist()[:3] if batch is not None else []
+                c.dtype, c.examples, c.top_values = "geometry", _wkt(raw), []
+        for row in tp.sample_rows:
+            for name in geometry:
+                row.pop(name, None)
+        prof.kind = "geo"
+        prof.summary = f"GeoParquet table, {meta.num_rows} rows x {len(schema)} columns ({cols})"
+
+
+def _geometry_columns(geo: bytes | None) -> list[str]:
+    """The geometry columns GeoParquet's "geo" metadata names (none where it is absent or damaged)."""
+    if not geo:
+        return []
+    try:
+        columns = json.loads(geo).get("columns") or {}
+    except (ValueError, AttributeError):
+        return []
+    return [str(c) for c in columns] if isinstance(columns, dict) else []
+
+
+def _wkt(values: list) -> list[str]:
+    """Shapes as short WKT, for examples (WKB bytes from the file)."""
+    try:
+        import shapely
+
+        return [(g.wkt[:79] + "…" if len(g.wkt) > 80 else g.wkt) if g is not None else ""
+                for g in shapely.from_wkb([v for v in values if v is not None])]
+    except Exception:  # noqa: BLE001 - examples only
+        return []
 
 
 def _named_index(pandas_meta: bytes, names: list[str]) -> list[str]:

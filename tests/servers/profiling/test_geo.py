@@ -76,15 +76,46 @@ def test_numbers_a_kml_leaves_empty_are_missing_not_zero(tmp_path: Path) -> None
     marks = []
     for i in range(20):
         value = "" if i % 5 == 0 else str(10 * (i % 4))
+        flag = "" if i % 4 == 1 else ["true", "false"][i % 2]
         marks.append(f'<Placemark><name>Fire {i}</name><ExtendedData><SchemaData schemaUrl="#s">'
                      f'<SimpleData name="Contained">{value}</SimpleData><SimpleData name="Acres">{i * 7}</SimpleData>'
+                     f'<SimpleData name="Mapped">{flag}</SimpleData>'
                      f'</SchemaData></ExtendedData><Point><coordinates>-{110 + i * 0.1},{40 + i * 0.05}</coordinates></Point></Placemark>')
     f = tmp_path / "perimeters.kml"
     f.write_text('<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document>'
                  '<Schema name="s" id="s"><SimpleField name="Contained" type="int"/><SimpleField name="Acres" type="int"/>'
+                 '<SimpleField name="Mapped" type="bool"/>'
                  "</Schema><Folder><name>fires</name>" + "".join(marks) + "</Folder></Document></kml>")
     prof, ns = profile_and_load(f)
     gdf = ns["data"]
     assert gdf["Contained"].isna().sum() == 4 and (gdf["Contained"] == 0).sum() == 4  # reported zeros stay
     assert gdf["Acres"].notna().all()
+    assert gdf["Mapped"].isna().sum() == 5 and (gdf["Mapped"] == False).sum() == 5  # noqa: E712
     assert prof.loader_check.verified
+
+
+def test_a_kmz_a_shapefile_in_a_zipped_folder_and_geoparquet(tmp_path: Path) -> None:
+    """Google Earth's zipped KML, a city portal's zip of a folder holding a shapefile, and a
+    GeoParquet file are read as geographic data, each by what its content is."""
+    import zipfile
+
+    kml = tmp_path / "doc.kml"
+    _points(6).to_file(kml, driver="KML")
+    kmz = tmp_path / "stops.kmz"
+    with zipfile.ZipFile(kmz, "w") as z:
+        z.write(kml, "doc.kml")
+    folder = tmp_path / "zones"
+    folder.mkdir()
+    _points(9).to_file(folder / "zones.shp")
+    zipped = tmp_path / "zones_shp.zip"
+    with zipfile.ZipFile(zipped, "w") as z:
+        for f in folder.iterdir():
+            z.write(f, f"zones/{f.name}")
+    gpq = tmp_path / "points.parquet"
+    _points(11).to_parquet(gpq)
+    for path, n in ((kmz, 6), (zipped, 9), (gpq, 11)):
+        prof, ns = profile_and_load(path)
+        assert prof.status == "ok" and prof.kind == "geo", (path.name, prof.reason)
+        frame = ns["data"]
+        assert len(frame) == n and frame.geometry.iloc[0].geom_type == "Point", path.name
+        assert prof.loader_check.verified, path.name
