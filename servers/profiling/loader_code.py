@@ -700,6 +700,7 @@ def _xml(profile: FileProfile) -> _Body:
     """Each record element's attributes and text-only children as a row, parsed as the profiler
     parses it: incrementally, with no entity, DTD or network access, records freed as read."""
     tag = profile.tables[0].options["record"]
+    group = profile.tables[0].options.get("group")
     module = COMPRESSION_MODULES.get(profile.attributes.get("compression", ""))
     return _Body([_PANDAS, "from lxml import etree", *([f"import {module}"] if module else [])], [
         "records = []",
@@ -710,10 +711,11 @@ def _xml(profile: FileProfile) -> _Body:
         "        for child in el:",
         "            if isinstance(child.tag, str) and len(child) == 0:",
         "                row.setdefault(etree.QName(child).localname, child.text)",
-        "        parent = el.getparent()  # the group the record belongs to (not the root): its attributes",
-        "        if parent is not None and parent.getparent() is not None and isinstance(parent.tag, str):",
-        "            for k, v in parent.attrib.items():",
-        '                row.setdefault(f"{etree.QName(parent).localname}.{etree.QName(k).localname}", v)',
+        *(["        parent = el.getparent()  # the element grouping the records (not the root): its attributes",
+           "        if parent is not None and parent.getparent() is not None and isinstance(parent.tag, str) and "
+           f"etree.QName(parent).localname == {literal(group)}:",
+           "            for k, v in parent.attrib.items():",
+           f'                row.setdefault({literal(group + ".")} + etree.QName(k).localname, v)'] if group else []),
         "        records.append(row)",
         "        el.clear(keep_tail=True)",
         "        while el.getprevious() is not None:",

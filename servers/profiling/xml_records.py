@@ -39,17 +39,17 @@ def _fields(el: Any) -> dict[str, str | None]:
     return row
 
 
-def _with_parent(el: Any, row: dict[str, str | None]) -> dict[str, str | None]:
-    """The record's fields, then its parent's attributes when the parent is not the document's root:
-    which series a sample belongs to (`<Tag name="CL2" units="mg/L"><Sample .../>`), as "Tag.name"."""
+def _group(el: Any) -> tuple[str | None, dict[str, str | None]]:
+    """The element that groups the record, when it is not the document's root: its local name and
+    its attributes, as "<name>.<attribute>" (which series a sample belongs to: `<Tag name="CL2"
+    units="mg/L"><Sample .../>` gives "Tag.name", "Tag.units")."""
     from lxml import etree
 
     parent = el.getparent()
-    if parent is not None and parent.getparent() is not None and isinstance(parent.tag, str):
-        group = etree.QName(parent).localname
-        for k, v in parent.attrib.items():
-            row.setdefault(f"{group}.{etree.QName(k).localname}", v)
-    return row
+    if parent is None or parent.getparent() is None or not isinstance(parent.tag, str):
+        return None, {}
+    name = etree.QName(parent).localname
+    return name, {f"{name}.{etree.QName(k).localname}": v for k, v in parent.attrib.items()}
 
 
 def _record_tag(path: Path, compression: str | None) -> str | None:
@@ -74,25 +74,36 @@ def _record_tag(path: Path, compression: str | None) -> str | None:
 
 
 def _read_records(path: Path, tag: str, limit: int, count_to_end: bool,
-                  compression: str | None) -> tuple[list[dict[str, str | None]], int, int]:
+                  compression: str | None) -> tuple[list[dict[str, str | None]], int, int, str | None]:
     """The first `limit` records, how many were counted (to the file's end when `count_to_end`),
-    and the bytes read to count them (decompressed ones for a compressed file)."""
+    the bytes read to count them (decompressed ones for a compressed file), and the name of the
+    element that groups them all, if one does (`_group`)."""
     from lxml import etree
 
     rows: list[dict[str, str | None]] = []
+    groups: list[tuple[str | None, dict[str, str | None]]] = []
     n = 0
     with open_compressed(path, compression) as f:
         for _, el in etree.iterparse(f, events=("end",), tag=f"{{*}}{tag}", **SAFE):
             n += 1
             if len(rows) < limit:
-                rows.append(_with_parent(el, _fields(el)))
+                rows.append(_fields(el))
+                groups.append(_group(el))
             elif not count_to_end:
                 break
             el.clear(keep_tail=True)
             while el.getprevious() is not None:  # free the records already read
                 del el.getparent()[0]
         read = f.tell()
-    return rows, n, read
+    # records that all sit under elements of one name (a historian's tags) carry their attributes;
+    # under several (an OpenStreetMap tag under nodes, ways and relations) none do
+    names = {name for name, _ in groups}
+    group = names.pop() if len(names) == 1 else None
+    if group is not None:
+        for row, (_, attrs) in zip(rows, groups):
+            for k, v in attrs.items():
+                row.setdefault(k, v)
+    return rows, n, read, group
 
 
 def profile(path: Path, prof: FileProfile, det: Detection) -> None:
@@ -104,7 +115,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         tag = _record_tag(path, det.compression)
         # a compressed file is counted whole when it is small: its size says nothing of its records
         exact = prof.size_bytes <= (COUNT_BYTES if not det.compression else COUNT_BYTES // 8)
-        rows, total, read = _read_records(path, tag, MAX_RECORDS, exact, det.compression) if tag else ([], 0, 0)
+        rows, total, read, group = _read_records(path, tag, MAX_RECORDS, exact, det.compression) if tag else ([], 0, 0, None)
     except (etree.XMLSyntaxError, EOFError) as e:
         if _text(path, prof, det.compression):
             prof.summary += f" (not well-formed XML: {e})"
@@ -115,7 +126,7 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         _text(path, prof, det.compression)
         return
     df = as_numbers(pd.DataFrame(rows))
-    tp = TableProfile(name=tag, options={"record": tag})
+    tp = TableProfile(name=tag, options={"record": tag, **({"group": group} if group else {})})
     if exact:
         tp.n_rows, tp.n_rows_exact = total, True
     else:
