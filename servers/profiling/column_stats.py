@@ -293,6 +293,9 @@ _FOOTNOTE_REFERENCE = re.compile(r"^\[\d{1,2}\]$")  # "[1]" in place of a number
 _SPREADSHEET_ERROR = re.compile(r"^#(?:VALUE!|N/A|DIV/0!|REF!|NUM!|NAME\?|NULL!|GETTING_DATA|SPILL!|CALC!|FIELD!)$", re.I)
 
 
+_TRAILING_DAGGERS = re.compile(r"\s*[†‡]+$")
+
+
 def marker_shaped(text: str) -> bool:
     """A token that reads as "no value" rather than as a value or a label: punctuation ("-", "..",
     "*"), a spreadsheet error ("#VALUE!"), a missing word ("n.a.", "null"), or one or two letters
@@ -302,6 +305,7 @@ def marker_shaped(text: str) -> bool:
     s = text.strip()
     if missing_word(s):
         return True
+    s = _TRAILING_DAGGERS.sub("", s) or s  # "NR †": a marker with its footnote's dagger
     if not s or " " in s:
         return False
     if _SPREADSHEET_ERROR.match(s) or _FOOTNOTE_REFERENCE.match(s) or _BRACKETED_SYMBOL.match(s):
@@ -310,7 +314,7 @@ def marker_shaped(text: str) -> bool:
         return False
     letters = [ch for ch in s if ch.isalpha()]
     rest = [ch for ch in s if not ch.isalpha()]
-    return len(letters) <= 2 and all(ch in "-–—.*/?:()[]_~+!" for ch in rest)
+    return len(letters) <= 2 and all(ch in "-–—.*/?:()[]_~+!†‡" for ch in rest)
 
 
 _BRACKETED_SYMBOL = re.compile(r"^\[[a-z]{1,3}\]$", re.IGNORECASE)  # "[x]", "[c]", "[low]": UK official statistics

@@ -11,15 +11,16 @@ storm damages, "10.00K", "1.50M"); brackets or a minus make it negative.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from lakeboard.servers.profiling.column_stats import generic_marker, marker_shaped
+from lakeboard.servers.profiling.column_stats import generic_marker, marker_shaped, missing_markers
 
 if TYPE_CHECKING:
     import pandas as pd
 
 _CURRENCIES = frozenset("$€£¥")
-FOOTNOTE_MARK = r"(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡!]|(?:\[\w{1,3}\])+)"
+FOOTNOTE_MARK = r"(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡!]|(?:\[\w{1,3}\])+|\([A-Za-z][a-z]{0,14}\))"
 
 
 def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> float | None:
@@ -83,8 +84,8 @@ def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
             number = signed_number(text, point) if text and text.strip() else None
             if number is None:
                 if text and text.strip():
-                    if not generic_marker(text) or not marker_shaped(text):
-                        break  # a letter may be a value ("T", a trace of rain): not a gap here
+                    if not marker_shaped(text):
+                        break
                     gaps.append(text)
                 values.append(None)
                 continue
@@ -97,11 +98,23 @@ def signed_column(cells: list[Any], missing: frozenset[Any], decimal: str = ".",
             numbers = sum(v is not None for v in values)
             # footnote marks on a few numbers among plain ones: on most, they are codes ("12a", "12b")
             noted_ok = marks == {"", "note"} and noted * 2 <= numbers
+            # amounts with and without a currency sign are amounts alike ("$1,234.56" among 1981.04)
             if numbers > len(gaps) and (marks <= {""} if plain else noted_ok if "note" in marks
-                                        else len(marks) == 1 and "" not in marks):
+                                        else marks in ({"%"}, {"currency"}, {"", "currency"})) and _gaps(gaps, values):
                 return values, point, sorted(set(gaps))
     scaled = scaled_column(cells, missing)
     return (scaled, ".", []) if scaled is not None else None
+
+
+def _gaps(gaps: list[str], values: list[Any]) -> bool:
+    """The texts among the numbers are gaps: marks of no value ("-", "n.a."), or letters that read
+    as a marker among measurements, as `missing_markers` takes them ("NR †" among estimates); a
+    letter among a few repeated numbers may be a value ("T", a trace of rain)."""
+    coded = Counter(g for g in gaps if not generic_marker(g))
+    if not coded:
+        return True
+    numbers = [v for v in values if v is not None]
+    return bool(missing_markers(len(numbers), len(set(numbers)), Counter(gaps)))
 
 
 _SCALED = re.compile(r"^-?\d+(?:\.\d+)?\s?([KMB])$")

@@ -18,6 +18,7 @@ from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.fill_values import declared_fill_values
 
 SAMPLE_ROWS = 2000
+COUNT_BYTES = 256 << 20  # files whose rows are counted by reading them, where the format does not say
 MAX_LABELS = 200
 
 # pyreadstat's reader for each format detect.py found (by content where the file has a signature),
@@ -74,6 +75,14 @@ def profile(path: Path, prof: FileProfile, det: Detection) -> None:
         prof.reason = f"not a readable {_NAMES[det.format]} file: {value_text(str(e), 200)}"
         return
     rows = meta.number_rows if meta.number_rows is not None and meta.number_rows >= 0 else None
+    if (rows is None or rows == len(df)) and len(df) >= SAMPLE_ROWS and path.stat().st_size <= COUNT_BYTES \
+            and meta.column_names:
+        # SAS transport files do not say how many rows they hold (pyreadstat gives the rows it read):
+        # read one variable to count them
+        try:
+            rows = len(read(str(path), usecols=meta.column_names[:1])[0])
+        except Exception:  # noqa: BLE001 - the count stays a lower bound
+            rows = None
     exact = rows is not None or len(df) < SAMPLE_ROWS
     tp = TableProfile(n_rows=rows if rows is not None else len(df), n_rows_exact=exact)
     labels = [f"{name}: {label}" for name, label in zip(meta.column_names, meta.column_labels or []) if label]

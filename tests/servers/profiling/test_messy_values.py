@@ -14,7 +14,7 @@ import pytest
 
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling import profile_file
-from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE
+from lakeboard.servers.profiling.column_stats import FILL_VALUE_NOTE, marker_shaped
 from lakeboard.servers.profiling.fill_values import declared_fill_values
 from lakeboard.servers.profiling.lake import apply_declarations
 from tests.servers.profiling.loading import profile_and_load, run_loader
@@ -589,6 +589,12 @@ def test_a_field_its_types_row_declares_numeric_reads_its_codes_as_gaps(tmp_path
     assert df["149138_00065_00003"].dtype == "float64" and df["149138_00065_00003"].isna().sum() == 37
     assert (df["cd"] == "P").all() and df["site_no"].iloc[0] == "07374000"
     assert prof.loader_check.verified
+
+
+def test_a_dagger_in_brackets_marks_a_gap() -> None:
+    """NCES writes '(†)' where a value does not apply, and 'NR †' is a marker with its footnote."""
+    assert marker_shaped("(†)") and marker_shaped("‡") and marker_shaped("NR †")
+    assert not marker_shaped("12 †") and not marker_shaped("Total †")
 
 
 def test_a_statistics_office_s_legend_of_four_symbols_and_a_column_of_dashes(tmp_path: Path) -> None:

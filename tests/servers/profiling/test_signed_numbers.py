@@ -67,6 +67,18 @@ def test_reliability_and_significance_flags_after_numbers() -> None:
     assert signed_numbers(pd.Series(["6.5", "1.3 !", "0.8 ! †", None])).tolist()[:3] == [6.5, 1.3, 0.8]
 
 
+def test_flags_and_gaps_of_health_statistics() -> None:
+    """CDC: 'NR †' (not reported) among estimates marked '‡'; WONDER's '5.2 (Unreliable)' beside
+    'Suppressed'; a price list's '$1,234.56' among bare amounts. Grades stay text."""
+    estimates = [f"{60 + i % 30}.{i % 10}" + (" ‡" if i % 9 == 0 else "") if i % 25 else "NR †" for i in range(100)]
+    read = signed_column(estimates, frozenset())
+    assert read is not None and read[2] == ["NR †"] and read[0][1] == 61.1
+    rates = ["10.9", "5.2 (Unreliable)", "Suppressed", "1615.3", "Not Applicable", "591"]
+    assert signed_column(rates, frozenset())[0] == [10.9, 5.2, None, 1615.3, None, 591.0]
+    assert signed_column(["$1,234.56", "1981.04", "$12.00", "87"], frozenset())[0] == [1234.56, 1981.04, 12.0, 87.0]
+    assert signed_column(["5%", "A", "B+", "B"], frozenset()) is None
+
+
 def test_a_sheet_s_lists_of_numbers_are_no_decimals() -> None:
     """An excavation register's 'Below' cells list context numbers ("997,991"): no decimal comma
     is read in a sheet's text where a comma has three digits after it; "1,5" still is one."""

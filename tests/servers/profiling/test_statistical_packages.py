@@ -98,3 +98,12 @@ def test_codes_a_variable_label_declares_are_missing(tmp_path: Path) -> None:
     assert df["endyr"].isna().sum() == 5 and df["deaths"].isna().sum() == 8 and df["warnum"].notna().all()
     assert any("endyr -9" in n for n in prof.tables[0].notes)
     assert prof.loader_check.verified
+
+
+def test_a_sas_transport_file_s_rows_are_counted(tmp_path: Path) -> None:
+    """pyreadstat says an XPT file holds the rows it read: the profile counts them all."""
+    f = tmp_path / "demo.xpt"
+    pyreadstat.write_xport(pd.DataFrame({"SEQN": range(2400), "AGE": [i % 80 for i in range(2400)]}), str(f))
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].n_rows == 2400 and prof.tables[0].n_rows_exact and len(ns["data"]) == 2400
+    assert prof.loader_check.verified
