@@ -503,6 +503,23 @@ class _Analyzer:
                 b.has_blank_rows = any(self.grid.is_blank(i) for i in range(b.data_start, end + 1))
 
     # -- one run of non-blank rows ----------------------------------------------
+    def sparse_wide_header(self, rows: list[int], end: int) -> int | None:
+        """A row of distinct labels filling every one of its 8 fields or more, over rows of as many
+        fields that leave most of them empty: the header of a wide, sparse table (a hospital's
+        price list, a payer a column), whose rows are never dense enough to start the data."""
+        for i in rows:
+            if i >= end:
+                return None
+            row, inf = self.grid.row(i), self.info(i)
+            fields = len(row)
+            if fields < 8 or inf.n != fields or inf.n_value or len({cell_text(v) for v in row}) != fields:
+                continue
+            below = [j for j in range(i + 1, min(end, i + 10) + 1)]
+            if len(below) >= 3 and all(len(self.grid.row(j)) == fields and 2 <= self.info(j).n < 0.8 * fields
+                                       for j in below):
+                return i
+        return None
+
     def numbered_row(self, i: int) -> bool:
         """Row i holds a number of several cells, and not a year: a row of data (a household's
         first, with its schedule number), no header or title."""
@@ -527,6 +544,8 @@ class _Analyzer:
         while end > seg.start and len(footnotes) < MAX_NOTE_LINES and self.trailing_note(end, width):
             footnotes.insert(0, end)
             end -= 1
+        if first and (h := self.sparse_wide_header(head_rows, end)) is not None:
+            return _SegmentLayout(list(range(seg.start, h)), [h], None, h + 1, end, footnotes, True)
         # Start of the data: the first dense row that agrees in kind with the next one
         # (rows are parsed only as far as this search goes).
         dense_rows: list[int] = []

@@ -800,3 +800,23 @@ def test_groups_of_rows_between_blank_lines_stay_one_table(tmp_path: Path) -> No
     df = ns["data"]
     assert len(df) == 90 and list(df.columns)[:3] == ["Schedule", "Address", "Name"]
     assert df["Name"].tolist()[-1] == "Kin15-3"
+
+
+def test_a_wide_sparse_table_under_metadata_rows_keeps_its_header(tmp_path: Path) -> None:
+    """A hospital's price list: two rows of metadata (names, then values), the header naming 30
+    payers' columns, and rows that fill a few of them: the header was taken 50 rows down."""
+    payers = [f"standard_charge|payer{k // 2}|negotiated_{'dollar' if k % 2 else 'percentage'}" for k in range(80)]
+    lines = ["hospital_name,last_updated_on,version", "St. Joseph's,2024-07-01,2.0.0",
+             ",".join(["description", "code", "setting", "gross", "cash", *payers])]
+    for i in range(200):
+        cells = [f"ITEM {i}", str(70000 + i), "inpatient", f"{4000 + i}.71", f"{2000 + i}.23"] + [""] * 80
+        for k in range(80):
+            if (i * 31 + k * 17) % 100 < 35 + i % 10:  # a payer's amount, or its methodology in words
+                cells[5 + k] = f"{100 + (i + k) % 900}.{k % 100:02d}" if (i + k) % 3 else "fee schedule"
+        lines.append(",".join(cells))
+    f = tmp_path / "standardcharges.csv"
+    f.write_text("\n".join(lines) + "\n")
+    prof, ns = profile_and_load(f)
+    assert prof.tables[0].header_row == 2 and len(ns["data"]) == 200
+    assert list(ns["data"].columns)[:2] == ["description", "code"]
+    assert prof.loader_check.verified
