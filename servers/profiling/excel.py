@@ -30,7 +30,7 @@ from lakeboard.servers.profiling.column_stats import (
 )
 from lakeboard.servers.profiling.declarations import declared
 from lakeboard.servers.profiling.fill_values import add_na_values, as_na_value, declared_fill_values
-from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
+from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype, signed_number
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import (
     EMPTY,
@@ -412,7 +412,7 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
     if tp.drop_blank_rows:
         fixed = [r for r in fixed if any(v is not None for v in r)]
     columns = [[r[j] for r in fixed] for j in range(width)]
-    mixed = _missing_values(tp, grid, b, end, list(names[:width]), columns)
+    mixed, marked = _missing_values(tp, grid, b, end, list(names[:width]), columns)
     opts = tp.options
     if (b.header is not None and not b.names and b.data_start == b.header + 1
             and any(isinstance(opts.get(k), dict) for k in ("na_values", "fill_values"))
@@ -425,6 +425,11 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
     signed, codes, serial = [], {}, []
     for j, (dtype, values) in enumerate(typed):
         if j in mixed:
+            continue
+        if j in marked:
+            read = [None if v is None else signed_number(v) for v in values]
+            typed[j] = (signed_dtype(read), read)
+            signed.append([labels[j], "."])
             continue
         if dtype in ("float64", "int64") and serial_dates(str(names[j]), values):
             typed[j] = ("datetime64[ns]", [None if v is None else _SERIAL_ORIGIN + timedelta(seconds=round(v * 86400)) for v in values])
@@ -468,12 +473,15 @@ def serial_dates(name: str, values: list[Any]) -> bool:
             and all(isinstance(v, (int, float)) and _SERIAL_SPAN[0] <= v <= _SERIAL_SPAN[1] for v in numbers))
 
 
-def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names: list[str], columns: list[list[Any]]) -> set[int]:
+def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names: list[str],
+                    columns: list[list[Any]]) -> tuple[set[int], set[int]]:
     """Missing values of a sheet's table: declared in its notes or by the lake's documents, and text
     markers found in its numeric columns (every row read, not only the sample). They go into the
     reader options, and the sampled `columns` are updated in place to read as the loader reads them.
-    Returns the columns of numbers that hold other text too (they load as objects)."""
+    Returns the columns of numbers that hold other text too (they load as objects), and those
+    whose text cells are numbers written with a mark or a sign (the loader converts them)."""
     mixed: set[int] = set()
+    signed: set[int] = set()
     opts = tp.options
     labels: list[Any] = list(range(len(names))) if opts.get("header", 0) is None and not b.names else names
     said = declared()
@@ -493,7 +501,13 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
         n_numbers, n_distinct, tokens, markers = found[j]
         markers = markers or in_table(n_numbers, n_distinct, tokens) or ([] if n_numbers else text_markers(tokens))
         if n_numbers and tokens and not markers:
-            mixed.add(j)
+            # "3.4*" (an estimate), "$16,560.00" among a sheet's number cells; not "(1.13)", which a
+            # sheet writes as text for a standard error under its estimate (a negative is a number cell)
+            if sum(tokens.values()) <= n_numbers and all(
+                    signed_number(t) is not None and not t.strip().startswith(("(", "-", "\u2212")) for t in tokens):
+                signed.add(j)
+            else:
+                mixed.add(j)
         if own or markers:
             by_label[label] = own + markers
         texts = gone | frozenset(markers)
@@ -513,4 +527,4 @@ def _missing_values(tp: TableProfile, grid: RowsGrid, b: Block, end: int, names:
                 columns[j] = without_numbers("float64", columns[j], fills)[1]
     if everywhere or by_label:
         add_na_values(opts, labels, everywhere, by_label, excel=True)
-    return mixed
+    return mixed, signed

@@ -27,6 +27,8 @@ def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> fl
     """`text` as a number if it is one, written with a currency or percent sign or none; else None.
     A scale letter counts only after a currency amount ("$55M"): a bare "12M" may be months;
     `bare_scale`: after any number (a column whose every number carries one, `scaled_column`)."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text)  # a sheet's number cell, beside text cells written with marks
     if not isinstance(text, str):
         return None
     thousands = "," if decimal == "." else ". \u00a0\u202f"

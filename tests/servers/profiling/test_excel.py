@@ -292,3 +292,23 @@ def test_dates_kept_as_day_numbers_in_a_column_named_for_dates(tmp_path: Path) -
     df = ns["data"]["Sheet"]
     assert str(df["Date/Time Ordered"].iloc[0]) == "2021-08-27 18:00:00" and df["Gallons"].iloc[1] == 44001
     assert prof.loader_check.verified
+
+
+def test_number_cells_beside_text_cells_written_with_marks(tmp_path: Path) -> None:
+    """A resource-order sheet: 'Hours Flown' holds numbers and a few text cells '3.4*' (estimates),
+    'Cost' numbers and a few '$16,560.00'; both load as numbers. A column of numbers beside words
+    keeps its objects."""
+    f = tmp_path / "orders.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Request", "Hours Flown", "Cost", "Remarks"])
+    for i in range(40):
+        ws.append([f"A-{i}", f"{i / 10 + 1:.1f}*" if i % 7 == 3 else i / 10 + 1,
+                   f"${1000 + i:,}.00" if i % 5 == 2 else 1000 + i, "released" if i % 6 == 4 else i])
+    wb.save(f)
+    prof, ns = profile_and_load(f)
+    cols = {c.name: c.dtype for c in prof.tables[0].columns}
+    assert cols["Hours Flown"] == "float64" and cols["Cost"] == "int64" and cols["Remarks"] == "object"
+    df = ns["data"]["Sheet"]
+    assert df["Hours Flown"].iloc[10] == 2.0 and df["Cost"].iloc[7] == 1007
+    assert prof.loader_check.verified
