@@ -325,7 +325,7 @@ class _Analyzer:
         inf = self.info(i)
         row = self.grid.row(i)
         vals = [v for v, k in zip(row, inf.kinds) if k == VALUE]
-        if self.column_numbers(i, nxt):
+        if self.column_numbers(i, nxt) or self.numbered_header(i, nxt):
             return True
         if not vals or inf.n_value < 2 or not all(_period_label(v) for v in vals):
             return False
@@ -349,6 +349,14 @@ class _Analyzer:
         except ValueError:
             return False
         return numbers == list(range(1, len(numbers) + 1)) and self.info(nxt).kinds[:1] == (TEXT,)
+
+    def numbered_header(self, i: int, nxt: int | None) -> bool:
+        """A label, then numbers in even steps naming the columns (registers 40001 … 40008, wavelengths
+        400, 410, 420 …) over a row whose numbers are no such run: a header, not a row of data."""
+        inf = self.info(i)
+        if nxt is None or inf.n_value < 3 or inf.n_text != 1 or inf.kinds[:1] != (TEXT,):
+            return False
+        return _even_steps(self.grid.row(i), inf) and not _even_steps(self.grid.row(nxt), self.info(nxt))
 
     def coded_like_below(self, i: int, end: int) -> bool:
         """Every filled cell of row `i` holds a digit and is written like most cells under it
@@ -668,6 +676,16 @@ class _Analyzer:
             return _SegmentLayout(list(range(seg.start, seg.end + 1)), [], None, None, None, [], False)
         titles = list(range(seg.start, header_rows[0] if header_rows else d))
         return _SegmentLayout(titles, header_rows, names, d, end, footnotes, strong)
+
+
+def _even_steps(row: Sequence[Any], inf: RowInfo) -> bool:
+    """The row's numbers rise in one step: 40001, 40002, 40003 …"""
+    try:
+        numbers = [float(cell_text(v)) for v, k in zip(row, inf.kinds) if k == VALUE]
+    except ValueError:
+        return False
+    steps = {round(b - a, 9) for a, b in zip(numbers, numbers[1:])}
+    return len(numbers) >= 3 and len(steps) == 1 and steps.pop() > 0
 
 
 def _period_label(v: Any) -> bool:

@@ -820,3 +820,21 @@ def test_a_wide_sparse_table_under_metadata_rows_keeps_its_header(tmp_path: Path
     assert prof.tables[0].header_row == 2 and len(ns["data"]) == 200
     assert list(ns["data"].columns)[:2] == ["description", "code"]
     assert prof.loader_check.verified
+
+
+def test_a_header_of_numbers_in_even_steps_names_the_columns(tmp_path: Path) -> None:
+    """A Modbus poll names its columns by register (40001 … 40006) and a spectrum by wavelength
+    (400, 410 …) under '#' comments; a data row whose numbers happen to rise stays data."""
+    f = tmp_path / "meter.csv"
+    rows = [f"2024-01-15T08:00:{i:02d},{2291 + i},{1259 - i * 3},{5007 + i % 4},{i % 2},{845 + i},{62 + i}" for i in range(40)]
+    f.write_text("# modpoll 3.10\n# Slave address: 1\ntimestamp,40001,40002,40003,40004,40005,40006\n" + "\n".join(rows) + "\n")
+    prof, ns = profile_and_load(f)
+    assert list(ns["data"].columns)[:3] == ["timestamp", "40001", "40002"] and len(ns["data"]) == 40
+    g = tmp_path / "spectra.csv"
+    g.write_text("sample,400,410,420,430\n" + "\n".join(f"S{i},0.{i + 10},0.{i + 31},0.{i + 17},0.{50 - i}" for i in range(30)) + "\n")
+    prof, ns = profile_and_load(g)
+    assert list(ns["data"].columns) == ["sample", "400", "410", "420", "430"] and len(ns["data"]) == 30
+    h = tmp_path / "counts.csv"
+    h.write_text("site,a,b,c,d\n" + "\n".join(f"S{i},{i},{i + 1},{i + 2},{i + 3}" for i in range(30)) + "\n")
+    prof, ns = profile_and_load(h)
+    assert list(ns["data"].columns) == ["site", "a", "b", "c", "d"] and len(ns["data"]) == 30
