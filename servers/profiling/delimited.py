@@ -47,7 +47,7 @@ from lakeboard.servers.profiling.fill_values import add_na_values, declared_fill
 from lakeboard.servers.profiling.signed_numbers import signed_column, signed_dtype
 from lakeboard.servers.profiling.detect import Detection
 from lakeboard.servers.profiling.table_layout import (HEAD_PROBE, TEXT, VALUE, Block, cell_kind, declared_numeric,
-                                                      find_blocks, row_text, trailing_notes)
+                                                      find_blocks, row_text, totals_among_rows, trailing_notes)
 from lakeboard.servers.profiling.text_lines import TextLines, code_units
 from lakeboard.servers.profiling.text_sample import TextSample, normalise_newlines, open_compressed, read_text_sample
 
@@ -774,6 +774,8 @@ def _table(
     tokens += [v for note in notes for v in declared_fill_values(note)] + said.everywhere
     if tokens:
         opts["na_values"] = list(dict.fromkeys(tokens))
+    if sample.complete and (totals := totals_among_rows(grid, b, len(grid) if b.data_end is None else b.data_end + 1)):
+        notes.append(totals)
     tp.notes = [n for n in notes if n]
     if b.repeated_headers:  # more than are split into tables of their own
         tp.notes.append(f"the header line is repeated {len(b.repeated_headers)} times among the data (files joined "

@@ -43,6 +43,7 @@ from lakeboard.servers.profiling.table_layout import (
     find_blocks,
     row_text,
     side_by_side,
+    totals_among_rows,
 )
 
 MAX_ROWS = 2000  # rows read per sheet
@@ -393,6 +394,8 @@ def _table(sheet: str, grid: RowsGrid | ColumnSlice, b: Block, truncated: bool, 
     tp.title = next((t for t in titles if 3 <= len(t) <= 200 and any(ch.isalpha() for ch in t)), None)
     notes = titles + [row_text(grid.row(i)) for i in b.footnote_rows]
     notes += [f"summary row under the data, left out: {row_text(grid.row(i))}" for i in b.footer_rows]
+    if not truncated and (totals := totals_among_rows(grid, b, (b.data_end if b.data_end is not None else n_rows - 1) + 1)):
+        notes.append(totals)
     tp.notes = [n for n in notes if n]
     if b.data_end is not None:
         tp.n_rows = sum(1 for i in range(b.data_start, b.data_end + 1) if not grid.blank[i])

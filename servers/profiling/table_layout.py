@@ -17,7 +17,8 @@ from datetime import date, datetime, time
 from functools import cache, lru_cache
 from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
 
-from lakeboard.servers.profiling.column_stats import generic_marker, limit_cell, marker_shaped, missing_phrase, unique_names
+from lakeboard.servers.profiling.column_stats import (generic_marker, limit_cell, marker_shaped, missing_phrase, unique_names,
+                                                      value_text)
 from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
@@ -1124,6 +1125,34 @@ def _number(v: Any) -> float | None:
 
 
 _SPREAD_WORDS = frozenset({"sd", "s.d", "stdev", "st dev", "sem", "s.e.m", "se", "cv", "cv %", "cv%"})
+
+
+_TOTAL_WORDS = frozenset({"total", "totals", "subtotal", "subtotals"})
+MAX_TOTALS_NOTED = 8
+
+
+def totals_among_rows(grid: Grid, b: Block, stop: int) -> str | None:
+    """A note naming the rows among a table's data that total others ("Statewide Total", "Eastern
+    Area subtotal", "U.S. total"): kept as data, they double a sum over the column. Only where the
+    first column labels its rows one by one (a dimension whose "Total" is one of its categories,
+    as long tables repeat it, is no such row) and the totals are a few of them."""
+    labels: list[tuple[int, str, bool]] = []  # (row, its first cell, it holds a number)
+    for i in range(b.data_start, stop):
+        if not grid.is_blank(i):
+            row = grid.row(i)
+            first = next((cell_text(v) for v in row if cell_kind(v) != EMPTY), "")
+            labels.append((i, first, any(cell_kind(v) == VALUE for v in row)))
+    texts = [t for _, t, _ in labels if t]
+    if len(texts) < 5 or len(set(texts)) < 0.9 * len(texts):
+        return None
+    # words, not a variable's name ("total_fire_region" in a list of variables)
+    totals = [(i, t) for i, t, valued in labels
+              if valued and "_" not in t and _TOTAL_WORDS.intersection(re.findall(r"[a-z]+", t.lower()))]
+    if not totals or len(totals) > 0.1 * len(labels):
+        return None
+    shown = "; ".join(f"{value_text(t, 60)!r} (row {i - b.data_start + 1})" for i, t in totals[:MAX_TOTALS_NOTED])
+    more = f" and {len(totals) - MAX_TOTALS_NOTED} more" if len(totals) > MAX_TOTALS_NOTED else ""
+    return (f"rows that total others, kept as data: {shown}{more}; leave them out before summing a column")
 
 
 def _spread_row(inf: RowInfo, row: Sequence[Any]) -> bool:

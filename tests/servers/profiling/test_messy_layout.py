@@ -838,3 +838,23 @@ def test_a_header_of_numbers_in_even_steps_names_the_columns(tmp_path: Path) -> 
     h.write_text("site,a,b,c,d\n" + "\n".join(f"S{i},{i},{i + 1},{i + 2},{i + 3}" for i in range(30)) + "\n")
     prof, ns = profile_and_load(h)
     assert list(ns["data"].columns) == ["site", "a", "b", "c", "d"] and len(ns["data"]) == 30
+
+
+def test_rows_that_total_others_among_the_data_are_noted(tmp_path: Path) -> None:
+    """A court caseload table opens with 'Statewide Total' and a sheet ends each line with its
+    subtotal: kept as data, they are named in a note. A long table whose dimension has a 'Total'
+    category, and a list of variables named 'total_fire', get no such note."""
+    f = tmp_path / "caseloads.csv"
+    f.write_text("County,Filed,Disposed\nStatewide Total,9000,8000\n"
+                 + "\n".join(f"County {i},{100 + i},{90 + i}" for i in range(40))
+                 + "\nNorth District subtotal,2000,1800\n" + "\n".join(f"Town {i},{50 + i},{40 + i}" for i in range(10)) + "\n")
+    prof, _ = profile_and_load(f)
+    (note,) = [n for n in prof.tables[0].notes if "total others" in n]
+    assert "'Statewide Total' (row 1)" in note and "'North District subtotal' (row 42)" in note
+    g = tmp_path / "long.csv"
+    g.write_text("sex,year,value\n" + "\n".join(f"{['Total', 'Male', 'Female'][i % 3]},{2000 + i // 3},{i}" for i in range(60)) + "\n")
+    h = tmp_path / "variables.csv"
+    h.write_text("variable,unit,scale\n" + "\n".join(f"{['total_fire', 'rain_sum', 'temp_max'][i % 3]}_{i},mm,{i}" for i in range(30)) + "\n")
+    for other in (g, h):
+        prof, _ = profile_and_load(other)
+        assert not any("total others" in n for n in prof.tables[0].notes), other.name
