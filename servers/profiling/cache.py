@@ -40,7 +40,7 @@ from lakeboard.servers.profiling.profile_codec import ProfileCodec, UndecodableP
 log = logging.getLogger(__name__)
 
 # Bump when readers change what they record: older cache entries are then re-profiled.
-PROFILER_VERSION = 30
+PROFILER_VERSION = 31
 DB_NAME = "profiles.sqlite"
 CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# Lakeboard profile cache (safe to delete).\n"
 # A row's rowid is a digest of its path (path_key), so no second b-tree lists the paths: with the

@@ -55,6 +55,7 @@ _EXTENSION_FORMATS: dict[str, tuple[str, str]] = {
     ".gml": ("geo", "geo"),
     ".kml": ("geo", "geo"),
     ".gpx": ("geo", "geo"),
+    ".osm": ("geo", "geo"),  # OpenStreetMap XML: GDAL's OSM driver makes its nodes and ways points and lines
     ".dbf": ("geo", "geo"),
     ".parquet": ("parquet", "parquet"),
     ".pq": ("parquet", "parquet"),
@@ -162,6 +163,9 @@ class Detection:
     reader: str  # module name in lakeboard.servers.profiling
     compression: str | None = None
     note: str | None = None  # e.g. "named .csv but the content is an Excel workbook"
+
+
+_OSM_ROOT = re.compile(r"^(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<osm[\s>]", re.S)
 
 
 def _ext(path: Path) -> str:
@@ -335,11 +339,13 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("html", "html")
         # an XML document with a <body> or <header> of its own (CCSDS orbit messages) is no page;
         # a fragment of a page is
-        if _HTML_TAG.search(low) and not (low.startswith("<?xml") or ext in (".xml", ".kml", ".gml", ".gpx", ".svg")):
+        if _HTML_TAG.search(low) and not (low.startswith("<?xml") or ext in (".xml", ".kml", ".gml", ".gpx", ".svg", ".osm")):
             return Detection("html", "html")
         if "<svg" in low:
             return Detection("image", "images")
-        if ext in (".xml", ".kml", ".gml", ".gpx", ".svg"):
+        if _OSM_ROOT.search(low[:1000]):
+            return Detection("geo", "geo")
+        if ext in (".xml", ".kml", ".gml", ".gpx", ".svg", ".osm"):
             return None
         if low.startswith("<?xml"):
             return Detection("xml", "xml_records")

@@ -59,7 +59,8 @@ def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
     parts = []
     for t in prof.tables[:5]:
         cols = ", ".join(c.name for c in t.columns[:6] if c.name != "geometry")
-        parts.append(f"{t.options.get('layer')} ({t.n_rows} {t.options.get('geometry_type') or ''} features; {cols})")
+        count = f"{t.n_rows} " if t.n_rows is not None else ""  # OpenStreetMap's layers are not counted
+        parts.append(f"{t.options.get('layer')} ({count}{t.options.get('geometry_type') or ''} features; {cols})")
     crs = prof.attributes.get("crs", "no CRS")
     driver = prof.attributes.get("driver", "")
     prof.summary = f"{driver or 'geographic'} data, {len(layers)} layer(s), {crs}: " + "; ".join(parts)

@@ -119,3 +119,22 @@ def test_a_kmz_a_shapefile_in_a_zipped_folder_and_geoparquet(tmp_path: Path) -> 
         frame = ns["data"]
         assert len(frame) == n and frame.geometry.iloc[0].geom_type == "Point", path.name
         assert prof.loader_check.verified, path.name
+
+
+def test_openstreetmap_xml_is_read_as_points_and_lines(tmp_path: Path) -> None:
+    """An OSM extract (nodes with tags, ways of node references): GDAL's OSM driver makes the tagged
+    nodes points and the ways lines; read as records, the ways' shapes and untagged nodes were lost."""
+    nodes = [f'<node id="{i}" lat="45.5{i:02d}" lon="-122.6{i:02d}" version="1">'
+             + (f'<tag k="amenity" v="cafe"/><tag k="name" v="Cafe {i}"/>' if i % 4 == 0 else "") + "</node>"
+             for i in range(40)]
+    ways = [f'<way id="{1000 + w}" version="1">' + "".join(f'<nd ref="{w * 5 + k}"/>' for k in range(5))
+            + f'<tag k="highway" v="residential"/><tag k="name" v="Street {w}"/></way>' for w in range(6)]
+    f = tmp_path / "extract.xml"  # named .xml: its <osm> root says what it is
+    f.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<osm version="0.6" generator="test">\n'
+                 + "\n".join(nodes + ways) + "\n</osm>\n")
+    prof, ns = profile_and_load(f)
+    assert prof.kind == "geo" and {"points", "lines"} <= {t.name for t in prof.tables}
+    layers = ns["data"]
+    assert len(layers["points"]) == 10 and len(layers["lines"]) == 6
+    assert set(layers["lines"]["name"]) == {f"Street {w}" for w in range(6)}
+    assert prof.loader_check.verified

@@ -84,13 +84,14 @@ def test_records_grouped_under_elements_carry_the_group_s_attributes(tmp_path: P
 
 
 def test_records_under_elements_of_several_names_carry_none_of_their_attributes(tmp_path: Path) -> None:
-    """OpenStreetMap: <tag k v> under nodes, ways and relations, whose attributes differ; a group
-    seen only past the profiled records would give the loader columns the profile lacks."""
-    f = tmp_path / "map.osm"
-    parts = ['<?xml version="1.0"?>', '<osm version="0.6">']
+    """<tag k v> under nodes and ways (as OpenStreetMap writes them, here under another root), whose
+    attributes differ; a group seen only past the profiled records would give the loader columns
+    the profile lacks."""
+    f = tmp_path / "map.xml"
+    parts = ['<?xml version="1.0"?>', '<export version="0.6">']
     parts += [f'<node id="{i}" lat="45.{i}" lon="-122.{i}"><tag k="amenity" v="cafe{i}"/></node>' for i in range(20)]
     parts += [f'<way id="{100 + i}"><nd ref="{i}"/><tag k="highway" v="residential"/></way>' for i in range(10)]
-    parts.append("</osm>")
+    parts.append("</export>")
     f.write_text("\n".join(parts))
     prof, ns = profile_and_load(f)
     assert [c.name for c in prof.tables[0].columns] == ["k", "v"] and len(ns["data"]) == 30
