@@ -165,6 +165,7 @@ class Detection:
     note: str | None = None  # e.g. "named .csv but the content is an Excel workbook"
 
 
+_XML_EXTENSIONS = (".xml", ".kml", ".gml", ".gpx", ".svg", ".osm")  # XML that its own reader takes
 _OSM_ROOT = re.compile(r"^(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<osm[\s>]", re.S)
 
 
@@ -339,13 +340,13 @@ def _sniff(path: Path, head: bytes, ext: str, compression: str | None) -> Detect
             return Detection("html", "html")
         # an XML document with a <body> or <header> of its own (CCSDS orbit messages) is no page;
         # a fragment of a page is
-        if _HTML_TAG.search(low) and not (low.startswith("<?xml") or ext in (".xml", ".kml", ".gml", ".gpx", ".svg", ".osm")):
+        if _HTML_TAG.search(low) and not (low.startswith("<?xml") or ext in _XML_EXTENSIONS):
             return Detection("html", "html")
         if "<svg" in low:
             return Detection("image", "images")
         if _OSM_ROOT.search(low[:1000]):
             return Detection("geo", "geo")
-        if ext in (".xml", ".kml", ".gml", ".gpx", ".svg", ".osm"):
+        if ext in _XML_EXTENSIONS:
             return None
         if low.startswith("<?xml"):
             return Detection("xml", "xml_records")

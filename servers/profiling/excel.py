@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime, timedelta
 from itertools import zip_longest
 from dataclasses import replace
@@ -41,6 +40,7 @@ from lakeboard.servers.profiling.table_layout import (
     cell_text,
     empty_leading_columns,
     find_blocks,
+    label_words,
     row_text,
     side_by_side,
     totals_among_rows,
@@ -472,7 +472,7 @@ def serial_dates(name: str, values: list[Any]) -> bool:
     """A column named for dates whose every number is a day of 1950-2099 in Excel's count: dates kept
     in cells formatted General ("44435.8021" under "Date/Time Ordered"), which pandas reads as numbers."""
     numbers = [v for v in values if v is not None]
-    return (bool(_DATE_WORDS.intersection(re.findall(r"[a-z]+", name.lower()))) and bool(numbers)
+    return (bool(_DATE_WORDS & label_words(name)) and bool(numbers)
             and all(isinstance(v, (int, float)) and _SERIAL_SPAN[0] <= v <= _SERIAL_SPAN[1] for v in numbers))
 
 

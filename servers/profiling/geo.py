@@ -10,10 +10,9 @@ from typing import Any
 from lakeboard.schemas.profiles import ColumnProfile, FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import profile_frame
 from lakeboard.servers.profiling.detect import Detection
-from lakeboard.servers.profiling.kml_fields import empty_cells, kml_text, left_empty
+from lakeboard.servers.profiling.kml_fields import left_empty
 
 SAMPLE_FEATURES = 500
-_EMPTY_DTYPE = {"number": "float64", "bool": "object"}  # what a field takes to hold a gap
 MAX_LAYERS = 50
 
 
@@ -53,7 +52,7 @@ def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
         prof.reason = "the file holds no layers"
         return
     for name, geom_type in list(layers)[:MAX_LAYERS]:
-        prof.tables.append(_layer(path, source, str(name), geom_type, prof))
+        prof.tables.append(_layer(path, source, str(name), geom_type, prof, len(layers)))
     if len(layers) > MAX_LAYERS:
         prof.attributes["layers"] = f"{len(layers)} (first {MAX_LAYERS} profiled)"
     parts = []
@@ -66,7 +65,7 @@ def _profile(path: Path, prof: FileProfile, pyogrio: Any) -> None:
     prof.summary = f"{driver or 'geographic'} data, {len(layers)} layer(s), {crs}: " + "; ".join(parts)
 
 
-def _layer(path: Path, source: str, name: str, geom_type: Any, prof: FileProfile) -> TableProfile:
+def _layer(path: Path, source: str, name: str, geom_type: Any, prof: FileProfile, n_layers: int) -> TableProfile:
     import pandas as pd
     import pyogrio
 
@@ -89,19 +88,19 @@ def _layer(path: Path, source: str, name: str, geom_type: Any, prof: FileProfile
     tp.n_rows, tp.n_rows_exact = (n, True) if n >= 0 else (None, False)
     meta, _fids, geoms, fields = pyogrio.raw.read(source, layer=name, max_features=SAMPLE_FEATURES)
     df = pd.DataFrame({str(c): v for c, v in zip(meta["fields"], fields)})
-    if "KML" in str(info.get("driver", "")) and len(pyogrio.list_layers(source)) == 1:
-        # numbers a placemark leaves empty: GDAL's 0, read as missing (one layer: its features are the placemarks)
-        empty = {c: kind for c, kind in left_empty(path).items() if c in df.columns}
+    if "KML" in str(info.get("driver", "")) and n_layers == 1:
+        # values a placemark leaves empty: GDAL's 0 or False, read as missing (one layer: its features are the placemarks)
+        empty = {c: found for c, found in left_empty(path).items() if c in df.columns}
         if empty:
-            tp.options["kml_empty"] = empty
-            for column, flags in empty_cells(kml_text(path), list(empty)).items():
+            tp.options["kml_empty"] = {c: dtype for c, (dtype, _) in empty.items()}
+            for column, (dtype, flags) in empty.items():
                 if len(flags) == n:
-                    df[column] = df[column].astype(_EMPTY_DTYPE[empty[column]]).mask(flags[: len(df)])
+                    df[column] = df[column].astype(dtype).mask(flags[: len(df)])
             tp.notes.append("values left empty in the KML read as missing (GDAL reads them as 0 or False): "
                             + ", ".join(empty))
     tp.columns, tp.sample_rows = profile_frame(df)
     if geoms is not None:
-        wkt = _wkt(geoms[:20])
+        wkt = wkt_examples(geoms[:20])
         for row, g in zip(tp.sample_rows, wkt):
             row["geometry"] = g
         tp.columns.append(
@@ -110,7 +109,8 @@ def _layer(path: Path, source: str, name: str, geom_type: Any, prof: FileProfile
     return tp
 
 
-def _wkt(geoms: Any) -> list[str]:
+def wkt_examples(geoms: Any) -> list[str]:
+    """Shapes written as WKB, as short WKT (examples of a geometry column)."""
     try:
         import shapely
 

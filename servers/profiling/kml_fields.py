@@ -37,19 +37,21 @@ def empty_cells(text: str, columns: list[str]) -> dict[str, list[bool]]:
 
 
 def typed_fields(text: str) -> dict[str, str]:
-    """The schema's fields that GDAL reads as numbers ("number") or flags ("bool"), by name."""
+    """The schema's fields that GDAL reads as numbers or flags, by name, with the dtype that holds a
+    gap in them ("float64" for a number, "object" for a flag)."""
     out = {}
     for tag in _TYPED_FIELD.findall(text):
         name, kind = re.search(r'\bname="([^"]+)"', tag), re.search(r'\btype="([^"]+)"', tag)
         if name and kind and (kind.group(1) in _NUMBER_TYPES or kind.group(1) == "bool"):
-            out[name.group(1)] = "number" if kind.group(1) in _NUMBER_TYPES else "bool"
+            out[name.group(1)] = "float64" if kind.group(1) in _NUMBER_TYPES else "object"
     return out
 
 
-def left_empty(path: Path) -> dict[str, str]:
-    """The schema's numeric and bool fields that some placemark leaves empty, with their kind."""
+def left_empty(path: Path) -> dict[str, tuple[str, list[bool]]]:
+    """The schema's numeric and bool fields that some placemark leaves empty: the dtype that holds
+    their gaps, and one flag per placemark."""
     if path.stat().st_size > MAX_KML_BYTES:
         return {}
     text = kml_text(path)
     fields = typed_fields(text)
-    return {c: fields[c] for c, flags in empty_cells(text, list(fields)).items() if any(flags)}
+    return {c: (fields[c], flags) for c, flags in empty_cells(text, list(fields)).items() if any(flags)}

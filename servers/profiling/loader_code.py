@@ -87,8 +87,7 @@ def _body(profile: FileProfile) -> _Body:
     if fmt == "jsonl":
         return _jsonl(profile)
     if fmt in ("parquet", "feather"):
-        geo = bool(profile.tables) and bool(profile.tables[0].options.get("geometry_columns"))
-        return _Body(["import geopandas as gpd" if geo else _PANDAS], [_read_arrow(profile, "path"), "return df"])
+        return _Body(["import geopandas as gpd" if _geoparquet(profile) else _PANDAS], [_read_arrow(profile, "path"), "return df"])
     if fmt in ("npy", "npz"):
         return _arrays(profile)
     if fmt == "mat":
@@ -583,10 +582,10 @@ def _geo(profile: FileProfile) -> list[str]:
         if empty := profile.tables[0].options.get("kml_empty") if profile.tables else None:
             lines = [*inspect.getsource(kml_fields.kml_text).splitlines(), "",
                      *inspect.getsource(kml_fields.empty_cells).splitlines(), "", *lines,
-                     f"kinds = {literal(empty)}  # fields the KML leaves empty somewhere, which GDAL reads as 0 or False",
-                     "for column, flags in empty_cells(kml_text(Path(path)), list(kinds)).items():",
+                     f"dtypes = {literal(empty)}  # fields the KML leaves empty somewhere, which GDAL reads as 0 or False",
+                     "for column, flags in empty_cells(kml_text(Path(path)), list(dtypes)).items():",
                      "    if len(flags) == len(gdf):",
-                     '        gdf[column] = gdf[column].astype("float64" if kinds[column] == "number" else "object").mask(flags)']
+                     "        gdf[column] = gdf[column].astype(dtypes[column]).mask(flags)"]
         return lines + ["return gdf"]
     lines.append("layers = {}")
     for t in profile.tables:
@@ -642,10 +641,14 @@ def _read_arrow(profile: FileProfile, source: str) -> str:
     """read_parquet / read_feather; a frame saved with a named index ("date") gets it back as the
     column the profile lists."""
     named_index = bool(profile.tables) and profile.tables[0].options.get("index_columns")
-    if profile.tables and profile.tables[0].options.get("geometry_columns") and source == "path":
+    if _geoparquet(profile) and source == "path":
         return f"df = gpd.read_parquet({source})  # GeoParquet: its geometry as shapes, with its CRS" + (
             ".reset_index()" if named_index else "")
     return f"df = pd.read_{profile.format}({source})" + (".reset_index()" if named_index else "")
+
+
+def _geoparquet(profile: FileProfile) -> bool:
+    return bool(profile.tables) and bool(profile.tables[0].options.get("geometry_columns"))
 
 
 def _member_body(member: FileProfile) -> _Body:

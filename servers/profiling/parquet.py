@@ -8,6 +8,7 @@ from pathlib import Path
 from lakeboard.schemas.profiles import FileProfile, TableProfile
 from lakeboard.servers.profiling.column_stats import STATS_ROWS, profile_values, string_dtype
 from lakeboard.servers.profiling.detect import Detection
+from lakeboard.servers.profiling.geo import wkt_examples
 
 
 
@@ -64,7 +65,7 @@ def _parquet(path: Path, prof: FileProfile) -> None:
         for c in tp.columns:
             if c.name in geometry:
                 raw = batch.column(c.name).to_pylist()[:3] if batch is not None else []
-                c.dtype, c.examples, c.top_values = "geometry", _wkt(raw), []
+                c.dtype, c.examples, c.top_values = "geometry", wkt_examples([v for v in raw if v is not None]), []
         for row in tp.sample_rows:
             for name in geometry:
                 row.pop(name, None)
@@ -81,17 +82,6 @@ def _geometry_columns(geo: bytes | None) -> list[str]:
     except (ValueError, AttributeError):
         return []
     return [str(c) for c in columns] if isinstance(columns, dict) else []
-
-
-def _wkt(values: list) -> list[str]:
-    """Shapes as short WKT, for examples (WKB bytes from the file)."""
-    try:
-        import shapely
-
-        return [(g.wkt[:79] + "…" if len(g.wkt) > 80 else g.wkt) if g is not None else ""
-                for g in shapely.from_wkb([v for v in values if v is not None])]
-    except Exception:  # noqa: BLE001 - examples only
-        return []
 
 
 def _named_index(pandas_meta: bytes, names: list[str]) -> list[str]:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 _CURRENCIES = frozenset("$€£¥")
-FOOTNOTE_MARK = r"(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡!]|(?:\[\w{1,3}\])+|\([A-Za-z][a-z]{0,14}\))"
+# a footnote's mark after a number, and a second one after it ("0.8 ! †")
+FOOTNOTE_MARK = r"(?:[a-z]{1,2}(?:,[a-z]{1,2})*|\*{1,3}|[†‡!]|(?:\[\w{1,3}\])+|\([A-Za-z][a-z]{0,14}\))(?:\s?[*†‡!])?"
 
 
 def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> float | None:
@@ -39,7 +40,7 @@ def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> fl
         r"\s*(?P<scale>[KkMB]|bn)?\s*(?P<trail>[$€£¥%])?\s*(?P<close>\))?"
         # a footnote's mark ("791413a", "5,896*", a citation's "[2]", BJS's "1.3 !" and "0.8 ! †"); not
         # "+", which tops codes off ("3+" dependents, "250,000+")
-        rf"(?:\s?{FOOTNOTE_MARK}(?:\s?[*†‡!])?)?$",
+        rf"(?:\s?{FOOTNOTE_MARK})?$",
         text.strip(),
     )
     if not m or not (m["whole"] or m["fraction"]) or (m["open"] == "(") != bool(m["close"]):
@@ -52,7 +53,7 @@ def signed_number(text: str, decimal: str = ".", bare_scale: bool = False) -> fl
     return -value if m["open"] in ("-", "\u2212", "(") or m["minus"] else value
 
 
-_NOTE_MARK = re.compile(rf"[\d)%]\s?{FOOTNOTE_MARK}(?:\s?[*†‡!])?$")
+_NOTE_MARK = re.compile(rf"[\d)%]\s?{FOOTNOTE_MARK}$")
 
 
 def _mark(text: str) -> str:
@@ -112,8 +113,7 @@ def _gaps(gaps: list[str], values: list[Any]) -> bool:
     """The texts among the numbers are gaps: marks of no value ("-", "n.a."), or letters that read
     as a marker among measurements, as `missing_markers` takes them ("NR †" among estimates); a
     letter among a few repeated numbers may be a value ("T", a trace of rain)."""
-    coded = Counter(g for g in gaps if not generic_marker(g))
-    if not coded:
+    if all(generic_marker(g) for g in gaps):
         return True
     numbers = [v for v in values if v is not None]
     return bool(missing_markers(len(numbers), len(set(numbers)), Counter(gaps)))

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
 
 from lakeboard.servers.profiling.column_stats import (generic_marker, limit_cell, marker_shaped, missing_phrase, unique_names,
                                                       value_text)
+from lakeboard.servers.profiling.signed_numbers import signed_number
 from lakeboard.servers.time_vocabulary import YEAR
 
 EMPTY, VALUE, TEXT = 0, 1, 2
@@ -191,13 +192,12 @@ class _Analyzer:
     def _adds_up(self, b: Block, i: int) -> bool:
         """Row `i` totals the data rows above it: one of its numbers is their column's sum (within
         0.5%, as rounding leaves it), in a column with at least two numbers above."""
-        row = self.grid.row(i)
-        for j, v in enumerate(row):
-            total = _number(v)
+        rows = [self.grid.row(r) for r in range(b.data_start, i)]
+        for j, v in enumerate(self.grid.row(i)):
+            total = signed_number(v)
             if total is None:
                 continue
-            above = [_number(r[j]) if j < len(r) else None for r in map(self.grid.row, range(b.data_start, i))]
-            above = [x for x in above if x is not None]
+            above = [x for r in rows if j < len(r) and (x := signed_number(r[j])) is not None]
             if len(above) >= 2 and abs(sum(above) - total) <= 0.005 * max(abs(total), 1.0):
                 return True
         return False
@@ -1105,23 +1105,15 @@ def _footer_row(inf: RowInfo, row: Sequence[Any], kinds: Sequence[int], adds_up:
         return True
     if kinds[j] != VALUE or inf.n_value < 1 or any(ch.isdigit() for ch in str(first)):
         return False
-    return bool(_SUMMARY_WORD_SET.intersection(re.findall(r"[a-z]+", str(first).lower()))) or adds_up()
+    return bool(_SUMMARY_WORD_SET & label_words(str(first))) or adds_up()
 
 
 _SUMMARY_WORD_SET = frozenset(w for w in SUMMARY_WORDS if " " not in w) - {"count", "sum"}
 
 
-def _number(v: Any) -> float | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v)
-    if isinstance(v, str):
-        try:
-            return float(v.strip().replace(",", "").lstrip("$"))
-        except ValueError:
-            return None
-    return None
+def label_words(text: str) -> set[str]:
+    """The lower-case words of a label ("Date/Time Ordered" -> date, time, ordered)."""
+    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 _SPREAD_WORDS = frozenset({"sd", "s.d", "stdev", "st dev", "sem", "s.e.m", "se", "cv", "cv %", "cv%"})
@@ -1147,7 +1139,7 @@ def totals_among_rows(grid: Grid, b: Block, stop: int) -> str | None:
         return None
     # words, not a variable's name ("total_fire_region" in a list of variables)
     totals = [(i, t) for i, t, valued in labels
-              if valued and "_" not in t and _TOTAL_WORDS.intersection(re.findall(r"[a-z]+", t.lower()))]
+              if valued and "_" not in t and _TOTAL_WORDS & label_words(t)]
     if not totals or len(totals) > 0.1 * len(labels):
         return None
     shown = "; ".join(f"{value_text(t, 60)!r} (row {i - b.data_start + 1})" for i, t in totals[:MAX_TOTALS_NOTED])
